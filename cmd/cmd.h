@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_CMD_H
+#define BLKMAP_CMD_H
+
+/* Exit statuses: 0 success, 1 failure, 64 usage error (EX_USAGE). */
+#define EXIT_USAGE 64
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* "blkmap: MESSAGE" on stderr. */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "blkmap: MESSAGE" with the library's last error, then return 1. */
+int fail(const char *what);
+
+#endif

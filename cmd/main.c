@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* blkmap: dispatch to a subcommand. */
+#include <argp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blkmap/error.h"
+#include "blkmap/tracefile.h"
+#include "cmd.h"
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "record", cmd_record, "record block I/O and the device map into a file" },
+	{ "report", cmd_report, "print a recording's events, map and per-disk views" },
+};
+
+void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("blkmap: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int fail(const char *what)
+{
+	if (what)
+		say("%s: %s", what, bm_error_message());
+	else
+		say("%s", bm_error_message());
+	return 1;
+}
+
+static void print_version(FILE *f, struct argp_state *state)
+{
+	fprintf(f, "blkmap %s (writes and reads trace.dat version %d)\n", BLKMAP_VERSION,
+		BM_TRACE_FILE_VERSION);
+}
+
+void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_version;
+const char *argp_program_bug_address = "the blkmap issue tracker";
+
+static char doc[] =
+	"Record block I/O with ftrace and report it under the disk names that were "
+	"valid at each event, even while disks come and go.\v"
+	"Commands:\n"
+	"  record    record block I/O and the device map into a file\n"
+	"  report    print a recording's events, map and per-disk views\n"
+	"\n"
+	"'blkmap COMMAND --help' describes each command.";
+
+static int command_index;
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case ARGP_KEY_ARG:
+		command_index = state->next - 1;
+		state->next = state->argc;	/* the rest belongs to the command */
+		return 0;
+	case ARGP_KEY_NO_ARGS:
+		argp_error(state, "no command given");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct argp argp = { .parser = parse, .args_doc = "COMMAND [ARG...]", .doc = doc };
+	char name[64];
+	size_t i;
+
+	argp_err_exit_status = EXIT_USAGE;
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[command_index], commands[i].name))
+			continue;
+		snprintf(name, sizeof(name), "blkmap %s", commands[i].name);
+		argv[command_index] = name;
+		return commands[i].run(argc - command_index, argv + command_index);
+	}
+	fprintf(stderr, "blkmap: '%s' is not a command; see 'blkmap --help'\n",
+		argv[command_index]);
+	return EXIT_USAGE;
+}

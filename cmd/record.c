@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* blkmap record: options, then the record pipeline, then a summary. */
+#include <argp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blkmap/record.h"
+#include "cmd.h"
+
+static char doc[] =
+	"Record block I/O into FILE (default blkmap.dat) until COMMAND exits, the "
+	"duration passes, or SIGINT, SIGTERM or SIGHUP arrives. The recording uses "
+	"its own tracefs instance and clock mono, and holds the device map: a "
+	"statedump of every disk at start and end, and every disk or partition "
+	"added or removed in between.\v"
+	"With a COMMAND, blkmap exits with its status. A signal is passed on to the "
+	"command and recording goes on until it exits; a second signal stops at once. "
+	"With -d and a COMMAND, the command gets SIGTERM when the time is up.\n"
+	"\n"
+	"Sources: tracepoint (writeback_bdi_register: exact time of disk adds), "
+	"uevent (every add and remove, bounded from above), sysfs (statedump). "
+	"Default: all available.";
+
+static struct argp_option options[] = {
+	{ "output", 'o', "FILE", 0, "Write the recording to FILE (default blkmap.dat)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
+	{ "buffer", 'b', "KIB", 0, "Ring buffer size per CPU in KiB (default 4096)", 0 },
+	{ "event", 'e', "SYSTEM:EVENT", 0,
+	  "Also record this event, or every event of SYSTEM (repeatable)", 0 },
+	{ "sources", 's', "LIST", 0,
+	  "Map sources to use, comma-separated: tracepoint, uevent, sysfs, all", 0 },
+	{ "quiet", 'q', NULL, 0, "Print only errors", 0 },
+	{ 0 }
+};
+
+struct args {
+	struct bm_record_opts opts;
+	const char *events[64];
+	bool quiet;
+};
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+	char *end;
+
+	switch (key) {
+	case 'o':
+		a->opts.output = arg;
+		break;
+	case 'd':
+		a->opts.duration = strtod(arg, &end);
+		if (*end || a->opts.duration <= 0)
+			argp_error(state, "-d takes a positive number of seconds, not '%s'", arg);
+		break;
+	case 'b': {
+		unsigned long kib = strtoul(arg, &end, 10);
+
+		if (*end || kib < 4 || kib > (1UL << 22))
+			argp_error(state, "-b takes KiB per CPU (4 to 4194304), not '%s'", arg);
+		a->opts.buffer_kib = kib;
+		break;
+	}
+	case 'e':
+		if (a->opts.nevents == (int)(sizeof(a->events) / sizeof(a->events[0])))
+			argp_error(state, "too many -e options");
+		a->events[a->opts.nevents++] = arg;
+		break;
+	case 's':
+		if (bm_source_parse(arg, &a->opts.sources) < 0)
+			argp_error(state, "--sources: %s", "unknown source; known: tracepoint, "
+				   "uevent, sysfs, all");
+		break;
+	case 'q':
+		a->quiet = true;
+		break;
+	case ARGP_KEY_ARG:
+		a->opts.argv = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static bool quiet;
+
+static void notify(const char *line)
+{
+	if (!quiet)
+		say("%s", line);
+}
+
+static void summary(const struct bm_record_opts *o, const struct bm_record_result *r)
+{
+	char lost[512] = "";
+	size_t n = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < r->ncpus && cpu < 64 && n < sizeof(lost) - 32; cpu++)
+		n += snprintf(lost + n, sizeof(lost) - n, "%scpu%d %llu", cpu ? ", " : "",
+			      cpu, (unsigned long long)r->lost_per_cpu[cpu]);
+	say("recorded %llu events into %s (%.1f KiB, %.1f bytes/event); lost %llu (%s)",
+	    (unsigned long long)r->events, o->output, r->file_bytes / 1024.0,
+	    r->events ? (double)r->file_bytes / r->events : 0.0,
+	    (unsigned long long)r->lost, lost);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct argp argp = { .options = options, .parser = parse,
+			     .args_doc = "[-- COMMAND [ARG...]]", .doc = doc };
+	struct bm_record_result res;
+	struct args a = { 0 };
+
+	a.opts.output = "blkmap.dat";
+	a.opts.buffer_kib = BM_DEFAULT_BUFFER_KIB;
+	a.opts.sources = BM_SRC_ALL;
+	a.opts.events = a.events;
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	quiet = a.quiet;
+	a.opts.notify = notify;
+
+	if (bm_record(&a.opts, &res) < 0) {
+		fail(NULL);
+		return res.command_status == 127 ? 127 : 1;
+	}
+	if (!quiet)
+		summary(&a.opts, &res);
+	return res.has_command ? res.command_status : 0;
+}

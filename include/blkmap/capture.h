@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_CAPTURE_H
+#define BLKMAP_CAPTURE_H
+
+/*
+ * Per-CPU capture: one thread per CPU drains the instance's trace_pipe_raw
+ * into a spool file as the ring buffer fills, so a recording's length does
+ * not depend on the buffer size.
+ */
+#include <stdint.h>
+
+struct tracefs_instance;
+struct bm_capture;
+
+/*
+ * Start draining CPUs 0..@ncpus-1 of @inst into @spool_dir/cpuN.
+ * @notify_fd (an eventfd, or -1) is signalled if a thread fails.
+ */
+struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
+				    uint32_t page_size, const char *spool_dir, int notify_fd);
+/*
+ * Drain what is left and stop the threads. Call with tracing off, so the
+ * buffers hold a final state. -1 if any thread failed (message set).
+ */
+int bm_capture_stop(struct bm_capture *c);
+/* Has a thread failed (disk full, I/O error)? Its message, or NULL. */
+const char *bm_capture_failure(struct bm_capture *c);
+int bm_capture_spool_fd(struct bm_capture *c, int cpu);
+uint64_t bm_capture_bytes(struct bm_capture *c);
+/* Close and remove the spool files; safe on NULL. */
+void bm_capture_free(struct bm_capture *c);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_DECODE_H
+#define BLKMAP_DECODE_H
+
+/*
+ * Decoding of the events blkmap reads: field offsets are resolved once per
+ * event id from the file's formats, then read directly from each record.
+ */
+#include <stdint.h>
+
+#include "blkmap/stream.h"
+
+struct tep_handle;
+
+enum bm_kind {
+	BM_EV_OTHER,
+	BM_EV_RQ_INSERT,
+	BM_EV_RQ_ISSUE,
+	BM_EV_RQ_COMPLETE,
+	BM_EV_RQ_REQUEUE,
+	BM_EV_BIO_QUEUE,
+	BM_EV_BIO_COMPLETE,
+	BM_EV_BIO_REMAP,
+	BM_EV_PRINT,		/* ftrace:print, blkmap's markers among them */
+	BM_EV_BDI_REGISTER,	/* writeback:writeback_bdi_register */
+	BM_EV_NKINDS
+};
+
+/* Kernel dev_t encoding used by tracepoints: 12-bit major, 20-bit minor. */
+#define BM_MAJOR(dev)		((unsigned)((dev) >> 20))
+#define BM_MINOR(dev)		((unsigned)((dev) & 0xfffff))
+#define BM_MKDEV(ma, mi)	((uint32_t)(((ma) << 20) | (mi)))
+
+struct bm_event {
+	uint64_t ts;
+	int cpu;
+	int pid;
+	enum bm_kind kind;
+	const char *name;	/* event name, e.g. "block_rq_issue" */
+	const char *system;
+	/* block events; absent fields are 0 or empty */
+	uint32_t dev, old_dev;
+	uint64_t sector, old_sector;
+	uint32_t nr_sector, bytes;
+	int error;
+	char rwbs[12];
+	/* print: the text, without its trailing newline; bdi: the bdi name */
+	const char *text;
+	int text_len;
+};
+
+struct bm_decoder;
+
+struct bm_decoder *bm_decoder_new(struct tep_handle *tep);
+void bm_decoder_free(struct bm_decoder *d);
+/* The kind of event id @type, without decoding anything. */
+enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type);
+/* Decode @rec into @ev; text points into @rec's data. */
+void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev);
+
+#endif

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_MAP_H
+#define BLKMAP_MAP_H
+
+/*
+ * The time-ranged device map: for each device number, the sequence of
+ * names (incarnations) it carried, each valid from an add to a removal.
+ * Every boundary is a window [lo, hi] in which the change happened, with
+ * the source that bounded it; lo == hi when a source saw it exactly.
+ *
+ * Observations are fed in timestamp order; bm_map_finish() closes the
+ * model; then events are labelled with bm_map_label().
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum bm_dev_kind { BM_DISK, BM_PARTITION };
+
+/* Sources of a boundary, as bits: a boundary may be bounded by several. */
+enum bm_evidence {
+	BM_BY_TRACEPOINT = 1 << 0,
+	BM_BY_UEVENT = 1 << 1,
+	BM_BY_SYSFS = 1 << 2,
+	BM_BY_INFERENCE = 1 << 3,	/* implied by another change */
+};
+
+struct bm_bound {
+	bool known;		/* false: before (from) or after (to) the recording */
+	uint64_t lo, hi;	/* the change happened within [lo, hi] */
+	unsigned by;		/* enum bm_evidence bits */
+};
+
+struct bm_span {
+	uint32_t dev;
+	char name[64];
+	char parent[64];	/* partitions: the disk's name */
+	char dm[128];		/* dm devices: /dev/mapper name */
+	enum bm_dev_kind kind;
+	uint64_t diskseq;	/* 0 if unknown */
+	uint64_t size;		/* sectors, 0 if unknown */
+	struct bm_bound from, to;
+	uint64_t seen;		/* latest time the device certainly existed */
+	uint64_t cap;		/* internal: removal must precede this (0: none) */
+};
+
+enum bm_obs_type {
+	BM_OBS_ADD,		/* a device was added (at, or before, ts) */
+	BM_OBS_REMOVE,		/* a device was removed (at, or before, ts) */
+	BM_OBS_CHANGE,		/* a device changed (diskseq) */
+	BM_OBS_PRESENT,		/* a statedump saw the device */
+	BM_OBS_DUMP_BEGIN,
+	BM_OBS_DUMP_END,
+	BM_OBS_REGISTER,	/* a whole disk registered at exactly ts, no name */
+};
+
+struct bm_obs {
+	enum bm_obs_type type;
+	uint64_t ts;
+	bool exact;		/* happened at ts; otherwise at or before ts */
+	uint64_t after;		/* not exact: the source knows it happened after this */
+	unsigned by;		/* enum bm_evidence */
+	uint32_t dev;
+	const char *name, *parent, *dm;
+	enum bm_dev_kind kind;
+	uint64_t diskseq, size;
+};
+
+/* How a label was obtained. */
+enum bm_basis {
+	BM_LABEL_UNKNOWN,	/* no incarnation of the device fits */
+	BM_LABEL_ONLY,		/* exactly one incarnation can have existed */
+	BM_LABEL_PARENT,	/* several could; the I/O's disk picked one */
+	BM_LABEL_GUESS,		/* several could; the nearest was taken */
+};
+
+struct bm_map;
+
+struct bm_map *bm_map_new(void);
+void bm_map_free(struct bm_map *map);
+void bm_map_observe(struct bm_map *map, const struct bm_obs *obs);
+/* No more observations; @first and @last bound the recording. */
+void bm_map_finish(struct bm_map *map, uint64_t first, uint64_t last);
+
+/*
+ * The incarnation of @dev at @ts, or NULL. @disk_dev, if not 0, is the
+ * whole disk the I/O went to (remaps of partitions), which picks among
+ * candidates by their parent.
+ */
+const struct bm_span *bm_map_label(const struct bm_map *map, uint32_t dev, uint64_t ts,
+				   uint32_t disk_dev, enum bm_basis *basis);
+
+size_t bm_map_count(const struct bm_map *map);
+/* Spans ordered by device number, then time. */
+const struct bm_span *bm_map_span(const struct bm_map *map, size_t i);
+
+/* Conflicts between sources, as sentences with a timestamp. */
+struct bm_conflict {
+	uint64_t ts;
+	char text[256];
+};
+size_t bm_map_conflicts(const struct bm_map *map, const struct bm_conflict **list);
+
+const char *bm_basis_name(enum bm_basis basis);
+/* "uevent+sysfs" style names of evidence bits into @buf. */
+const char *bm_evidence_name(unsigned by, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_MARKER_H
+#define BLKMAP_MARKER_H
+
+/*
+ * blkmap's records in the trace: text markers (ftrace:print) of the form
+ *
+ *	blkmap:TYPE key=value key=value ...
+ *
+ * Values escape '%', '=', space, control and non-ASCII bytes as %XX. The
+ * types and keys are a file-format contract, documented in blkmap.dat(5).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#define BM_MARKER_PREFIX	"blkmap:"
+#define BM_MARKER_MAX		1000	/* kernels cap text markers near 1 KiB */
+#define BM_MARKER_MAX_FIELDS	24
+
+struct bm_marker {
+	char text[BM_MARKER_MAX + 1];
+	size_t len;
+	bool overflow;
+};
+
+void bm_marker_begin(struct bm_marker *m, const char *type);
+void bm_marker_add(struct bm_marker *m, const char *key, const char *value);
+void bm_marker_addf(struct bm_marker *m, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+struct bm_marker_field {
+	const char *key;
+	const char *value;
+};
+
+struct bm_marker_parsed {
+	char buf[BM_MARKER_MAX + 1];
+	const char *type;
+	struct bm_marker_field fields[BM_MARKER_MAX_FIELDS];
+	int nfields;
+};
+
+/* Parse @text (@len bytes); -1 if it is not a blkmap marker. */
+int bm_marker_parse(struct bm_marker_parsed *p, const char *text, size_t len);
+/* The value of @key, or NULL. */
+const char *bm_marker_get(const struct bm_marker_parsed *p, const char *key);
+
+#endif

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_RECORD_H
+#define BLKMAP_RECORD_H
+
+/*
+ * The record pipeline: detect -> arm -> capture -> stop -> write.
+ * On every exit path the instance, the spool files and any temporary
+ * file are removed; the output exists only if it is complete.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+enum bm_source {
+	BM_SRC_SYSFS = 1 << 0,		/* statedump from /sys at start and end */
+	BM_SRC_UEVENT = 1 << 1,		/* netlink uevents, marker on receipt */
+	BM_SRC_TRACEPOINT = 1 << 2,	/* writeback:writeback_bdi_register */
+	BM_SRC_ALL = BM_SRC_SYSFS | BM_SRC_UEVENT | BM_SRC_TRACEPOINT,
+};
+
+/* "sysfs,uevent" -> mask; -1 with a message on an unknown name. */
+int bm_source_parse(const char *list, unsigned *mask);
+const char *bm_source_name(enum bm_source s);
+
+struct bm_record_opts {
+	const char *output;
+	double duration;		/* seconds; 0 for none */
+	unsigned buffer_kib;		/* per CPU; 0 for the kernel's default */
+	const char **events;		/* extra "SYSTEM[:EVENT]" to enable */
+	int nevents;
+	char **argv;			/* command to run and trace, or NULL */
+	unsigned sources;
+	/* Progress and notes for the user (one line, no newline). */
+	void (*notify)(const char *line);
+};
+
+struct bm_record_result {
+	uint64_t events;		/* events read from the ring buffers */
+	uint64_t lost;			/* events the kernel overwrote or dropped */
+	int ncpus;
+	uint64_t lost_per_cpu[64];	/* first 64 CPUs */
+	uint64_t file_bytes;
+	bool has_command;
+	int command_status;		/* exit code, or 128 + signal */
+	bool command_running;		/* left running after a second signal */
+};
+
+#define BM_DEFAULT_BUFFER_KIB	4096
+
+/* 0 on success (the file is complete); -1 with a message. */
+int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res);
+
+#endif

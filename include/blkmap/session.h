@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_SESSION_H
+#define BLKMAP_SESSION_H
+
+/*
+ * A recording's own tracefs instance: created, configured and torn down
+ * here, so nothing else on the system (the top-level instance, other
+ * tools' instances) is ever touched.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tracefs_instance;
+struct bm_trace_meta;
+
+#define BM_INSTANCE_PREFIX "blkmap-"
+
+struct bm_cpu_stats {
+	uint64_t overrun;		/* events overwritten before they were read */
+	uint64_t commit_overrun;
+	uint64_t dropped;		/* events dropped (non-overwrite mode) */
+	uint64_t entries;
+};
+
+struct bm_session;
+
+/* Check that this process may trace, mounting tracefs if need be. */
+int bm_session_check_access(void);
+/* Create the instance "blkmap-PID", tracing off, clock mono. */
+struct bm_session *bm_session_create(unsigned buffer_kib);
+/* Remove the instance (events off first); safe to call on NULL. */
+void bm_session_destroy(struct bm_session *s);
+
+/* Does SYSTEM:EVENT exist on this kernel? */
+bool bm_session_has_event(struct bm_session *s, const char *system, const char *event);
+/*
+ * Enable "SYSTEM:EVENT" or every event of "SYSTEM"; remembers it so its
+ * format goes into the file.
+ */
+int bm_session_enable(struct bm_session *s, const char *spec);
+
+int bm_session_tracing(struct bm_session *s, bool on);
+/* Write a text marker into the instance (thread-safe). */
+int bm_session_mark(struct bm_session *s, const char *text, size_t len);
+int bm_session_cpu_stats(struct bm_session *s, int cpu, struct bm_cpu_stats *st);
+
+struct tracefs_instance *bm_session_instance(struct bm_session *s);
+const char *bm_session_name(struct bm_session *s);
+int bm_session_ncpus(struct bm_session *s);
+uint32_t bm_session_page_size(struct bm_session *s);
+
+/* Everything but the pages: formats of the enabled events, cmdlines, stats. */
+int bm_session_collect_meta(struct bm_session *s, struct bm_trace_meta *meta);
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_STREAM_H
+#define BLKMAP_STREAM_H
+
+/*
+ * The events of a trace file, one CPU stream per CPU merged into one stream
+ * in timestamp order (ties go to the lower CPU, and keep their order within
+ * a CPU). Memory stays bounded: each CPU reads its pages in small chunks.
+ */
+#include <stdint.h>
+
+struct bm_trace;
+
+struct bm_rec {
+	uint64_t ts;		/* ring-buffer clock, ns for "mono" */
+	int cpu;
+	int type;		/* event id, as in the file's formats */
+	void *data;		/* the event's payload, common fields first */
+	int size;
+};
+
+struct bm_stream;
+
+struct bm_stream *bm_stream_open(struct bm_trace *trace);
+void bm_stream_close(struct bm_stream *stream);
+/* 1: @rec holds the next event; 0: no more events; -1: the file is damaged. */
+int bm_stream_next(struct bm_stream *stream, struct bm_rec *rec);
+/* @rec->data stays valid until the next call. */
+/* Start again from the first event. */
+int bm_stream_rewind(struct bm_stream *stream);
+/*
+ * Events the kernel reported lost on @cpu in the pages read so far, and
+ * whether some loss had no count (the ring buffer could not store it).
+ */
+uint64_t bm_stream_missed(const struct bm_stream *stream, int cpu, int *uncounted);
+/* Bytes of page data read so far, for progress display. */
+uint64_t bm_stream_bytes_read(const struct bm_stream *stream);
+
+#endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_TRACEFILE_H
+#define BLKMAP_TRACEFILE_H
+
+/*
+ * trace.dat version 6, the file format of trace-cmd, written by record and
+ * read by report. Layout in blkmap.dat(5).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+struct tep_handle;
+
+/* An event format as the kernel prints it in events/SYSTEM/EVENT/format. */
+struct bm_format {
+	char *system;
+	char *text;
+	size_t len;
+};
+
+/* Everything in a trace file but the per-CPU pages. */
+struct bm_trace_meta {
+	char *header_page;
+	size_t header_page_len;
+	char *header_event;
+	size_t header_event_len;
+	struct bm_format *formats;	/* "ftrace" ones go in the ftrace section */
+	size_t nformats;
+	char *kallsyms;			/* may be NULL */
+	size_t kallsyms_len;
+	char *cmdlines;			/* "pid comm\n" lines, may be NULL */
+	size_t cmdlines_len;
+	char *clock;			/* "mono"; NULL for none */
+	char **cpustats;		/* per CPU stats text, or NULL */
+	int ncpus;
+	uint32_t page_size;
+};
+
+/* The per-CPU data of a file: where each CPU's pages are. */
+struct bm_cpu_data {
+	uint64_t offset;
+	uint64_t size;
+};
+
+#define BM_TRACE_FILE_VERSION 6
+
+void bm_trace_meta_release(struct bm_trace_meta *meta);
+int bm_trace_meta_add_format(struct bm_trace_meta *meta, const char *system,
+			     const char *text, size_t len);
+
+/*
+ * Write a complete file to @fd: @meta, then the pages of CPU i copied from
+ * @spool_fds[i] (whole pages, from offset 0 to its end). @path names the
+ * output in messages.
+ */
+int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
+		   const int *spool_fds);
+
+/* A trace file opened for reading. */
+struct bm_trace;
+
+struct bm_trace *bm_trace_open(const char *path);
+void bm_trace_close(struct bm_trace *trace);
+const char *bm_trace_path(const struct bm_trace *trace);
+int bm_trace_fd(const struct bm_trace *trace);
+const struct bm_trace_meta *bm_trace_get_meta(const struct bm_trace *trace);
+const struct bm_cpu_data *bm_trace_cpu(const struct bm_trace *trace, int cpu);
+/* The event parser, loaded with the file's own formats and cmdlines. */
+struct tep_handle *bm_trace_tep(const struct bm_trace *trace);
+
+#endif

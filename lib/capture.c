@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Each CPU's thread waits in poll(2) until the kernel says enough of the
+ * buffer is full (buffer_percent) or a second has passed, then reads pages
+ * until the buffer is empty. It uses read(2) rather than splice: read also
+ * returns a partly filled page (its commit field says how much is valid),
+ * and nothing is ever left in an intermediate pipe.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "blkmap/capture.h"
+#include "blkmap/error.h"
+
+#define BATCH_PAGES	64	/* pages gathered before one write(2) */
+#define POLL_MS		1000	/* read partial pages at least this often */
+
+struct cpu_reader {
+	struct bm_capture *capture;
+	int cpu;
+	int pipe_fd;		/* trace_pipe_raw */
+	int spool_fd;
+	char spool_path[4096];
+	pthread_t thread;
+	bool started;
+	uint64_t bytes;
+	char error[512];
+};
+
+struct bm_capture {
+	int ncpus;
+	uint32_t page_size;
+	int stop_fd;		/* eventfd: readable once stopping */
+	int notify_fd;
+	atomic_bool failed;
+	struct cpu_reader *cpus;
+};
+
+static int flush_batch(struct cpu_reader *r, char *batch, size_t *len)
+{
+	size_t off = 0;
+
+	while (off < *len) {
+		ssize_t n = write(r->spool_fd, batch + off, *len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(r->error, sizeof(r->error), "cannot write spool file '%s': %s",
+				 r->spool_path, strerror(errno));
+			return -1;
+		}
+		off += n;
+	}
+	r->bytes += *len;
+	*len = 0;
+	return 0;
+}
+
+/* Read pages until the ring buffer of this CPU is empty. */
+static int drain(struct cpu_reader *r, char *batch)
+{
+	uint32_t page = r->capture->page_size;
+	size_t len = 0;
+
+	for (;;) {
+		ssize_t n = read(r->pipe_fd, batch + len, page);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0) {
+			snprintf(r->error, sizeof(r->error), "cannot read CPU %d's trace_pipe_raw: %s",
+				 r->cpu, strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			break;
+		/* A short read is a partial page: pad it to a whole page. */
+		memset(batch + len + n, 0, page - n);
+		len += page;
+		if (len == (size_t)BATCH_PAGES * page && flush_batch(r, batch, &len) < 0)
+			return -1;
+	}
+	return flush_batch(r, batch, &len);
+}
+
+static void *reader_main(void *arg)
+{
+	struct cpu_reader *r = arg;
+	struct bm_capture *c = r->capture;
+	char *batch = malloc((size_t)BATCH_PAGES * c->page_size);
+	struct pollfd fds[2] = {
+		{ .fd = r->pipe_fd, .events = POLLIN },
+		{ .fd = c->stop_fd, .events = POLLIN },
+	};
+	bool stopping = false;
+
+	if (!batch) {
+		snprintf(r->error, sizeof(r->error), "out of memory");
+		goto failed;
+	}
+	while (!stopping) {
+		if (poll(fds, 2, POLL_MS) < 0 && errno != EINTR) {
+			snprintf(r->error, sizeof(r->error), "cannot poll CPU %d's trace_pipe_raw: %s",
+				 r->cpu, strerror(errno));
+			goto failed;
+		}
+		stopping = fds[1].revents & POLLIN;
+		if (drain(r, batch) < 0)
+			goto failed;
+	}
+	free(batch);
+	return NULL;
+failed:
+	free(batch);
+	atomic_store(&c->failed, true);
+	if (c->notify_fd >= 0)
+		eventfd_write(c->notify_fd, 1);
+	return NULL;
+}
+
+struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
+				    uint32_t page_size, const char *spool_dir, int notify_fd)
+{
+	struct bm_capture *c;
+	int cpu;
+
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->cpus = calloc(ncpus, sizeof(*c->cpus)))) {
+		free(c);
+		bm_error_errno("cannot start capture");
+		return NULL;
+	}
+	c->ncpus = ncpus;
+	c->page_size = page_size;
+	c->notify_fd = notify_fd;
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		c->cpus[cpu].pipe_fd = -1;
+		c->cpus[cpu].spool_fd = -1;
+	}
+	c->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (c->stop_fd < 0) {
+		bm_error_errno("cannot start capture");
+		goto fail;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		struct cpu_reader *r = &c->cpus[cpu];
+		char file[64];
+
+		r->capture = c;
+		r->cpu = cpu;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+		r->pipe_fd = tracefs_instance_file_open(inst, file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (r->pipe_fd < 0) {
+			bm_error_errno("cannot open %s", file);
+			goto fail;
+		}
+		snprintf(r->spool_path, sizeof(r->spool_path), "%s/cpu%d", spool_dir, cpu);
+		r->spool_fd = open(r->spool_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (r->spool_fd < 0) {
+			bm_error_errno("cannot create spool file '%s'", r->spool_path);
+			goto fail;
+		}
+	}
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		errno = pthread_create(&c->cpus[cpu].thread, NULL, reader_main, &c->cpus[cpu]);
+		if (errno) {
+			bm_error_errno("cannot start the capture thread of CPU %d", cpu);
+			goto fail;
+		}
+		c->cpus[cpu].started = true;
+	}
+	return c;
+fail:
+	bm_capture_stop(c);
+	bm_capture_free(c);
+	return NULL;
+}
+
+int bm_capture_stop(struct bm_capture *c)
+{
+	int cpu;
+
+	if (c->stop_fd >= 0)
+		eventfd_write(c->stop_fd, 1);
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		if (c->cpus[cpu].started)
+			pthread_join(c->cpus[cpu].thread, NULL);
+		c->cpus[cpu].started = false;
+	}
+	if (bm_capture_failure(c)) {
+		bm_error("%s", bm_capture_failure(c));
+		return -1;
+	}
+	return 0;
+}
+
+const char *bm_capture_failure(struct bm_capture *c)
+{
+	int cpu;
+
+	if (!atomic_load(&c->failed))
+		return NULL;
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		if (c->cpus[cpu].error[0])
+			return c->cpus[cpu].error;
+	return "capture failed";
+}
+
+int bm_capture_spool_fd(struct bm_capture *c, int cpu)
+{
+	return c->cpus[cpu].spool_fd;
+}
+
+uint64_t bm_capture_bytes(struct bm_capture *c)
+{
+	uint64_t total = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		total += c->cpus[cpu].bytes;
+	return total;
+}
+
+void bm_capture_free(struct bm_capture *c)
+{
+	int cpu;
+
+	if (!c)
+		return;
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		struct cpu_reader *r = &c->cpus[cpu];
+
+		if (r->pipe_fd >= 0)
+			close(r->pipe_fd);
+		if (r->spool_fd >= 0) {
+			close(r->spool_fd);
+			unlink(r->spool_path);
+		}
+	}
+	if (c->stop_fd >= 0)
+		close(c->stop_fd);
+	free(c->cpus);
+	free(c);
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Field offsets per event id, resolved once; records read directly. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "blkmap/decode.h"
+
+struct field {
+	int offset, size;	/* size 0: the event lacks the field */
+};
+
+struct layout {
+	enum bm_kind kind;
+	const char *name, *system;
+	struct field pid, dev, old_dev, sector, old_sector, nr_sector, bytes, error;
+	struct field rwbs, text;
+};
+
+struct bm_decoder {
+	struct tep_handle *tep;
+	int nids;
+	struct layout *by_id;	/* indexed by event id */
+	struct layout other;
+};
+
+static const struct {
+	const char *system, *name;
+	enum bm_kind kind;
+} known[] = {
+	{ "block", "block_rq_insert", BM_EV_RQ_INSERT },
+	{ "block", "block_rq_issue", BM_EV_RQ_ISSUE },
+	{ "block", "block_rq_complete", BM_EV_RQ_COMPLETE },
+	{ "block", "block_rq_requeue", BM_EV_RQ_REQUEUE },
+	{ "block", "block_bio_queue", BM_EV_BIO_QUEUE },
+	{ "block", "block_bio_complete", BM_EV_BIO_COMPLETE },
+	{ "block", "block_bio_remap", BM_EV_BIO_REMAP },
+	{ "ftrace", "print", BM_EV_PRINT },
+	{ "writeback", "writeback_bdi_register", BM_EV_BDI_REGISTER },
+};
+
+static struct field find(struct tep_event *e, const char *name)
+{
+	struct tep_format_field *f = tep_find_any_field(e, name);
+	struct field r = { 0, 0 };
+
+	if (!f || (f->flags & TEP_FIELD_IS_DYNAMIC))
+		return r;
+	r.offset = f->offset;
+	r.size = f->size;
+	return r;
+}
+
+static void resolve(struct layout *l, struct tep_event *e)
+{
+	size_t i;
+
+	l->kind = BM_EV_OTHER;
+	l->name = e->name;
+	l->system = e->system;
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(e->system, known[i].system) && !strcmp(e->name, known[i].name))
+			l->kind = known[i].kind;
+	l->pid = find(e, "common_pid");
+	l->dev = find(e, "dev");
+	l->old_dev = find(e, "old_dev");
+	l->sector = find(e, "sector");
+	l->old_sector = find(e, "old_sector");
+	l->nr_sector = find(e, "nr_sector");
+	l->bytes = find(e, "bytes");
+	l->error = find(e, "error");
+	l->rwbs = find(e, "rwbs");
+	if (l->kind == BM_EV_PRINT) {
+		struct tep_format_field *f = tep_find_field(e, "buf");
+
+		l->text.offset = f ? f->offset : 0;
+		l->text.size = f ? 1 : 0;
+	} else if (l->kind == BM_EV_BDI_REGISTER) {
+		l->text = find(e, "name");
+	}
+}
+
+struct bm_decoder *bm_decoder_new(struct tep_handle *tep)
+{
+	struct tep_event **events = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	struct bm_decoder *d;
+	int i, n = tep_get_events_count(tep), max = 0;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->tep = tep;
+	d->other.kind = BM_EV_OTHER;
+	d->other.name = "unknown";
+	d->other.system = "unknown";
+	for (i = 0; events && i < n; i++)
+		if (events[i]->id > max)
+			max = events[i]->id;
+	d->nids = max + 1;
+	d->by_id = calloc(d->nids, sizeof(*d->by_id));
+	if (!d->by_id) {
+		free(d);
+		return NULL;
+	}
+	for (i = 0; i < d->nids; i++)
+		d->by_id[i] = d->other;
+	for (i = 0; events && i < n; i++)
+		resolve(&d->by_id[events[i]->id], events[i]);
+	return d;
+}
+
+void bm_decoder_free(struct bm_decoder *d)
+{
+	if (!d)
+		return;
+	free(d->by_id);
+	free(d);
+}
+
+static const struct layout *layout_of(const struct bm_decoder *d, int type)
+{
+	return type >= 0 && type < d->nids ? &d->by_id[type] : &d->other;
+}
+
+enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type)
+{
+	return layout_of(d, type)->kind;
+}
+
+static uint64_t number(const struct bm_decoder *d, const struct bm_rec *rec, struct field f)
+{
+	if (!f.size || f.offset + f.size > rec->size || f.size > 8)
+		return 0;
+	return tep_read_number(d->tep, (char *)rec->data + f.offset, f.size);
+}
+
+void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev)
+{
+	const struct layout *l = layout_of(d, rec->type);
+
+	ev->ts = rec->ts;
+	ev->cpu = rec->cpu;
+	ev->kind = l->kind;
+	ev->name = l->name;
+	ev->system = l->system;
+	ev->pid = (int)number(d, rec, l->pid);
+	ev->dev = number(d, rec, l->dev);
+	ev->old_dev = number(d, rec, l->old_dev);
+	ev->sector = number(d, rec, l->sector);
+	ev->old_sector = number(d, rec, l->old_sector);
+	ev->nr_sector = number(d, rec, l->nr_sector);
+	ev->bytes = number(d, rec, l->bytes);
+	ev->error = (int)number(d, rec, l->error);
+	ev->rwbs[0] = '\0';
+	if (l->rwbs.size && l->rwbs.offset + l->rwbs.size <= rec->size) {
+		int n = l->rwbs.size < (int)sizeof(ev->rwbs) - 1 ?
+			l->rwbs.size : (int)sizeof(ev->rwbs) - 1;
+
+		memcpy(ev->rwbs, (char *)rec->data + l->rwbs.offset, n);
+		ev->rwbs[n] = '\0';
+	}
+	ev->text = NULL;
+	ev->text_len = 0;
+	if (l->text.size && l->text.offset < rec->size) {
+		const char *t = (const char *)rec->data + l->text.offset;
+		int max = rec->size - l->text.offset;
+		int n = strnlen(t, max);
+
+		if (l->kind == BM_EV_BDI_REGISTER && n > l->text.size)
+			n = l->text.size;
+		while (n && t[n - 1] == '\n')
+			n--;
+		ev->text = t;
+		ev->text_len = n;
+	}
+}

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * trace.dat version 6 reader. Every size and count read from the file is
+ * checked against what the file can hold before it is used, so a damaged
+ * file yields a message naming the offset of the problem, never a crash.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "blkmap/error.h"
+#include "blkmap/tracefile.h"
+
+#define OPTION_DONE		0
+#define OPTION_CPUSTAT		2
+#define OPTION_TRACECLOCK	4
+#define MAX_CPUS		8192
+#define MAX_FORMATS		65536
+
+struct bm_trace {
+	char *path;
+	int fd;
+	uint64_t size;		/* of the file */
+	uint64_t pos;		/* where the header parser stands */
+	bool swap;		/* file byte order differs from ours */
+	int long_size;
+	struct bm_trace_meta meta;
+	struct bm_cpu_data *cpus;
+	struct tep_handle *tep;
+};
+
+static int fail(struct bm_trace *t, uint64_t at, const char *what)
+{
+	bm_error("'%s': offset %llu: %s", t->path, (unsigned long long)at, what);
+	errno = EINVAL;
+	return -1;
+}
+
+static int get(struct bm_trace *t, void *p, uint64_t n, const char *what)
+{
+	char msg[128];
+	ssize_t r;
+
+	if (n > t->size - t->pos) {
+		snprintf(msg, sizeof(msg), "file ends inside the %s", what);
+		return fail(t, t->pos, msg);
+	}
+	r = pread(t->fd, p, n, t->pos);
+	if (r < 0 || (uint64_t)r != n) {
+		bm_error_errno("cannot read '%s' at offset %llu", t->path,
+			       (unsigned long long)t->pos);
+		return -1;
+	}
+	t->pos += n;
+	return 0;
+}
+
+static int get_u16(struct bm_trace *t, uint16_t *v, const char *what)
+{
+	if (get(t, v, 2, what) < 0)
+		return -1;
+	if (t->swap)
+		*v = __builtin_bswap16(*v);
+	return 0;
+}
+
+static int get_u32(struct bm_trace *t, uint32_t *v, const char *what)
+{
+	if (get(t, v, 4, what) < 0)
+		return -1;
+	if (t->swap)
+		*v = __builtin_bswap32(*v);
+	return 0;
+}
+
+static int get_u64(struct bm_trace *t, uint64_t *v, const char *what)
+{
+	if (get(t, v, 8, what) < 0)
+		return -1;
+	if (t->swap)
+		*v = __builtin_bswap64(*v);
+	return 0;
+}
+
+/* A block of @n bytes, NUL-terminated in memory. */
+static char *get_block(struct bm_trace *t, uint64_t n, const char *what)
+{
+	uint64_t at = t->pos;
+	char *p;
+
+	if (n > t->size - t->pos) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "%s size %llu runs past the end of the file",
+			 what, (unsigned long long)n);
+		fail(t, at, msg);
+		return NULL;
+	}
+	p = malloc(n + 1);
+	if (!p) {
+		bm_error_errno("cannot read '%s'", t->path);
+		return NULL;
+	}
+	if (get(t, p, n, what) < 0) {
+		free(p);
+		return NULL;
+	}
+	p[n] = '\0';
+	return p;
+}
+
+/* A NUL-terminated string of at most @max bytes. */
+static char *get_string(struct bm_trace *t, size_t max, const char *what)
+{
+	char buf[256];
+	uint64_t at = t->pos;
+	size_t n = max < sizeof(buf) ? max : sizeof(buf);
+	ssize_t r;
+	char *nul;
+
+	if (n > t->size - t->pos)
+		n = t->size - t->pos;
+	r = pread(t->fd, buf, n, t->pos);
+	if (r < 0) {
+		bm_error_errno("cannot read '%s' at offset %llu", t->path,
+			       (unsigned long long)at);
+		return NULL;
+	}
+	nul = memchr(buf, '\0', r);
+	if (!nul) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "%s is not a terminated string", what);
+		fail(t, at, msg);
+		return NULL;
+	}
+	t->pos += nul - buf + 1;
+	return strdup(buf);
+}
+
+static int expect(struct bm_trace *t, const char *word, size_t len)
+{
+	char buf[32];
+	uint64_t at = t->pos;
+	char msg[96];
+
+	if (get(t, buf, len, word) < 0)
+		return -1;
+	if (memcmp(buf, word, len) != 0) {
+		snprintf(msg, sizeof(msg), "expected the \"%s\" section", word);
+		return fail(t, at, msg);
+	}
+	return 0;
+}
+
+static int read_preamble(struct bm_trace *t)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	char buf[16];
+	char version[8];
+	char endian, long_size;
+	char *v;
+
+	if (t->size < sizeof(magic) || get(t, buf, sizeof(magic), "magic") < 0 ||
+	    memcmp(buf, magic, sizeof(magic)) != 0)
+		return fail(t, 0, "not a trace file (no trace.dat magic)");
+	v = get_string(t, sizeof(version), "version");
+	if (!v)
+		return -1;
+	if (strcmp(v, "6") != 0) {
+		snprintf(buf, sizeof(buf), "%.8s", v);
+		free(v);
+		bm_error("'%s': offset 10: trace.dat version %s is not supported (only 6); "
+			 "convert it with 'trace-cmd convert --file-version 6'", t->path, buf);
+		errno = EINVAL;
+		return -1;
+	}
+	free(v);
+	if (get(t, &endian, 1, "endianness") < 0 || get(t, &long_size, 1, "long size") < 0)
+		return -1;
+	if (endian != 0 && endian != 1)
+		return fail(t, t->pos - 2, "bad endianness byte");
+	if (long_size != 4 && long_size != 8)
+		return fail(t, t->pos - 1, "bad long size");
+	t->swap = endian != (__BYTE_ORDER == __BIG_ENDIAN);
+	t->long_size = long_size;
+	if (get_u32(t, &t->meta.page_size, "page size") < 0)
+		return -1;
+	if (t->meta.page_size < 64 || t->meta.page_size > (1u << 24) ||
+	    (t->meta.page_size & (t->meta.page_size - 1)))
+		return fail(t, t->pos - 4, "bad page size");
+	return 0;
+}
+
+static int read_sized(struct bm_trace *t, const char *what, char **text, size_t *len)
+{
+	uint64_t n;
+
+	if (get_u64(t, &n, what) < 0)
+		return -1;
+	*text = get_block(t, n, what);
+	*len = n;
+	return *text ? 0 : -1;
+}
+
+static int read_format(struct bm_trace *t, const char *system)
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	if (read_sized(t, "event format", &text, &len) < 0)
+		return -1;
+	ret = bm_trace_meta_add_format(&t->meta, system, text, len);
+	free(text);
+	if (ret < 0)
+		bm_error_errno("cannot read '%s'", t->path);
+	return ret;
+}
+
+static int read_formats(struct bm_trace *t)
+{
+	uint32_t count, systems, i, j;
+	char *system;
+
+	if (get_u32(t, &count, "ftrace format count") < 0)
+		return -1;
+	if (count > MAX_FORMATS)
+		return fail(t, t->pos - 4, "absurd ftrace format count");
+	for (i = 0; i < count; i++)
+		if (read_format(t, "ftrace") < 0)
+			return -1;
+	if (get_u32(t, &systems, "system count") < 0)
+		return -1;
+	if (systems > MAX_FORMATS)
+		return fail(t, t->pos - 4, "absurd event system count");
+	for (i = 0; i < systems; i++) {
+		system = get_string(t, 256, "system name");
+		if (!system)
+			return -1;
+		if (get_u32(t, &count, "event format count") < 0 || count > MAX_FORMATS) {
+			free(system);
+			return count > MAX_FORMATS ? fail(t, t->pos - 4, "absurd event count") : -1;
+		}
+		for (j = 0; j < count; j++) {
+			if (read_format(t, system) < 0) {
+				free(system);
+				return -1;
+			}
+		}
+		free(system);
+	}
+	return 0;
+}
+
+static int read_options(struct bm_trace *t)
+{
+	char peek[10];
+	uint64_t at = t->pos;
+
+	if (get(t, peek, sizeof(peek), "options or flyrecord") < 0)
+		return -1;
+	if (memcmp(peek, "options  ", 10) != 0) {
+		t->pos = at;
+		return 0;
+	}
+	for (;;) {
+		uint16_t id;
+		uint32_t len;
+		char *data;
+
+		if (get_u16(t, &id, "option id") < 0)
+			return -1;
+		if (id == OPTION_DONE)
+			return 0;
+		if (get_u32(t, &len, "option size") < 0)
+			return -1;
+		data = get_block(t, len, "option");
+		if (!data)
+			return -1;
+		if (id == OPTION_TRACECLOCK && !t->meta.clock) {
+			char *open = strchr(data, '['), *close = open ? strchr(open, ']') : NULL;
+
+			if (open && close)
+				t->meta.clock = strndup(open + 1, close - open - 1);
+		} else if (id == OPTION_CPUSTAT && t->meta.cpustats) {
+			int cpu;
+
+			if (sscanf(data, "CPU: %d", &cpu) == 1 && cpu >= 0 &&
+			    cpu < t->meta.ncpus && !t->meta.cpustats[cpu]) {
+				char *nl = strchr(data, '\n');
+
+				t->meta.cpustats[cpu] = strdup(nl ? nl + 1 : "");
+			}
+		}
+		free(data);
+	}
+}
+
+static int read_cpus(struct bm_trace *t)
+{
+	uint32_t ncpus;
+	int cpu;
+
+	if (get_u32(t, &ncpus, "CPU count") < 0)
+		return -1;
+	if (ncpus == 0 || ncpus > MAX_CPUS)
+		return fail(t, t->pos - 4, "absurd CPU count");
+	t->meta.ncpus = ncpus;
+	t->cpus = calloc(ncpus, sizeof(*t->cpus));
+	t->meta.cpustats = calloc(ncpus, sizeof(*t->meta.cpustats));
+	if (!t->cpus || !t->meta.cpustats) {
+		bm_error_errno("cannot read '%s'", t->path);
+		return -1;
+	}
+	if (read_options(t) < 0 || expect(t, "flyrecord", 10) < 0)
+		return -1;
+	for (cpu = 0; cpu < (int)ncpus; cpu++) {
+		struct bm_cpu_data *c = &t->cpus[cpu];
+		uint64_t at = t->pos;
+		char msg[128];
+
+		if (get_u64(t, &c->offset, "CPU data offset") < 0 ||
+		    get_u64(t, &c->size, "CPU data size") < 0)
+			return -1;
+		if (!c->size)
+			continue;
+		if (c->offset > t->size || c->size > t->size - c->offset) {
+			snprintf(msg, sizeof(msg),
+				 "CPU %d data (%llu bytes at %llu) runs past the end of the file "
+				 "(%llu bytes): truncated?", cpu, (unsigned long long)c->size,
+				 (unsigned long long)c->offset, (unsigned long long)t->size);
+			return fail(t, at, msg);
+		}
+		if (c->offset % t->meta.page_size)
+			return fail(t, at, "CPU data is not page-aligned");
+		c->size -= c->size % t->meta.page_size;
+	}
+	return 0;
+}
+
+static int load_tep(struct bm_trace *t)
+{
+	struct bm_trace_meta *m = &t->meta;
+	size_t i;
+
+	t->tep = tep_alloc();
+	if (!t->tep) {
+		bm_error_errno("cannot read '%s'", t->path);
+		return -1;
+	}
+	tep_set_file_bigendian(t->tep, (__BYTE_ORDER == __BIG_ENDIAN) != t->swap ?
+			       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(t->tep, __BYTE_ORDER == __BIG_ENDIAN ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(t->tep, t->long_size);
+	tep_set_page_size(t->tep, m->page_size);
+	if (tep_parse_header_page(t->tep, m->header_page, m->header_page_len,
+				  t->long_size) < 0)
+		return fail(t, 0, "the header_page section does not parse");
+	for (i = 0; i < m->nformats; i++) {
+		if (tep_parse_event(t->tep, m->formats[i].text, m->formats[i].len,
+				    m->formats[i].system) != 0) {
+			/* An event we cannot parse is shown raw, as trace-cmd does. */
+			continue;
+		}
+	}
+	if (m->kallsyms_len)
+		tep_parse_kallsyms(t->tep, m->kallsyms);
+	if (m->cmdlines_len)
+		tep_parse_saved_cmdlines(t->tep, m->cmdlines);
+	return 0;
+}
+
+static int read_headers(struct bm_trace *t)
+{
+	struct bm_trace_meta *m = &t->meta;
+	char *printk;
+	uint32_t n32;
+
+	if (read_preamble(t) < 0 ||
+	    expect(t, "header_page", 12) < 0 ||
+	    read_sized(t, "header_page", &m->header_page, &m->header_page_len) < 0 ||
+	    expect(t, "header_event", 13) < 0 ||
+	    read_sized(t, "header_event", &m->header_event, &m->header_event_len) < 0 ||
+	    read_formats(t) < 0)
+		return -1;
+	if (get_u32(t, &n32, "kallsyms size") < 0)
+		return -1;
+	m->kallsyms = get_block(t, n32, "kallsyms");
+	m->kallsyms_len = n32;
+	if (!m->kallsyms)
+		return -1;
+	if (get_u32(t, &n32, "printk size") < 0)
+		return -1;
+	printk = get_block(t, n32, "printk formats");	/* not used by blkmap */
+	if (!printk)
+		return -1;
+	free(printk);
+	if (read_sized(t, "cmdlines", &m->cmdlines, &m->cmdlines_len) < 0)
+		return -1;
+	return read_cpus(t);
+}
+
+struct bm_trace *bm_trace_open(const char *path)
+{
+	struct bm_trace *t;
+	struct stat st;
+
+	t = calloc(1, sizeof(*t));
+	if (!t || !(t->path = strdup(path))) {
+		free(t);
+		bm_error_errno("cannot open '%s'", path);
+		return NULL;
+	}
+	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0) {
+		bm_error_errno("cannot open '%s'", path);
+		goto fail;
+	}
+	if (fstat(t->fd, &st) < 0) {
+		bm_error_errno("cannot open '%s'", path);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		bm_error("'%s' is not a regular file", path);
+		goto fail;
+	}
+	t->size = st.st_size;
+	if (read_headers(t) < 0 || load_tep(t) < 0)
+		goto fail;
+	return t;
+fail:
+	bm_trace_close(t);
+	return NULL;
+}
+
+void bm_trace_close(struct bm_trace *t)
+{
+	if (!t)
+		return;
+	if (t->tep)
+		tep_free(t->tep);
+	if (t->fd >= 0)
+		close(t->fd);
+	bm_trace_meta_release(&t->meta);
+	free(t->cpus);
+	free(t->path);
+	free(t);
+}
+
+const char *bm_trace_path(const struct bm_trace *t) { return t->path; }
+int bm_trace_fd(const struct bm_trace *t) { return t->fd; }
+const struct bm_trace_meta *bm_trace_get_meta(const struct bm_trace *t) { return &t->meta; }
+struct tep_handle *bm_trace_tep(const struct bm_trace *t) { return t->tep; }
+
+const struct bm_cpu_data *bm_trace_cpu(const struct bm_trace *t, int cpu)
+{
+	return cpu >= 0 && cpu < t->meta.ncpus ? &t->cpus[cpu] : NULL;
+}

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The report pipeline and its events and map views. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "blkmap/decode.h"
+#include "blkmap/error.h"
+#include "blkmap/map.h"
+#include "blkmap/mapfeed.h"
+#include "blkmap/report.h"
+#include "blkmap/stream.h"
+#include "blkmap/tracefile.h"
+
+struct report {
+	const struct bm_report_opts *opts;
+	FILE *out;
+	struct bm_trace *trace;
+	struct tep_handle *tep;
+	struct bm_decoder *dec;
+	struct bm_stream *stream;
+	struct bm_map *map;
+	struct bm_feeder feeder;
+	uint64_t first, last, events;
+	struct trace_seq seq;
+};
+
+static void warn(struct report *r, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!r->opts->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	r->opts->warn(line);
+}
+
+/* Pass 1: the map, from map records only; other events are skipped by id. */
+static int build_map(struct report *r)
+{
+	struct bm_event ev;
+	struct bm_rec rec;
+	bool any = false;
+	int ret;
+
+	while ((ret = bm_stream_next(r->stream, &rec)) > 0) {
+		if (!any || rec.ts < r->first)
+			r->first = rec.ts;
+		if (rec.ts > r->last)
+			r->last = rec.ts;
+		any = true;
+		r->events++;
+		if (!bm_feeds_map(bm_decoder_kind(r->dec, rec.type)))
+			continue;
+		bm_decode(r->dec, &rec, &ev);
+		bm_feed(&r->feeder, &ev);
+	}
+	if (ret < 0)
+		return -1;
+	bm_map_finish(r->map, r->first, r->last);
+	return 0;
+}
+
+static void report_loss(struct report *r)
+{
+	const struct bm_trace_meta *m = bm_trace_get_meta(r->trace);
+	int cpu, uncounted;
+
+	for (cpu = 0; cpu < m->ncpus; cpu++) {
+		uint64_t missed = bm_stream_missed(r->stream, cpu, &uncounted);
+
+		if (missed || uncounted)
+			warn(r, "the kernel lost %s%llu events on CPU %d while recording: counts "
+			     "and the device map may be incomplete", uncounted ? "at least " : "",
+			     (unsigned long long)missed, cpu);
+	}
+}
+
+/* ---- map view ---- */
+
+static const char *bound_text(const struct bm_bound *b, bool is_from, char *buf, size_t size)
+{
+	char lo[32], hi[32], by[64];
+
+	bm_evidence_name(b->by, by, sizeof(by));
+	if (!b->known)
+		snprintf(buf, size, is_from ? "before the recording (%s by %s)" : "still present",
+			 by, bm_ts_str(b->hi, hi, sizeof(hi)));
+	else if (b->lo == b->hi)
+		snprintf(buf, size, "%s exact (%s)", bm_ts_str(b->hi, hi, sizeof(hi)), by);
+	else
+		snprintf(buf, size, "%s..%s (%s)", bm_ts_str(b->lo, lo, sizeof(lo)),
+			 bm_ts_str(b->hi, hi, sizeof(hi)), by);
+	return buf;
+}
+
+static void map_text(struct report *r)
+{
+	const struct bm_conflict *conflicts;
+	size_t i, n;
+
+	fprintf(r->out, "%-9s %-16s %-9s %-48s %s\n", "DEV", "NAME", "KIND", "FROM", "TO");
+	for (i = 0; i < bm_map_count(r->map); i++) {
+		const struct bm_span *s = bm_map_span(r->map, i);
+		char dev[16], from[160], to[160], name[200];
+
+		snprintf(name, sizeof(name), "%s%s%s%s", s->name, s->dm[0] ? " (" : "", s->dm,
+			 s->dm[0] ? ")" : "");
+		fprintf(r->out, "%-9s %-16s %-9s %-48s %s\n", bm_dev_str(s->dev, dev, sizeof(dev)),
+			name, s->kind == BM_PARTITION ? "partition" : "disk",
+			bound_text(&s->from, true, from, sizeof(from)),
+			bound_text(&s->to, false, to, sizeof(to)));
+	}
+	n = bm_map_conflicts(r->map, &conflicts);
+	for (i = 0; i < n; i++) {
+		char ts[32];
+
+		fprintf(r->out, "conflict at %s: %s\n", bm_ts_str(conflicts[i].ts, ts, sizeof(ts)),
+			conflicts[i].text);
+	}
+}
+
+static void csv_u64(FILE *out, bool present, uint64_t v)
+{
+	if (present)
+		fprintf(out, "%" PRIu64, v);
+}
+
+static void map_csv(struct report *r)
+{
+	size_t i;
+
+	fputs("dev,name,kind,from_ns,to_ns,from_source,to_source,"
+	      "from_lo_ns,from_hi_ns,to_lo_ns,to_hi_ns,parent,diskseq,dm\n", r->out);
+	for (i = 0; i < bm_map_count(r->map); i++) {
+		const struct bm_span *s = bm_map_span(r->map, i);
+		char dev[16], by[64];
+
+		fprintf(r->out, "%s,", bm_dev_str(s->dev, dev, sizeof(dev)));
+		bm_csv_str(r->out, s->name);
+		fprintf(r->out, ",%s,", s->kind == BM_PARTITION ? "partition" : "disk");
+		csv_u64(r->out, s->from.known, s->from.hi);
+		putc(',', r->out);
+		csv_u64(r->out, s->to.known, s->to.hi);
+		fprintf(r->out, ",%s,", bm_evidence_name(s->from.by, by, sizeof(by)));
+		fprintf(r->out, "%s,", s->to.known ? bm_evidence_name(s->to.by, by, sizeof(by)) : "");
+		csv_u64(r->out, s->from.known, s->from.lo);
+		putc(',', r->out);
+		csv_u64(r->out, s->from.known, s->from.hi);
+		putc(',', r->out);
+		csv_u64(r->out, s->to.known, s->to.lo);
+		putc(',', r->out);
+		csv_u64(r->out, s->to.known, s->to.hi);
+		putc(',', r->out);
+		bm_csv_str(r->out, s->parent);
+		putc(',', r->out);
+		csv_u64(r->out, s->diskseq, s->diskseq);
+		putc(',', r->out);
+		bm_csv_str(r->out, s->dm);
+		putc('\n', r->out);
+	}
+}
+
+static void json_bound(FILE *out, const char *key, const struct bm_bound *b)
+{
+	char by[64];
+
+	fprintf(out, "\"%s\":", key);
+	if (!b->known) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"lo_ns\":%" PRIu64 ",\"hi_ns\":%" PRIu64 ",\"source\":", b->lo, b->hi);
+	bm_json_str(out, bm_evidence_name(b->by, by, sizeof(by)));
+	putc('}', out);
+}
+
+static void map_json(struct report *r)
+{
+	const struct bm_conflict *conflicts;
+	size_t i, n;
+
+	for (i = 0; i < bm_map_count(r->map); i++) {
+		const struct bm_span *s = bm_map_span(r->map, i);
+		char dev[16];
+
+		fprintf(r->out, "{\"dev\":\"%s\",\"name\":", bm_dev_str(s->dev, dev, sizeof(dev)));
+		bm_json_str(r->out, s->name);
+		fprintf(r->out, ",\"kind\":\"%s\",", s->kind == BM_PARTITION ? "partition" : "disk");
+		json_bound(r->out, "from", &s->from);
+		putc(',', r->out);
+		json_bound(r->out, "to", &s->to);
+		fputs(",\"parent\":", r->out);
+		bm_json_str(r->out, s->parent);
+		fprintf(r->out, ",\"diskseq\":%" PRIu64 ",\"dm\":", s->diskseq);
+		bm_json_str(r->out, s->dm);
+		fputs("}\n", r->out);
+	}
+	n = bm_map_conflicts(r->map, &conflicts);
+	for (i = 0; i < n; i++) {
+		fprintf(r->out, "{\"conflict_ns\":%" PRIu64 ",\"text\":", conflicts[i].ts);
+		bm_json_str(r->out, conflicts[i].text);
+		fputs("}\n", r->out);
+	}
+}
+
+/* ---- events view ---- */
+
+struct labelled {
+	const struct bm_span *span, *old_span;
+	enum bm_basis basis, old_basis;
+};
+
+static bool is_block(enum bm_kind k)
+{
+	return k >= BM_EV_RQ_INSERT && k <= BM_EV_BIO_REMAP;
+}
+
+static void label(struct report *r, const struct bm_event *ev, struct labelled *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (!is_block(ev->kind))
+		return;
+	l->span = bm_map_label(r->map, ev->dev, ev->ts, 0, &l->basis);
+	if (ev->kind == BM_EV_BIO_REMAP)
+		l->old_span = bm_map_label(r->map, ev->old_dev, ev->ts, ev->dev, &l->old_basis);
+}
+
+static const char *comm_of(struct report *r, int pid)
+{
+	return pid == 0 ? "<idle>" : tep_data_comm_from_pid(r->tep, pid);
+}
+
+/* Details of a non-block event, as the kernel's print format has them. */
+static const char *details(struct report *r, const struct bm_rec *rec, const struct bm_event *ev)
+{
+	struct tep_record trec = { .ts = rec->ts, .cpu = rec->cpu, .data = rec->data,
+				   .size = rec->size };
+
+	if (ev->kind == BM_EV_PRINT && ev->text) {
+		trace_seq_reset(&r->seq);
+		trace_seq_printf(&r->seq, "%.*s", ev->text_len, ev->text);
+	} else {
+		trace_seq_reset(&r->seq);
+		tep_print_event(r->tep, &r->seq, &trec, "%s", TEP_PRINT_INFO);
+	}
+	trace_seq_terminate(&r->seq);
+	return r->seq.buffer;
+}
+
+static void explain_text(struct report *r, const struct bm_span *s, enum bm_basis basis)
+{
+	char from[160], to[160];
+
+	if (!s) {
+		fputs(" [unknown: no incarnation fits]", r->out);
+		return;
+	}
+	fprintf(r->out, " [%s: %s from %s to %s]", bm_basis_name(basis), s->name,
+		bound_text(&s->from, true, from, sizeof(from)),
+		bound_text(&s->to, false, to, sizeof(to)));
+}
+
+static void event_text(struct report *r, const struct bm_rec *rec, const struct bm_event *ev,
+		       const struct labelled *l)
+{
+	char ts[32], dev[16], old[16];
+
+	fprintf(r->out, "%s [%03d] %16s-%-7d %-18s ", bm_ts_str(ev->ts, ts, sizeof(ts)),
+		ev->cpu, comm_of(r, ev->pid), ev->pid, ev->name);
+	if (!is_block(ev->kind)) {
+		fprintf(r->out, "%s\n", details(r, rec, ev));
+		return;
+	}
+	fprintf(r->out, "%-8s %-10s %-4s ", bm_dev_str(ev->dev, dev, sizeof(dev)),
+		l->span ? l->span->name : "?", ev->rwbs);
+	if (ev->kind == BM_EV_BIO_REMAP)
+		fprintf(r->out, "%" PRIu64 " + %u <- %s %s %" PRIu64, ev->sector, ev->nr_sector,
+			bm_dev_str(ev->old_dev, old, sizeof(old)),
+			l->old_span ? l->old_span->name : "?", ev->old_sector);
+	else if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT)
+		fprintf(r->out, "%" PRIu64 " + %u (%u bytes)", ev->sector, ev->nr_sector, ev->bytes);
+	else if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE)
+		fprintf(r->out, "%" PRIu64 " + %u [%d]", ev->sector, ev->nr_sector, ev->error);
+	else
+		fprintf(r->out, "%" PRIu64 " + %u", ev->sector, ev->nr_sector);
+	if (r->opts->explain) {
+		explain_text(r, l->span, l->basis);
+		if (ev->kind == BM_EV_BIO_REMAP)
+			explain_text(r, l->old_span, l->old_basis);
+	} else if (l->basis == BM_LABEL_GUESS || l->old_basis == BM_LABEL_GUESS) {
+		fputs(" (name guessed; see --explain)", r->out);
+	}
+	putc('\n', r->out);
+}
+
+static const char *name_of(const struct bm_span *s)
+{
+	return s ? s->name : "";
+}
+
+static void event_csv(struct report *r, const struct bm_event *ev, const struct labelled *l)
+{
+	char dev[16];
+	bool block = is_block(ev->kind), remap = ev->kind == BM_EV_BIO_REMAP;
+
+	fprintf(r->out, "%" PRIu64 ",%d,%d,", ev->ts, ev->cpu, ev->pid);
+	bm_csv_str(r->out, comm_of(r, ev->pid));
+	fprintf(r->out, ",%s,", ev->name);
+	if (block) {
+		fprintf(r->out, "%s,", bm_dev_str(ev->dev, dev, sizeof(dev)));
+		bm_csv_str(r->out, name_of(l->span));
+		fprintf(r->out, ",%s,%" PRIu64 ",%u,", ev->rwbs, ev->sector, ev->nr_sector);
+		if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT)
+			fprintf(r->out, "%u", ev->bytes);
+		putc(',', r->out);
+		if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE)
+			fprintf(r->out, "%d", ev->error);
+		putc(',', r->out);
+	} else {
+		fputs(",,,,,,,", r->out);
+	}
+	if (remap) {
+		fprintf(r->out, "%s,", bm_dev_str(ev->old_dev, dev, sizeof(dev)));
+		bm_csv_str(r->out, name_of(l->old_span));
+		fprintf(r->out, ",%" PRIu64 ",", ev->old_sector);
+	} else {
+		fputs(",,,", r->out);
+	}
+	fprintf(r->out, "%s,%s\n", block ? bm_basis_name(l->basis) : "",
+		remap ? bm_basis_name(l->old_basis) : "");
+}
+
+static void event_json(struct report *r, const struct bm_rec *rec, const struct bm_event *ev,
+		       const struct labelled *l)
+{
+	char dev[16];
+
+	fprintf(r->out, "{\"ts_ns\":%" PRIu64 ",\"cpu\":%d,\"pid\":%d,\"comm\":", ev->ts,
+		ev->cpu, ev->pid);
+	bm_json_str(r->out, comm_of(r, ev->pid));
+	fprintf(r->out, ",\"event\":\"%s\"", ev->name);
+	if (!is_block(ev->kind)) {
+		fputs(",\"details\":", r->out);
+		bm_json_str(r->out, details(r, rec, ev));
+		fputs("}\n", r->out);
+		return;
+	}
+	fprintf(r->out, ",\"dev\":\"%s\",\"name\":", bm_dev_str(ev->dev, dev, sizeof(dev)));
+	bm_json_str(r->out, name_of(l->span));
+	fprintf(r->out, ",\"name_basis\":\"%s\",\"rwbs\":", bm_basis_name(l->basis));
+	bm_json_str(r->out, ev->rwbs);
+	fprintf(r->out, ",\"sector\":%" PRIu64 ",\"nr_sector\":%u", ev->sector, ev->nr_sector);
+	if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT)
+		fprintf(r->out, ",\"bytes\":%u", ev->bytes);
+	if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE)
+		fprintf(r->out, ",\"error\":%d", ev->error);
+	if (ev->kind == BM_EV_BIO_REMAP) {
+		fprintf(r->out, ",\"old_dev\":\"%s\",\"old_name\":",
+			bm_dev_str(ev->old_dev, dev, sizeof(dev)));
+		bm_json_str(r->out, name_of(l->old_span));
+		fprintf(r->out, ",\"old_name_basis\":\"%s\",\"old_sector\":%" PRIu64,
+			bm_basis_name(l->old_basis), ev->old_sector);
+	}
+	fputs("}\n", r->out);
+}
+
+static int list_events(struct report *r)
+{
+	struct labelled l;
+	struct bm_event ev;
+	struct bm_rec rec;
+	int ret;
+
+	if (r->opts->format == BM_FORMAT_CSV)
+		fputs("ts_ns,cpu,pid,comm,event,dev,name,rwbs,sector,nr_sector,bytes,error,"
+		      "old_dev,old_name,old_sector,name_basis,old_name_basis\n", r->out);
+	if (bm_stream_rewind(r->stream) < 0)
+		return -1;
+	while ((ret = bm_stream_next(r->stream, &rec)) > 0) {
+		bm_decode(r->dec, &rec, &ev);
+		label(r, &ev, &l);
+		switch (r->opts->format) {
+		case BM_FORMAT_TEXT:
+			event_text(r, &rec, &ev, &l);
+			break;
+		case BM_FORMAT_CSV:
+			event_csv(r, &ev, &l);
+			break;
+		case BM_FORMAT_JSON:
+			event_json(r, &rec, &ev, &l);
+			break;
+		}
+		if (ferror(r->out))
+			break;
+	}
+	return ret < 0 ? -1 : 0;
+}
+
+int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
+{
+	struct report r = { .opts = opts, .out = out };
+	int ret = -1;
+
+	trace_seq_init(&r.seq);
+	r.trace = bm_trace_open(path);
+	if (!r.trace)
+		goto out;
+	r.tep = bm_trace_tep(r.trace);
+	r.dec = bm_decoder_new(r.tep);
+	r.map = bm_map_new();
+	if (!r.dec || !r.map) {
+		bm_error_errno("cannot read '%s'", path);
+		goto out;
+	}
+	bm_feeder_init(&r.feeder, r.map);
+	r.stream = bm_stream_open(r.trace);
+	if (!r.stream || build_map(&r) < 0)
+		goto out;
+	report_loss(&r);
+	switch (opts->view) {
+	case BM_VIEW_MAP:
+		if (opts->format == BM_FORMAT_TEXT)
+			map_text(&r);
+		else if (opts->format == BM_FORMAT_CSV)
+			map_csv(&r);
+		else
+			map_json(&r);
+		break;
+	case BM_VIEW_EVENTS:
+		if (list_events(&r) < 0)
+			goto out;
+		break;
+	}
+	if (fflush(out) != 0 || ferror(out)) {
+		bm_error_errno("cannot write the report");
+		goto out;
+	}
+	ret = 0;
+out:
+	trace_seq_destroy(&r.seq);
+	bm_stream_close(r.stream);
+	bm_map_free(r.map);
+	bm_decoder_free(r.dec);
+	bm_trace_close(r.trace);
+	return ret;
+}
