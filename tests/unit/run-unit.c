@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* One runner for every suite; Check prints the closing summary line. */
+#include <stdlib.h>
+
+#include "helpers.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite_tracefile());
+	int failed;
+
+	srunner_add_suite(sr, suite_merge());
+	srunner_add_suite(sr, suite_marker());
+	srunner_add_suite(sr, suite_map());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The device map model on scripted sequences of observations. */
+#include <string.h>
+
+#include "blkmap/decode.h"
+#include "blkmap/map.h"
+#include "helpers.h"
+
+#define MS 1000000ULL
+
+static struct bm_map *map;
+
+static void setup(void)
+{
+	map = bm_map_new();
+}
+
+static void teardown(void)
+{
+	bm_map_free(map);
+}
+
+static void observe(enum bm_obs_type type, uint64_t ts, uint32_t dev, const char *name,
+		    unsigned by, uint64_t after)
+{
+	struct bm_obs o = { .type = type, .ts = ts, .dev = dev, .name = name, .by = by,
+			    .after = after, .exact = by == BM_BY_TRACEPOINT, .kind = BM_DISK };
+
+	bm_map_observe(map, &o);
+}
+
+static void uevent(const char *action, uint64_t ts, uint32_t dev, const char *name,
+		   uint64_t after)
+{
+	observe(!strcmp(action, "add") ? BM_OBS_ADD : BM_OBS_REMOVE, ts, dev, name,
+		BM_BY_UEVENT, after);
+}
+
+static void part_uevent(const char *action, uint64_t ts, uint32_t dev, const char *name,
+			const char *parent, uint64_t after)
+{
+	struct bm_obs o = { .type = !strcmp(action, "add") ? BM_OBS_ADD : BM_OBS_REMOVE,
+			    .ts = ts, .dev = dev, .name = name, .parent = parent,
+			    .by = BM_BY_UEVENT, .after = after, .kind = BM_PARTITION };
+
+	bm_map_observe(map, &o);
+}
+
+static void dump(uint64_t begin, const uint32_t *devs, const char *const *names, int n,
+		 uint64_t end)
+{
+	int i;
+
+	observe(BM_OBS_DUMP_BEGIN, begin, 0, NULL, 0, 0);
+	for (i = 0; i < n; i++)
+		observe(BM_OBS_PRESENT, begin + (i + 1) * 1000, devs[i], names[i], BM_BY_SYSFS, 0);
+	observe(BM_OBS_DUMP_END, end, 0, NULL, 0, 0);
+}
+
+static const char *name_at(uint32_t dev, uint64_t ts, enum bm_basis *basis)
+{
+	enum bm_basis b;
+	const struct bm_span *s = bm_map_label(map, dev, ts, 0, basis ? basis : &b);
+
+	return s ? s->name : NULL;
+}
+
+#define ZRAM1 BM_MKDEV(253, 1)
+#define P0 BM_MKDEV(259, 0)
+
+START_TEST(reuse_of_one_dev_t_gives_two_incarnations)
+{
+	enum bm_basis b;
+
+	dump(1 * MS, NULL, NULL, 0, 2 * MS);
+	uevent("add", 10 * MS, ZRAM1, "zram1", 9 * MS);
+	uevent("remove", 20 * MS, ZRAM1, "zram1", 19 * MS);
+	uevent("add", 30 * MS, ZRAM1, "nullb-beta", 29 * MS);
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), 2);
+	ck_assert_str_eq(bm_map_span(map, 0)->name, "zram1");
+	ck_assert_str_eq(bm_map_span(map, 1)->name, "nullb-beta");
+	ck_assert_str_eq(name_at(ZRAM1, 15 * MS, &b), "zram1");
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+	ck_assert_str_eq(name_at(ZRAM1, 40 * MS, &b), "nullb-beta");
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+	/* Windows come from the fresh uevents' lower bounds. */
+	ck_assert_uint_eq(bm_map_span(map, 0)->to.lo, 19 * MS);
+	ck_assert_uint_eq(bm_map_span(map, 0)->to.hi, 20 * MS);
+	ck_assert(!bm_map_span(map, 1)->to.known);
+}
+END_TEST
+
+START_TEST(io_after_a_removal_belongs_to_the_next_incarnation_known_later)
+{
+	enum bm_basis b;
+
+	dump(1 * MS, NULL, NULL, 0, 2 * MS);
+	uevent("add", 10 * MS, ZRAM1, "alpha", 9 * MS);
+	uevent("remove", 20 * MS, ZRAM1, "alpha", 19 * MS);
+	/* The new device's add marker arrives at 30 ms, after its first I/O at 25 ms. */
+	uevent("add", 30 * MS, ZRAM1, "beta", 0);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_str_eq(name_at(ZRAM1, 25 * MS, &b), "beta");
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+	ck_assert_str_eq(name_at(ZRAM1, 18 * MS, &b), "alpha");
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+}
+END_TEST
+
+START_TEST(a_registration_tracepoint_makes_the_add_exact)
+{
+	const struct bm_span *s;
+
+	dump(1 * MS, NULL, NULL, 0, 2 * MS);
+	observe(BM_OBS_REGISTER, 9500000, ZRAM1, NULL, BM_BY_TRACEPOINT, 0);
+	uevent("add", 10 * MS, ZRAM1, "zram1", 0);
+	bm_map_finish(map, 0, 100 * MS);
+	s = bm_map_span(map, 0);
+	ck_assert(s->from.known);
+	ck_assert_uint_eq(s->from.lo, 9500000);
+	ck_assert_uint_eq(s->from.hi, 9500000);
+	ck_assert(s->from.by & BM_BY_TRACEPOINT);
+}
+END_TEST
+
+START_TEST(a_registration_caps_the_previous_removal)
+{
+	dump(1 * MS, (uint32_t[]){ ZRAM1 }, (const char *[]){ "zram1" }, 1, 2 * MS);
+	/* Re-created before the remove uevent of the old one was read. */
+	observe(BM_OBS_REGISTER, 15 * MS, ZRAM1, NULL, BM_BY_TRACEPOINT, 0);
+	uevent("remove", 16 * MS, ZRAM1, "zram1", 0);
+	uevent("add", 17 * MS, ZRAM1, "zram1", 0);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 2);
+	ck_assert_uint_le(bm_map_span(map, 0)->to.hi, 15 * MS);
+	ck_assert_uint_eq(bm_map_span(map, 1)->from.lo, 15 * MS);
+	ck_assert_str_eq(name_at(ZRAM1, 15 * MS + 1, NULL), "zram1");
+	ck_assert_ptr_eq(bm_map_label(map, ZRAM1, 15 * MS + 1, 0, &(enum bm_basis){ 0 }),
+			 bm_map_span(map, 1));
+}
+END_TEST
+
+START_TEST(a_partition_rescan_removes_and_re_adds_every_partition)
+{
+	static const uint32_t devs[] = { BM_MKDEV(8, 0), BM_MKDEV(8, 1), BM_MKDEV(8, 2) };
+	static const char *const names[] = { "sda", "sda1", "sda2" };
+
+	dump(1 * MS, devs, names, 3, 2 * MS);
+	part_uevent("remove", 10 * MS, devs[1], "sda1", "sda", 9 * MS);
+	part_uevent("remove", 11 * MS, devs[2], "sda2", "sda", 10 * MS);
+	part_uevent("add", 12 * MS, devs[1], "sda1", "sda", 11 * MS);
+	part_uevent("add", 13 * MS, devs[2], "sda2", "sda", 12 * MS);
+	dump(50 * MS, devs, names, 3, 51 * MS);
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), 5);	/* sda, sda1 x2, sda2 x2 */
+	ck_assert(!bm_map_span(map, 0)->to.known);
+	ck_assert(bm_map_span(map, 1)->to.known);
+	ck_assert_str_eq(bm_map_span(map, 2)->name, "sda1");
+	ck_assert_uint_eq(bm_map_span(map, 2)->from.lo, 11 * MS);
+	ck_assert_ptr_eq(bm_map_label(map, devs[1], 5 * MS, 0, &(enum bm_basis){ 0 }),
+			 bm_map_span(map, 1));
+	ck_assert_ptr_eq(bm_map_label(map, devs[1], 60 * MS, 0, &(enum bm_basis){ 0 }),
+			 bm_map_span(map, 2));
+}
+END_TEST
+
+START_TEST(a_statedump_racing_an_add_is_one_incarnation)
+{
+	const struct bm_span *s;
+
+	/* Added at ~1.5 ms: the dump lists it, its uevent marker comes after. */
+	dump(1 * MS, (uint32_t[]){ ZRAM1 }, (const char *[]){ "zram1" }, 1, 2 * MS);
+	uevent("add", 3 * MS, ZRAM1, "zram1", 0);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 1);
+	s = bm_map_span(map, 0);
+	ck_assert(s->from.known);
+	ck_assert_uint_le(s->from.hi, 1 * MS + 1000);	/* the dump saw it by then */
+	ck_assert(s->from.by & BM_BY_UEVENT);
+}
+END_TEST
+
+START_TEST(a_statedump_racing_a_remove_is_narrowed_by_the_late_uevent)
+{
+	const struct bm_span *s;
+
+	dump(1 * MS, (uint32_t[]){ ZRAM1 }, (const char *[]){ "zram1" }, 1, 2 * MS);
+	/* Removed during the end dump, which no longer lists it. */
+	dump(50 * MS, NULL, NULL, 0, 52 * MS);
+	uevent("remove", 53 * MS, ZRAM1, "zram1", 0);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 1);
+	s = bm_map_span(map, 0);
+	ck_assert(s->to.known);
+	ck_assert_uint_eq(s->to.hi, 52 * MS);
+	ck_assert(s->to.by & BM_BY_SYSFS);
+	ck_assert(s->to.by & BM_BY_UEVENT);
+}
+END_TEST
+
+START_TEST(a_lost_removal_is_inferred_and_reported)
+{
+	const struct bm_conflict *c;
+
+	dump(1 * MS, NULL, NULL, 0, 2 * MS);
+	uevent("add", 10 * MS, ZRAM1, "alpha", 9 * MS);
+	/* The remove uevent of alpha was lost. */
+	uevent("add", 30 * MS, ZRAM1, "beta", 29 * MS);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 2);
+	ck_assert(bm_map_span(map, 0)->to.by & BM_BY_INFERENCE);
+	ck_assert_uint_eq(bm_map_conflicts(map, &c), 1);
+	ck_assert_ptr_nonnull(strstr(c[0].text, "alpha"));
+	ck_assert_ptr_nonnull(strstr(c[0].text, "beta"));
+}
+END_TEST
+
+START_TEST(a_statedump_contradicting_the_map_is_a_conflict)
+{
+	const struct bm_conflict *c;
+
+	dump(1 * MS, (uint32_t[]){ ZRAM1 }, (const char *[]){ "alpha" }, 1, 2 * MS);
+	dump(50 * MS, (uint32_t[]){ ZRAM1 }, (const char *[]){ "beta" }, 1, 52 * MS);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 2);
+	ck_assert_uint_eq(bm_map_conflicts(map, &c), 1);
+	ck_assert_ptr_nonnull(strstr(c[0].text, "statedump"));
+	ck_assert_str_eq(name_at(ZRAM1, 10 * MS, NULL), "alpha");
+	ck_assert_str_eq(name_at(ZRAM1, 60 * MS, NULL), "beta");
+}
+END_TEST
+
+START_TEST(the_parent_disk_picks_among_overlapping_partitions)
+{
+	enum bm_basis b;
+	const struct bm_span *s;
+
+	dump(1 * MS, (uint32_t[]){ BM_MKDEV(7, 0), BM_MKDEV(7, 1) },
+	     (const char *[]){ "loop0", "loop1" }, 2, 2 * MS);
+	part_uevent("add", 10 * MS, P0, "loop0p1", "loop0", 9 * MS);
+	/* Not fresh: the removal may have happened any time after the add. */
+	part_uevent("remove", 30 * MS, P0, "loop0p1", "loop0", 0);
+	part_uevent("add", 31 * MS, P0, "loop1p1", "loop1", 0);
+	bm_map_finish(map, 0, 100 * MS);
+
+	s = bm_map_label(map, P0, 20 * MS, BM_MKDEV(7, 1), &b);
+	ck_assert_str_eq(s->name, "loop1p1");
+	ck_assert_int_eq(b, BM_LABEL_PARENT);
+	s = bm_map_label(map, P0, 20 * MS, BM_MKDEV(7, 0), &b);
+	ck_assert_str_eq(s->name, "loop0p1");
+	ck_assert_int_eq(b, BM_LABEL_PARENT);
+	s = bm_map_label(map, P0, 20 * MS, 0, &b);
+	ck_assert_int_eq(b, BM_LABEL_GUESS);
+}
+END_TEST
+
+START_TEST(a_device_never_seen_is_unknown)
+{
+	enum bm_basis b;
+
+	dump(1 * MS, NULL, NULL, 0, 2 * MS);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_ptr_null(name_at(ZRAM1, 10 * MS, &b));
+	ck_assert_int_eq(b, BM_LABEL_UNKNOWN);
+}
+END_TEST
+
+START_TEST(io_after_the_last_removal_is_unknown)
+{
+	enum bm_basis b;
+
+	dump(1 * MS, NULL, NULL, 0, 2 * MS);
+	uevent("add", 10 * MS, ZRAM1, "alpha", 9 * MS);
+	uevent("remove", 20 * MS, ZRAM1, "alpha", 19 * MS);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_ptr_null(name_at(ZRAM1, 21 * MS, &b));
+	ck_assert_int_eq(b, BM_LABEL_UNKNOWN);
+}
+END_TEST
+
+Suite *suite_map(void)
+{
+	Suite *s = suite_create("map");
+	TCase *tc = tcase_create("map");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, reuse_of_one_dev_t_gives_two_incarnations);
+	tcase_add_test(tc, io_after_a_removal_belongs_to_the_next_incarnation_known_later);
+	tcase_add_test(tc, a_registration_tracepoint_makes_the_add_exact);
+	tcase_add_test(tc, a_registration_caps_the_previous_removal);
+	tcase_add_test(tc, a_partition_rescan_removes_and_re_adds_every_partition);
+	tcase_add_test(tc, a_statedump_racing_an_add_is_one_incarnation);
+	tcase_add_test(tc, a_statedump_racing_a_remove_is_narrowed_by_the_late_uevent);
+	tcase_add_test(tc, a_lost_removal_is_inferred_and_reported);
+	tcase_add_test(tc, a_statedump_contradicting_the_map_is_a_conflict);
+	tcase_add_test(tc, the_parent_disk_picks_among_overlapping_partitions);
+	tcase_add_test(tc, a_device_never_seen_is_unknown);
+	tcase_add_test(tc, io_after_the_last_removal_is_unknown);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* trace.dat writer -> reader round trips, and damaged files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blkmap/error.h"
+#include "blkmap/stream.h"
+#include "blkmap/tracefile.h"
+#include "helpers.h"
+
+static char path[256];
+
+static void setup(void)
+{
+	test_tmpname(path, sizeof(path));
+}
+
+static void teardown(void)
+{
+	unlink(path);
+}
+
+static void write_two_cpus(void)
+{
+	static const struct test_event cpu0[] = { { 1000, 1 }, { 3000, 3 }, { 5000, 5 } };
+	static const struct test_event cpu1[] = { { 2000, 2 }, { 4000, 4 } };
+	const struct test_event *events[] = { cpu0, cpu1 };
+	size_t counts[] = { 3, 2 };
+
+	test_write_trace(path, 2, events, counts);
+}
+
+START_TEST(round_trip_keeps_meta_and_events)
+{
+	struct bm_trace *t;
+	struct bm_stream *s;
+	struct bm_rec rec;
+	const struct bm_trace_meta *m;
+	uint32_t seq;
+	int n = 0;
+
+	write_two_cpus();
+	t = bm_trace_open(path);
+	ck_assert_msg(t, "open failed: %s", bm_error_message());
+	m = bm_trace_get_meta(t);
+	ck_assert_int_eq(m->ncpus, 2);
+	ck_assert_uint_eq(m->page_size, TEST_PAGE_SIZE);
+	ck_assert_str_eq(m->clock, "mono");
+	ck_assert_uint_eq(m->nformats, 1);
+	ck_assert_str_eq(m->formats[0].system, "test");
+	ck_assert_ptr_nonnull(strstr(m->cmdlines, "tester"));
+	s = bm_stream_open(t);
+	ck_assert_ptr_nonnull(s);
+	while (bm_stream_next(s, &rec) > 0) {
+		n++;
+		memcpy(&seq, (char *)rec.data + 8, 4);
+		ck_assert_uint_eq(seq, n);
+		ck_assert_uint_eq(rec.ts, n * 1000);
+		ck_assert_int_eq(rec.cpu, (n % 2) ? 0 : 1);
+		ck_assert_int_eq(rec.type, TEST_EVENT_ID);
+	}
+	ck_assert_int_eq(n, 5);
+	bm_stream_close(s);
+	bm_trace_close(t);
+}
+END_TEST
+
+START_TEST(cpu_pages_are_page_aligned)
+{
+	struct bm_trace *t;
+	int cpu;
+
+	write_two_cpus();
+	t = bm_trace_open(path);
+	ck_assert_ptr_nonnull(t);
+	for (cpu = 0; cpu < 2; cpu++) {
+		ck_assert_uint_eq(bm_trace_cpu(t, cpu)->offset % TEST_PAGE_SIZE, 0);
+		ck_assert_uint_eq(bm_trace_cpu(t, cpu)->size, TEST_PAGE_SIZE);
+	}
+	bm_trace_close(t);
+}
+END_TEST
+
+START_TEST(missed_events_are_counted)
+{
+	struct bm_trace_meta meta;
+	struct test_page page;
+	struct bm_trace *t;
+	struct bm_stream *s;
+	struct bm_rec rec;
+	int fd, spool, uncounted = 0;
+
+	test_meta_init(&meta, 1);
+	test_page_init(&page);
+	test_page_add(&page, 10, 1);
+	test_page_finish(&page, 37);
+	spool = test_spool(&page, 1);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_eq(bm_trace_write(fd, path, &meta, &spool), 0);
+	close(fd);
+	close(spool);
+	bm_trace_meta_release(&meta);
+
+	t = bm_trace_open(path);
+	ck_assert_ptr_nonnull(t);
+	s = bm_stream_open(t);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(bm_stream_next(s, &rec), 1);
+	ck_assert_uint_eq(bm_stream_missed(s, 0, &uncounted), 37);
+	ck_assert_int_eq(uncounted, 0);
+	bm_stream_close(s);
+	bm_trace_close(t);
+}
+END_TEST
+
+/* Open and read everything; 0 if the whole file reads. */
+static int read_all(const char *file)
+{
+	struct bm_trace *t = bm_trace_open(file);
+	struct bm_stream *s;
+	struct bm_rec rec;
+	int r;
+
+	if (!t)
+		return -1;
+	s = bm_stream_open(t);
+	if (!s) {
+		bm_trace_close(t);
+		return -1;
+	}
+	while ((r = bm_stream_next(s, &rec)) > 0)
+		;
+	bm_stream_close(s);
+	bm_trace_close(t);
+	return r;
+}
+
+static void copy_prefix(const char *from, const char *to, off_t len)
+{
+	char *buf = malloc(len + 1);
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_int_eq(pread(in, buf, len, 0), len);
+	ck_assert_int_eq(write(out, buf, len), len);
+	close(in);
+	close(out);
+	free(buf);
+}
+
+START_TEST(every_truncation_is_rejected_with_an_offset)
+{
+	char cut[256];
+	off_t size, len;
+	int fd;
+
+	write_two_cpus();
+	fd = open(path, O_RDONLY);
+	size = lseek(fd, 0, SEEK_END);
+	close(fd);
+	test_tmpname(cut, sizeof(cut));
+	for (len = 0; len < size; len += (len < 2048 ? 1 : 509)) {
+		copy_prefix(path, cut, len);
+		ck_assert_msg(read_all(cut) < 0, "a file cut at %lld of %lld was accepted",
+			      (long long)len, (long long)size);
+		ck_assert_msg(strstr(bm_error_message(), cut) && strstr(bm_error_message(), "offset"),
+			      "cut at %lld: message '%s' names no file and offset",
+			      (long long)len, bm_error_message());
+	}
+	unlink(cut);
+}
+END_TEST
+
+static void patch(off_t at, const void *bytes, size_t n)
+{
+	int fd = open(path, O_WRONLY);
+
+	ck_assert_int_eq(pwrite(fd, bytes, n, at), (ssize_t)n);
+	close(fd);
+}
+
+START_TEST(bad_magic_is_not_a_trace)
+{
+	write_two_cpus();
+	patch(0, "XX", 2);
+	ck_assert_ptr_null(bm_trace_open(path));
+	ck_assert_ptr_nonnull(strstr(bm_error_message(), "not a trace file"));
+}
+END_TEST
+
+START_TEST(other_versions_are_refused)
+{
+	write_two_cpus();
+	patch(10, "7", 1);
+	ck_assert_ptr_null(bm_trace_open(path));
+	ck_assert_ptr_nonnull(strstr(bm_error_message(), "version 7"));
+}
+END_TEST
+
+START_TEST(absurd_cpu_count_is_refused)
+{
+	struct bm_trace *t;
+	uint32_t huge = 0x7fffffff;
+	off_t at;
+	char *buf;
+	int fd;
+
+	write_two_cpus();
+	/* The CPU count stands right before "options  ". */
+	fd = open(path, O_RDONLY);
+	buf = malloc(8192);
+	ck_assert_int_gt(read(fd, buf, 8192), 0);
+	close(fd);
+	at = (char *)memmem(buf, 8192, "options  ", 10) - buf - 4;
+	free(buf);
+	patch(at, &huge, 4);
+	t = bm_trace_open(path);
+	ck_assert_ptr_null(t);
+	ck_assert_ptr_nonnull(strstr(bm_error_message(), "absurd CPU count"));
+}
+END_TEST
+
+START_TEST(corrupt_commit_is_rejected)
+{
+	struct bm_trace *t;
+	uint64_t commit = 999999;
+
+	write_two_cpus();
+	t = bm_trace_open(path);
+	ck_assert_ptr_nonnull(t);
+	patch(bm_trace_cpu(t, 1)->offset + 8, &commit, 8);
+	bm_trace_close(t);
+	ck_assert_int_lt(read_all(path), 0);
+	ck_assert_ptr_nonnull(strstr(bm_error_message(), "corrupt ring-buffer page of CPU 1"));
+}
+END_TEST
+
+START_TEST(garbage_event_lengths_do_not_crash)
+{
+	struct bm_trace *t;
+	unsigned char junk[512];
+	off_t data;
+	int i, seed;
+
+	for (seed = 1; seed <= 200; seed++) {
+		write_two_cpus();
+		t = bm_trace_open(path);
+		ck_assert_ptr_nonnull(t);
+		data = bm_trace_cpu(t, 0)->offset + 16;
+		bm_trace_close(t);
+		srand(seed);
+		for (i = 0; i < (int)sizeof(junk); i++)
+			junk[i] = rand();
+		patch(data, junk, 40 + seed % 200);
+		read_all(path);	/* must return, whatever it decides */
+	}
+}
+END_TEST
+
+START_TEST(missing_file_names_it)
+{
+	ck_assert_ptr_null(bm_trace_open("/nonexistent/x.dat"));
+	ck_assert_ptr_nonnull(strstr(bm_error_message(), "cannot open '/nonexistent/x.dat'"));
+}
+END_TEST
+
+Suite *suite_tracefile(void)
+{
+	Suite *s = suite_create("tracefile");
+	TCase *tc = tcase_create("tracefile");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, round_trip_keeps_meta_and_events);
+	tcase_add_test(tc, cpu_pages_are_page_aligned);
+	tcase_add_test(tc, missed_events_are_counted);
+	tcase_add_test(tc, every_truncation_is_rejected_with_an_offset);
+	tcase_add_test(tc, bad_magic_is_not_a_trace);
+	tcase_add_test(tc, other_versions_are_refused);
+	tcase_add_test(tc, absurd_cpu_count_is_refused);
+	tcase_add_test(tc, corrupt_commit_is_rejected);
+	tcase_add_test(tc, garbage_event_lengths_do_not_crash);
+	tcase_add_test(tc, missing_file_names_it);
+	suite_add_tcase(s, tc);
+	return s;
+}
