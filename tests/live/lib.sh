@@ -1,0 +1,80 @@
+# Helpers for the live tests: real tracefs, real block devices, as root.
+# Each test sources this file; everything it creates is removed on exit.
+set -eu
+BLKMAP=${BLKMAP:-$(cd "$(dirname "$0")/../.." && pwd)/blkmap}
+T=$(mktemp -d "${TMPDIR:-/tmp}/blkmap-live.XXXXXX")
+# Devices to remove at exit, one "loop DEV" or "zram N" a line: a file, since
+# the helpers run in command substitutions (subshells).
+DEVICES=$T/.devices
+: >"$DEVICES"
+
+skip() { echo "$*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+
+cleanup() {
+	status=$?
+	while read -r kind dev; do
+		case $kind in
+		loop) losetup -d "$dev" 2>/dev/null || true ;;
+		zram) [ ! -e /sys/block/zram$dev ] ||
+			echo "$dev" >/sys/class/zram-control/hot_remove 2>/dev/null || true ;;
+		esac
+	done <"$DEVICES"
+	rm -rf "$T"
+	exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (live tracefs and block devices)"
+	grep -qw tracefs /proc/filesystems || skip "kernel has no tracefs"
+}
+
+tracing_dir() {
+	if [ -d /sys/kernel/tracing/instances ]; then echo /sys/kernel/tracing
+	else echo /sys/kernel/debug/tracing; fi
+}
+
+# No blkmap instance and no spool directory may outlive a recording.
+assert_clean() {
+	left=$(ls "$(tracing_dir)/instances" 2>/dev/null | grep '^blkmap-' || true)
+	[ -z "$left" ] || fail "instances left behind: $left"
+	spools=$(ls -a "$T" | grep '^\.blkmap-' || true)
+	[ -z "$spools" ] || fail "spool left behind: $spools"
+}
+
+track() { echo "$1 $2" >>"$DEVICES"; }
+untrack() { grep -vx "$1 $2" "$DEVICES" >"$DEVICES.new" || true; mv "$DEVICES.new" "$DEVICES"; }
+
+# new_loop FILE [losetup options]: attach FILE to a free loop device.
+new_loop() {
+	f=$1; shift
+	l=$(losetup -f --show "$@" "$f") || fail "losetup $f"
+	track loop "$l"
+	echo "$l"
+}
+
+drop_loop() {
+	losetup -d "$1"
+	untrack loop "$1"
+}
+
+new_zram() {
+	[ -e /sys/class/zram-control/hot_add ] || skip "no zram-control"
+	z=$(cat /sys/class/zram-control/hot_add)
+	track zram "$z"
+	echo 64M >/sys/block/zram$z/disksize
+	echo "$z"
+}
+
+drop_zram() {
+	echo "$1" >/sys/class/zram-control/hot_remove
+	untrack zram "$1"
+}
+
+devnum() { cat "/sys/class/block/$(basename "$1")/dev"; }
+
+# csv_col FILE NAME: the column number of NAME in FILE's header.
+csv_col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }

@@ -1,0 +1,40 @@
+# Bad input and faults: clear messages, the documented exit codes, nothing left.
+. "$(dirname "$0")/lib.sh"
+need_root
+
+expect() {	# expect STATUS PATTERN COMMAND...
+	want=$1 pattern=$2; shift 2
+	set +e
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	set -e
+	[ "$got" -eq "$want" ] || { cat "$T/err"; fail "'$*' exited $got, not $want"; }
+	grep -q -- "$pattern" "$T/err" || { cat "$T/err"; fail "'$*' did not say '$pattern'"; }
+	note "$* -> $got: $(head -n 1 "$T/err")"
+}
+
+expect 1 "event block:no_such_event does not exist" \
+	"$BLKMAP" record -o "$T/x.dat" -e block:no_such_event -- true
+expect 1 "cannot write '$T/missing/x.dat'" "$BLKMAP" record -o "$T/missing/x.dat" -- true
+expect 127 "cannot run 'no-such-command-here'" \
+	"$BLKMAP" record -o "$T/x.dat" -- no-such-command-here
+expect 3 "recorded" "$BLKMAP" record -o "$T/x.dat" -- sh -c 'exit 3'
+expect 64 "unknown source" "$BLKMAP" record --sources=telepathy -- true
+expect 64 "not a command" "$BLKMAP" frobnicate
+assert_clean
+
+if command -v setpriv >/dev/null; then
+	expect 1 "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$BLKMAP" record -o /tmp/never.dat -- true
+fi
+
+# Files that are not recordings, or are damaged.
+echo "hello" >"$T/text.dat"
+expect 1 "'$T/text.dat': offset 0: not a trace file" "$BLKMAP" report "$T/text.dat"
+expect 1 "cannot open '$T/none.dat'" "$BLKMAP" report "$T/none.dat"
+"$BLKMAP" record -q -o "$T/good.dat" -- true
+size=$(stat -c %s "$T/good.dat")
+head -c $((size - 100)) "$T/good.dat" >"$T/cut.dat"
+expect 1 "'$T/cut.dat': offset [0-9]*:.*past the end" "$BLKMAP" report "$T/cut.dat"
+head -c 300 "$T/good.dat" >"$T/head.dat"
+expect 1 "'$T/head.dat': offset [0-9]*:" "$BLKMAP" report "$T/head.dat"
