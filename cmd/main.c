@@ -16,7 +16,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "record", cmd_record, "record block I/O and the device map into a file" },
-	{ "report", cmd_report, "print a recording's events, map and per-disk views" },
+	{ "report", cmd_report, "print a recording's events and device map" },
 };
 
 void say(const char *fmt, ...)
@@ -46,14 +46,13 @@ static void print_version(FILE *f, struct argp_state *state)
 }
 
 void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_version;
-const char *argp_program_bug_address = "the blkmap issue tracker";
 
 static char doc[] =
 	"Record block I/O with ftrace and report it under the disk names that were "
 	"valid at each event, even while disks come and go.\v"
 	"Commands:\n"
 	"  record    record block I/O and the device map into a file\n"
-	"  report    print a recording's events, map and per-disk views\n"
+	"  report    print a recording's events and device map\n"
 	"\n"
 	"'blkmap COMMAND --help' describes each command.";
 
