@@ -22,6 +22,11 @@
 #define SLACK		64	/* kbuffer may peek a few bytes past a page */
 #define MISSED_EVENTS	(1ULL << 31)
 #define MISSED_STORED	(1ULL << 30)
+/*
+ * The kernel adds the flags to a long as the int (1 << 31), which sign-
+ * extends: the bits above 31 are noise. The size is below the flags.
+ */
+#define COMMIT_SIZE	((1ULL << 30) - 1)
 
 struct cursor {
 	int cpu;
@@ -107,7 +112,7 @@ static int next_page(struct bm_stream *s, struct cursor *c)
 		}
 		page = c->chunk + (size_t)c->page * s->page_size;
 		commit = page_commit(s, page);
-		used = commit & ~(MISSED_EVENTS | MISSED_STORED);
+		used = commit & COMMIT_SIZE;
 		if (used > s->page_size - s->header_size)
 			return corrupt(s, c, "commit size exceeds the page");
 		/* Stored counts sit after the data and must fit as well. */

@@ -443,27 +443,50 @@ out_meta:
 	return ret;
 }
 
+/* Remove everything the recording created; safe to call twice. */
 static void teardown(struct recorder *r)
 {
 	if (r->capture)
 		bm_capture_stop(r->capture);
 	bm_uevents_stop(r->uevents);
+	r->uevents = NULL;
 	bm_capture_free(r->capture);
+	r->capture = NULL;
 	bm_session_destroy(r->session);
+	r->session = NULL;
 	if (r->tmp_path[0])
 		unlink(r->tmp_path);
+	r->tmp_path[0] = '\0';
 	if (r->spool_dir[0])
 		rmdir(r->spool_dir);
+	r->spool_dir[0] = '\0';
 	if (r->notify_fd >= 0)
 		close(r->notify_fd);
-	if (r->sig_fd >= 0)
-		close(r->sig_fd);
+	r->notify_fd = -1;
 	free(r->start_stats);
+	r->start_stats = NULL;
+}
+
+/* Wait for the command, passing signals on; its status goes into the result. */
+static void wait_command(struct recorder *r)
+{
+	struct signalfd_siginfo si;
+
+	while (r->child > 0) {
+		reap(r);
+		if (r->child <= 0)
+			break;
+		if (read(r->sig_fd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo != SIGCHLD && si.ssi_code != SI_KERNEL)
+			kill(r->child, si.ssi_signo);
+	}
 }
 
 int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 {
 	struct recorder r = { .opts = opts, .res = res, .sig_fd = -1, .notify_fd = -1 };
+	char failure_status[1024];
 	sigset_t mask, old;
 	int ret = -1;
 
@@ -500,8 +523,15 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 
 		if (failure)
 			bm_error("recording stopped: %s", failure);
-		if (r.child > 0)
-			notify(&r, "'%s' (pid %d) is still running", opts->argv[0], (int)r.child);
+		if (r.child > 0) {
+			/* Tracing ends now; the command is the user's: let it finish. */
+			notify(&r, "%s; waiting for '%s' (pid %d) to exit", bm_error_message(),
+			       opts->argv[0], (int)r.child);
+			snprintf(failure_status, sizeof(failure_status), "%s", bm_error_message());
+			teardown(&r);
+			wait_command(&r);
+			bm_error("%s", failure_status);
+		}
 		goto out;
 	}
 	if (stop(&r) < 0 || write_file(&r) < 0)
@@ -509,6 +539,8 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 	ret = 0;
 out:
 	teardown(&r);
+	if (r.sig_fd >= 0)
+		close(r.sig_fd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }

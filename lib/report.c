@@ -69,6 +69,18 @@ static int build_map(struct report *r)
 	return 0;
 }
 
+static uint64_t stat_value(const char *stats, const char *key)
+{
+	const char *p = stats ? strstr(stats, key) : NULL;
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+/*
+ * Loss, from the pages (flags the kernel set when it overwrote events
+ * before they were read) and from the per-CPU statistics at the end of the
+ * recording (its instance was new, so they count only this recording).
+ */
 static void report_loss(struct report *r)
 {
 	const struct bm_trace_meta *m = bm_trace_get_meta(r->trace);
@@ -76,7 +88,11 @@ static void report_loss(struct report *r)
 
 	for (cpu = 0; cpu < m->ncpus; cpu++) {
 		uint64_t missed = bm_stream_missed(r->stream, cpu, &uncounted);
+		uint64_t stats = stat_value(m->cpustats[cpu], "\noverrun:") +
+				 stat_value(m->cpustats[cpu], "\ndropped events:");
 
+		if (stats > missed)
+			missed = stats;
 		if (missed || uncounted)
 			warn(r, "the kernel lost %s%llu events on CPU %d while recording: counts "
 			     "and the device map may be incomplete", uncounted ? "at least " : "",

@@ -21,6 +21,7 @@ cleanup() {
 			echo "$dev" >/sys/class/zram-control/hot_remove 2>/dev/null || true ;;
 		esac
 	done <"$DEVICES"
+	awk -v t="$T/" 'index($2, t) == 1 {print $2}' /proc/mounts | xargs -r umount 2>/dev/null || true
 	rm -rf "$T"
 	exit $status
 }

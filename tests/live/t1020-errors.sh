@@ -38,3 +38,22 @@ head -c $((size - 100)) "$T/good.dat" >"$T/cut.dat"
 expect 1 "'$T/cut.dat': offset [0-9]*:.*past the end" "$BLKMAP" report "$T/cut.dat"
 head -c 300 "$T/good.dat" >"$T/head.dat"
 expect 1 "'$T/head.dat': offset [0-9]*:" "$BLKMAP" report "$T/head.dat"
+
+# The disk fills while recording: say so, let the command finish, keep nothing.
+mkdir "$T/small"
+mount -t tmpfs -o size=256k tmpfs "$T/small" || skip "cannot mount a small tmpfs"
+truncate -s 64M "$T/img"
+L=$(new_loop "$T/img")
+set +e
+"$BLKMAP" record -o "$T/small/full.dat" -- \
+	dd if=/dev/zero of="$L" bs=4k count=20000 oflag=direct 2>"$T/err"
+got=$?
+set -e
+left=$(ls -A "$T/small")
+umount "$T/small"
+cat "$T/err"
+[ "$got" -eq 1 ] || fail "record on a full disk exited $got, not 1"
+grep -q "No space left on device" "$T/err" || fail "no word of the full disk"
+grep -q "waiting for 'dd'" "$T/err" || fail "the command was not waited for"
+[ -z "$left" ] || fail "left on the full disk: $left"
+assert_clean

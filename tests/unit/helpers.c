@@ -77,7 +77,8 @@ void test_page_finish(struct test_page *p, unsigned missed)
 		uint64_t count = missed;
 
 		memcpy(p->data + HEADER + p->used, &count, 8);
-		commit |= (1ULL << 31) | (1ULL << 30);
+		/* As the kernel does: (int)(1 << 31) added to a long sign-extends. */
+		commit |= 0xffffffff80000000ULL | (1ULL << 30);
 	}
 	memcpy(p->data + 8, &commit, 8);
 }
