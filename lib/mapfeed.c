@@ -99,7 +99,8 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		v = bm_marker_get(&p, "sources");
 		snprintf(f->sources, sizeof(f->sources), "%s", v ? v : "");
 	}
-	if (!strcmp(p.type, "uevent") || !strcmp(p.type, "uevent-listen")) {
+	if (!strcmp(p.type, "uevent") || !strcmp(p.type, "uevent-listen") ||
+	    !strcmp(p.type, "uevent-idle")) {
 		f->listener_ts = ev->ts;
 		f->have_listener = true;
 	}

@@ -345,6 +345,11 @@ static int wait_for_stop(struct recorder *r)
 
 			if (read(r->sig_fd, &si, sizeof(si)) != sizeof(si) || si.ssi_signo == SIGCHLD)
 				continue;
+			if (si.ssi_signo == SIGUSR1) {
+				if (dump(r, "request") < 0)
+					return -1;
+				continue;
+			}
 			if (!r->opts->argv || r->child <= 0 || ++signals > 1) {
 				if (r->child > 0) {
 					r->res->command_running = true;
@@ -478,7 +483,7 @@ static void wait_command(struct recorder *r)
 			break;
 		if (read(r->sig_fd, &si, sizeof(si)) != sizeof(si))
 			continue;
-		if (si.ssi_signo != SIGCHLD && si.ssi_code != SI_KERNEL)
+		if (si.ssi_signo != SIGCHLD && si.ssi_signo != SIGUSR1 && si.ssi_code != SI_KERNEL)
 			kill(r->child, si.ssi_signo);
 	}
 }
@@ -497,6 +502,7 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGUSR1);	/* a statedump on request */
 	/* Before any thread exists, so that every thread inherits it. */
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	r.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC);

@@ -9,6 +9,9 @@
  * marker the listener reads /sys/kernel/uevent_seqnum. A uevent numbered
  * above that value was sent after the marker; its marker says fresh=1, and
  * the change it reports happened after the listener's previous marker.
+ * When idle, the listener writes an "uevent-idle" marker now and then, so
+ * that this lower bound stays close: every 100 ms for a few seconds after a
+ * uevent (hotplug comes in bursts), every second otherwise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blkmap/error.h"
@@ -30,6 +34,9 @@
 
 #define KERNEL_GROUP	1
 #define RCVBUF		(4 << 20)
+#define IDLE_BUSY_MS	100
+#define IDLE_QUIET_MS	1000
+#define BUSY_FOR_MS	3000
 
 struct bm_uevents {
 	int sock;
@@ -171,6 +178,14 @@ static bool receive_all(struct bm_uevents *u)
 	}
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
 static void *listener_main(void *arg)
 {
 	struct bm_uevents *u = arg;
@@ -178,12 +193,25 @@ static void *listener_main(void *arg)
 		{ .fd = u->sock, .events = POLLIN },
 		{ .fd = u->stop_fd, .events = POLLIN },
 	};
+	int64_t last_uevent = -BUSY_FOR_MS;
+	struct bm_marker m;
 
 	for (;;) {
-		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+		int busy = now_ms() - last_uevent < BUSY_FOR_MS;
+		int n = poll(fds, 2, busy ? IDLE_BUSY_MS : IDLE_QUIET_MS);
+		uint64_t before = bm_uevents_count(u);
+
+		if (n < 0 && errno != EINTR)
 			break;
+		if (n == 0) {
+			bm_marker_begin(&m, "uevent-idle");
+			write_marker(u, &m);
+			continue;
+		}
 		if (!receive_all(u) || (fds[1].revents & POLLIN))
 			break;
+		if (bm_uevents_count(u) != before)
+			last_uevent = now_ms();
 	}
 	return NULL;
 }
