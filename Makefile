@@ -3,13 +3,15 @@
 #   make               build ./blkmap
 #   make check         unit tests, then live tests (root), with one summary
 #   make SANITIZE=1    build with AddressSanitizer and UndefinedBehaviorSanitizer
+#   make STATIC=1      ./blkmap-static, one binary to copy onto machines without
+#                      the libraries
 #   make V=1           show the commands
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
 BUILD     ?= build
 
-PKGS      := libtracefs libtraceevent
+PKGS      := libtracefs libtraceevent libbpf
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-format-truncation \
@@ -21,6 +23,14 @@ ifeq ($(SANITIZE),1)
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS   += -fsanitize=address,undefined
 BUILD     := build-san
+endif
+
+PROGRAM   := blkmap
+ifeq ($(STATIC),1)
+LDFLAGS   += -static
+LDLIBS    := $(shell pkg-config --static --libs $(PKGS)) -lpthread
+BUILD     := build-static
+PROGRAM   := blkmap-static
 endif
 
 ifneq ($(V),1)
@@ -37,9 +47,9 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 LIBBLKMAP := $(BUILD)/libblkmap.a
 UNIT_BIN  := $(BUILD)/tests/unit/run-unit
 
-all: blkmap
+all: $(PROGRAM)
 
-blkmap: $(CMD_OBJ) $(LIBBLKMAP)
+$(PROGRAM): $(CMD_OBJ) $(LIBBLKMAP)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(LIBBLKMAP): $(LIB_OBJ)
@@ -56,7 +66,7 @@ check: blkmap $(UNIT_BIN)
 	$(Q)BLKMAP=$(CURDIR)/blkmap UNIT=$(CURDIR)/$(UNIT_BIN) tests/run
 
 clean:
-	rm -rf build build-san blkmap
+	rm -rf build build-san build-static blkmap blkmap-static
 
 .PHONY: all check clean
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blkmap/error.h"
 #include "blkmap/record.h"
 #include "cmd.h"
 
@@ -19,9 +20,10 @@ static char doc[] =
 	"With -d and a COMMAND, the command gets SIGTERM when the time is up. "
 	"SIGUSR1 adds a statedump.\n"
 	"\n"
-	"Sources: tracepoint (writeback_bdi_register: exact time of disk adds), "
-	"uevent (every add and remove, bounded from above), sysfs (statedump). "
-	"Default: all available.";
+	"Sources: kprobe (probes on the functions that add and remove disks and "
+	"partitions, and a statedump through part_stat_read_all: exact), tracepoint "
+	"(writeback_bdi_register: exact time of disk adds), uevent (every add and "
+	"remove, bounded), sysfs (statedump). Default: all this kernel offers.";
 
 static struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the recording to FILE (default blkmap.dat)", 0 },
@@ -30,7 +32,7 @@ static struct argp_option options[] = {
 	{ "event", 'e', "SYSTEM:EVENT", 0,
 	  "Also record this event, or every event of SYSTEM (repeatable)", 0 },
 	{ "sources", 's', "LIST", 0,
-	  "Map sources to use, comma-separated: tracepoint, uevent, sysfs, all", 0 },
+	  "Map sources to use, comma-separated: kprobe, tracepoint, uevent, sysfs, all", 0 },
 	{ "quiet", 'q', NULL, 0, "Print only errors", 0 },
 	{ 0 }
 };
@@ -70,8 +72,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 's':
 		if (bm_source_parse(arg, &a->opts.sources) < 0)
-			argp_error(state, "--sources: %s", "unknown source; known: tracepoint, "
-				   "uevent, sysfs, all");
+			argp_error(state, "--sources: %s", bm_error_message());
 		break;
 	case 'q':
 		a->quiet = true;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Field offsets per event id, resolved once; records read directly. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 
 struct field {
 	int offset, size;	/* size 0: the event lacks the field */
+	bool dynamic;		/* __data_loc: a u32 locating the data */
 };
 
 struct layout {
@@ -16,6 +18,7 @@ struct layout {
 	const char *name, *system;
 	struct field pid, dev, old_dev, sector, old_sector, nr_sector, bytes, error;
 	struct field rwbs, text;
+	struct field major, minor, kname, kdisk, partno, seq;	/* probe events */
 };
 
 struct bm_decoder {
@@ -40,15 +43,28 @@ static const struct {
 	{ "writeback", "writeback_bdi_register", BM_EV_BDI_REGISTER },
 };
 
+static const struct {
+	const char *name;
+	enum bm_kind kind;
+} probe_events[] = {
+	{ "bdev_add", BM_EV_K_ADD },
+	{ "disk_del", BM_EV_K_DISK_DEL },
+	{ "disk_gone", BM_EV_K_DISK_GONE },
+	{ "part_del", BM_EV_K_PART_DEL },
+	{ "part_gone", BM_EV_K_PART_GONE },
+	{ "dump", BM_EV_K_DUMP },
+};
+
 static struct field find(struct tep_event *e, const char *name)
 {
 	struct tep_format_field *f = tep_find_any_field(e, name);
-	struct field r = { 0, 0 };
+	struct field r = { 0, 0, false };
 
-	if (!f || (f->flags & TEP_FIELD_IS_DYNAMIC))
+	if (!f)
 		return r;
 	r.offset = f->offset;
 	r.size = f->size;
+	r.dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
 	return r;
 }
 
@@ -62,6 +78,10 @@ static void resolve(struct layout *l, struct tep_event *e)
 	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strcmp(e->system, known[i].system) && !strcmp(e->name, known[i].name))
 			l->kind = known[i].kind;
+	if (!strncmp(e->system, "blkmap_", 7))
+		for (i = 0; i < sizeof(probe_events) / sizeof(probe_events[0]); i++)
+			if (!strcmp(e->name, probe_events[i].name))
+				l->kind = probe_events[i].kind;
 	l->pid = find(e, "common_pid");
 	l->dev = find(e, "dev");
 	l->old_dev = find(e, "old_dev");
@@ -71,6 +91,15 @@ static void resolve(struct layout *l, struct tep_event *e)
 	l->bytes = find(e, "bytes");
 	l->error = find(e, "error");
 	l->rwbs = find(e, "rwbs");
+	if (l->kind >= BM_EV_K_ADD) {
+		l->dev = find(e, "devt");
+		l->major = find(e, "major");
+		l->minor = find(e, "minor");
+		l->kname = find(e, "name");
+		l->kdisk = find(e, "disk");
+		l->partno = find(e, "partno");
+		l->seq = find(e, "seq");
+	}
 	if (l->kind == BM_EV_PRINT) {
 		struct tep_format_field *f = tep_find_field(e, "buf");
 
@@ -130,9 +159,28 @@ enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type)
 
 static uint64_t number(const struct bm_decoder *d, const struct bm_rec *rec, struct field f)
 {
-	if (!f.size || f.offset + f.size > rec->size || f.size > 8)
+	if (!f.size || f.dynamic || f.offset + f.size > rec->size || f.size > 8)
 		return 0;
 	return tep_read_number(d->tep, (char *)rec->data + f.offset, f.size);
+}
+
+/* A __data_loc string: the u32 at the field holds length << 16 | offset. */
+static const char *string(const struct bm_decoder *d, const struct bm_rec *rec, struct field f,
+			  int *len)
+{
+	uint32_t loc;
+	int off, n;
+
+	*len = 0;
+	if (!f.dynamic || f.offset + 4 > rec->size)
+		return NULL;
+	loc = tep_read_number(d->tep, (char *)rec->data + f.offset, 4);
+	off = loc & 0xffff;
+	n = loc >> 16;
+	if (off + n > rec->size)
+		return NULL;
+	*len = strnlen((const char *)rec->data + off, n);
+	return (const char *)rec->data + off;
 }
 
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev)
@@ -162,6 +210,15 @@ void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_e
 	}
 	ev->text = NULL;
 	ev->text_len = 0;
+	if (l->kind >= BM_EV_K_ADD) {
+		if (l->major.size)
+			ev->dev = BM_MKDEV((uint32_t)number(d, rec, l->major) & 0xfff,
+					   (uint32_t)number(d, rec, l->minor) & 0xfffff);
+		ev->k.name = string(d, rec, l->kname, &ev->k.name_len);
+		ev->k.disk = string(d, rec, l->kdisk, &ev->k.disk_len);
+		ev->k.partno = number(d, rec, l->partno) & 0xff;
+		ev->k.seq = number(d, rec, l->seq);
+	}
 	if (l->text.size && l->text.offset < rec->size) {
 		const char *t = (const char *)rec->data + l->text.offset;
 		int max = rec->size - l->text.offset;

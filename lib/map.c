@@ -32,6 +32,7 @@ struct bm_map {
 	size_t ndevs, capdevs;
 	unsigned dump_seq;
 	uint64_t dump_begin;
+	unsigned dump_by;	/* the source of the current dump */
 	uint64_t no_history_lo;	/* begin of the last complete dump */
 	struct bm_conflict *conflicts;
 	size_t nconflicts, capconflicts;
@@ -168,6 +169,37 @@ static uint64_t add_lower_bound(const struct bm_map *m, const struct devstate *d
 	return lo;
 }
 
+/*
+ * Two sources bound the same change: keep what both say. A kernel-side
+ * record (a point) wins over a window that disagrees with it; a window
+ * from before the recording (unknown) takes the new one, within its end.
+ */
+static void narrow(struct bm_bound *b, const struct bm_bound *w)
+{
+	bool exact = b->known && b->lo == b->hi && (b->by & (BM_BY_KPROBE | BM_BY_TRACEPOINT));
+	bool w_exact = w->lo == w->hi && (w->by & (BM_BY_KPROBE | BM_BY_TRACEPOINT));
+
+	if (!b->known) {
+		b->lo = w->lo;
+		b->hi = min64(b->hi, w->hi);
+		if (w_exact)
+			b->hi = w->hi;
+	} else if (w_exact) {
+		b->lo = b->hi = w->lo;
+	} else if (!exact) {
+		uint64_t lo = max64(b->lo, w->lo), hi = min64(b->hi, w->hi);
+
+		if (lo <= hi) {
+			b->lo = lo;
+			b->hi = hi;
+		}
+	}
+	if (b->lo > b->hi)
+		b->lo = b->hi;
+	b->known = true;
+	b->by |= w->by;
+}
+
 static void close_span(struct bm_span *s, uint64_t lo, uint64_t hi, unsigned by)
 {
 	if (s->cap && s->cap < hi)
@@ -209,17 +241,18 @@ static void observe_add(struct bm_map *m, struct devstate *d, const struct bm_ob
 	uint64_t lo;
 
 	if (s && same_name(s, o)) {
-		/* A statedump saw it before the add was reported. */
-		lo = add_lower_bound(m, d, o, d->n - 1);
+		/* Seen already (a statedump, another source): narrow its add. */
+		struct bm_bound w = { .known = true, .by = o->by };
+
 		learn(s, o);
 		if (o->exact) {
-			s->from.lo = s->from.hi = o->ts;
-		} else if (!take_registration(d, o, lo, &s->from)) {
-			s->from.hi = s->from.known ? min64(s->from.hi, o->ts) : s->from.hi;
-			s->from.lo = lo;
+			w.lo = w.hi = o->ts;
+		} else if (!take_registration(d, o, add_lower_bound(m, d, o, d->n - 1), &w)) {
+			w.lo = add_lower_bound(m, d, o, d->n - 1);
+			w.hi = o->ts;
 		}
-		s->from.known = true;
-		s->from.by |= o->by;
+		narrow(&s->from, &w);
+		s->seen = max64(s->seen, s->from.lo);
 		return;
 	}
 	if (s)
@@ -257,17 +290,17 @@ static void observe_remove(struct bm_map *m, struct devstate *d, const struct bm
 			s->cap = d->registered;
 		close_span(s, o->exact ? o->ts : o->after, o->ts, o->by);
 		if (o->exact)
-			s->to.lo = o->ts;
+			s->to.lo = s->to.hi = o->ts;
 		d->open = false;
 		return;
 	}
-	if (d->n && same_name(&d->spans[d->n - 1], o) &&
-	    (d->spans[d->n - 1].to.by & (BM_BY_SYSFS | BM_BY_INFERENCE))) {
-		/* Its absence from a statedump was seen first; narrow it. */
+	if (d->n && same_name(&d->spans[d->n - 1], o)) {
+		/* Its removal was seen already (another source, a statedump). */
+		struct bm_bound w = { .known = true, .by = o->by, .hi = o->ts,
+				      .lo = o->exact ? o->ts : o->after };
+
 		s = &d->spans[d->n - 1];
-		s->to.hi = min64(s->to.hi, o->ts);
-		s->to.lo = min64(max64(s->to.lo, o->exact ? o->ts : o->after), s->to.hi);
-		s->to.by |= o->by;
+		narrow(&s->to, &w);
 		return;
 	}
 	/* Removal of a device never seen: it existed until then. */
@@ -291,7 +324,7 @@ static void observe_present(struct bm_map *m, struct devstate *d, const struct b
 	d->listed_in = m->dump_seq;
 	if (s && same_name(s, o)) {
 		learn(s, o);
-		s->seen = max64(s->seen, min64(m->dump_begin, o->ts));
+		s->seen = max64(s->seen, o->exact ? o->ts : min64(m->dump_begin, o->ts));
 		if (s->from.hi > o->ts)
 			s->from.hi = max64(o->ts, s->from.lo);
 		return;
@@ -306,9 +339,9 @@ static void observe_present(struct bm_map *m, struct devstate *d, const struct b
 		s->from.known = lo != 0;	/* else: may predate the recording */
 		s->from.lo = lo;
 		s->from.hi = o->ts;
-		s->from.by = BM_BY_SYSFS;
+		s->from.by = o->by;
 	}
-	s->seen = max64(s->from.lo, min64(m->dump_begin, o->ts));
+	s->seen = max64(s->from.lo, o->exact ? o->ts : min64(m->dump_begin, o->ts));
 }
 
 static void observe_dump_end(struct bm_map *m, const struct bm_obs *o)
@@ -320,6 +353,9 @@ static void observe_dump_end(struct bm_map *m, const struct bm_obs *o)
 		struct bm_span *s = open_span(d);
 
 		if (d->listed_in == m->dump_seq)
+			continue;
+		/* /proc/diskstats, read by the kprobe dump, skips empty partitions. */
+		if (m->dump_by == BM_BY_KPROBE && s && s->kind == BM_PARTITION)
 			continue;
 		d->absent_since = m->dump_begin;
 		/*
@@ -364,6 +400,7 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 	case BM_OBS_DUMP_BEGIN:
 		m->dump_seq++;
 		m->dump_begin = o->ts;
+		m->dump_by = o->by;
 		break;
 	case BM_OBS_DUMP_END:
 		observe_dump_end(m, o);
@@ -535,6 +572,7 @@ const char *bm_basis_name(enum bm_basis basis)
 const char *bm_evidence_name(unsigned by, char *buf, size_t size)
 {
 	static const struct { unsigned bit; const char *name; } names[] = {
+		{ BM_BY_KPROBE, "kprobe" },
 		{ BM_BY_TRACEPOINT, "tracepoint" },
 		{ BM_BY_UEVENT, "uevent" },
 		{ BM_BY_SYSFS, "sysfs" },

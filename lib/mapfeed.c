@@ -90,7 +90,9 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		o.by = BM_BY_SYSFS;
 		bm_map_observe(f->map, &o);
 	} else if (!strcmp(p.type, "dump-begin")) {
+		v = bm_marker_get(&p, "source");
 		o.type = BM_OBS_DUMP_BEGIN;
+		o.by = v && !strcmp(v, "kprobe") ? BM_BY_KPROBE : BM_BY_SYSFS;
 		bm_map_observe(f->map, &o);
 	} else if (!strcmp(p.type, "dump-end")) {
 		o.type = BM_OBS_DUMP_END;
@@ -106,12 +108,100 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 	}
 }
 
+/* Fill a probe event's device into @o; @name holds the name. */
+static void probe_device(const struct bm_event *ev, struct bm_obs *o, char *name, size_t size,
+			 char *disk, size_t disk_size)
+{
+	snprintf(name, size, "%.*s", ev->k.name_len, ev->k.name ? ev->k.name : "");
+	snprintf(disk, disk_size, "%.*s", ev->k.disk_len, ev->k.disk ? ev->k.disk : "");
+	o->dev = ev->dev;
+	o->name = name;
+	o->kind = ev->k.partno ? BM_PARTITION : BM_DISK;
+	o->parent = ev->k.partno ? disk : NULL;
+	o->diskseq = ev->k.seq;
+}
+
+static void remove_pending(struct bm_feeder *f, int i, uint64_t ts, bool returned)
+{
+	struct bm_pending_removal *p = &f->pending[i];
+	struct bm_obs o = { .type = BM_OBS_REMOVE, .ts = ts, .exact = returned,
+			    .after = p->ts, .by = BM_BY_KPROBE, .dev = p->dev, .name = p->name };
+
+	o.kind = p->kind == BM_EV_K_PART_DEL ? BM_PARTITION : BM_DISK;
+	bm_map_observe(f->map, &o);
+	memmove(&f->pending[i], &f->pending[i + 1], (f->npending - i - 1) * sizeof(*p));
+	f->npending--;
+}
+
+static void removal_entered(struct bm_feeder *f, const struct bm_event *ev)
+{
+	struct bm_pending_removal *p;
+
+	if (f->npending == BM_FEEDER_PENDING)	/* returns lost: end the oldest now */
+		remove_pending(f, 0, ev->ts, false);
+	p = &f->pending[f->npending++];
+	p->pid = ev->pid;
+	p->kind = ev->kind;
+	p->dev = ev->dev;
+	p->ts = ev->ts;
+	snprintf(p->name, sizeof(p->name), "%.*s", ev->k.name_len, ev->k.name ? ev->k.name : "");
+}
+
+/* The removal is complete when its function returns: the device is gone. */
+static void removal_returned(struct bm_feeder *f, const struct bm_event *ev)
+{
+	enum bm_kind entry = ev->kind == BM_EV_K_DISK_GONE ? BM_EV_K_DISK_DEL : BM_EV_K_PART_DEL;
+	int i;
+
+	for (i = f->npending - 1; i >= 0; i--) {
+		if (f->pending[i].pid == ev->pid && f->pending[i].kind == entry) {
+			remove_pending(f, i, ev->ts, true);
+			return;
+		}
+	}
+}
+
+void bm_feeder_finish(struct bm_feeder *f, uint64_t last)
+{
+	while (f->npending)
+		remove_pending(f, 0, last, false);
+}
+
+static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
+{
+	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_BY_KPROBE };
+	char name[64], disk[64];
+
+	switch (ev->kind) {
+	case BM_EV_K_ADD:
+	case BM_EV_K_DUMP:
+		probe_device(ev, &o, name, sizeof(name), disk, sizeof(disk));
+		if (!name[0])
+			return;
+		o.type = ev->kind == BM_EV_K_ADD ? BM_OBS_ADD : BM_OBS_PRESENT;
+		bm_map_observe(f->map, &o);
+		break;
+	case BM_EV_K_DISK_DEL:
+	case BM_EV_K_PART_DEL:
+		removal_entered(f, ev);
+		break;
+	case BM_EV_K_DISK_GONE:
+	case BM_EV_K_PART_GONE:
+		removal_returned(f, ev);
+		break;
+	default:
+		break;
+	}
+}
+
 void bm_feed(struct bm_feeder *f, const struct bm_event *ev)
 {
 	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_BY_TRACEPOINT };
 	char name[40];
 
-	if (ev->kind == BM_EV_PRINT && ev->text) {
+	if (ev->kind >= BM_EV_K_ADD) {
+		feed_probe(f, ev);
+	} else if (ev->kind == BM_EV_PRINT && ev->text) {
 		feed_marker(f, ev);
 	} else if (ev->kind == BM_EV_BDI_REGISTER && ev->text) {
 		snprintf(name, sizeof(name), "%.*s", ev->text_len, ev->text);

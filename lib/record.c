@@ -23,6 +23,7 @@
 
 #include "blkmap/capture.h"
 #include "blkmap/error.h"
+#include "blkmap/kprobes.h"
 #include "blkmap/marker.h"
 #include "blkmap/record.h"
 #include "blkmap/session.h"
@@ -47,6 +48,7 @@ static const struct {
 	enum bm_source bit;
 	const char *name;
 } source_names[] = {
+	{ BM_SRC_KPROBE, "kprobe" },
 	{ BM_SRC_TRACEPOINT, "tracepoint" },
 	{ BM_SRC_UEVENT, "uevent" },
 	{ BM_SRC_SYSFS, "sysfs" },
@@ -79,7 +81,8 @@ int bm_source_parse(const char *list, unsigned *mask)
 		if (!strcmp(tok, "all"))
 			bit = BM_SRC_ALL;
 		if (!bit) {
-			bm_error("unknown source '%s' (known: tracepoint, uevent, sysfs, all)", tok);
+			bm_error("unknown source '%s' (known: kprobe, tracepoint, uevent, sysfs, all)",
+				 tok);
 			free(copy);
 			errno = EINVAL;
 			return -1;
@@ -96,6 +99,7 @@ struct recorder {
 	struct bm_session *session;
 	struct bm_capture *capture;
 	struct bm_uevents *uevents;
+	struct bm_kprobes *kprobes;
 	unsigned sources;
 	char spool_dir[PATH_MAX];
 	char tmp_path[PATH_MAX];
@@ -124,8 +128,11 @@ static int mark(void *ctx, const char *text, size_t len)
 	return bm_session_mark(ctx, text, len);
 }
 
+/* A statedump from every dump source: the kernel-side one first. */
 static int dump(struct recorder *r, const char *reason)
 {
+	if (r->kprobes && bm_kprobes_dump(r->kprobes, ++r->dump_id, reason, mark, r->session) < 0)
+		return -1;
 	if (!(r->sources & BM_SRC_SYSFS))
 		return 0;
 	return bm_sysfs_dump("/sys", ++r->dump_id, reason, mark, r->session) < 0 ? -1 : 0;
@@ -165,6 +172,15 @@ static int arm_sources(struct recorder *r)
 	struct bm_marker m;
 	size_t i;
 
+	if (r->sources & BM_SRC_KPROBE) {
+		r->kprobes = bm_kprobes_arm(r->session);
+		if (r->kprobes)
+			notify(r, "kprobe source: %s", bm_kprobes_summary(r->kprobes));
+		else
+			notify(r, "%s", bm_error_message());
+		if (!r->kprobes)
+			r->sources &= ~BM_SRC_KPROBE;
+	}
 	if ((r->sources & BM_SRC_TRACEPOINT) &&
 	    !bm_session_has_event(r->session, "writeback", "writeback_bdi_register")) {
 		notify(r, "tracepoint source: writeback:writeback_bdi_register is not available "
@@ -187,9 +203,6 @@ static int arm_sources(struct recorder *r)
 		strcat(names, source_names[i].name);
 	}
 	notify(r, "map sources: %s", names[0] ? names : "none");
-	if (!tracefs_file_exists(NULL, "kprobe_events"))
-		notify(r, "kprobe source: not available on this kernel (no kprobe_events in "
-			  "tracefs: CONFIG_KPROBE_EVENTS is off)");
 
 	bm_marker_begin(&m, "record-begin");
 	bm_marker_addf(&m, "version", "%d", FORMAT_VERSION);
@@ -459,6 +472,9 @@ static void teardown(struct recorder *r)
 	r->capture = NULL;
 	bm_session_destroy(r->session);
 	r->session = NULL;
+	/* After the instance: probes enabled anywhere cannot be removed. */
+	bm_kprobes_remove(r->kprobes);
+	r->kprobes = NULL;
 	if (r->tmp_path[0])
 		unlink(r->tmp_path);
 	r->tmp_path[0] = '\0';

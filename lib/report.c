@@ -65,6 +65,7 @@ static int build_map(struct report *r)
 	}
 	if (ret < 0)
 		return -1;
+	bm_feeder_finish(&r->feeder, r->last);
 	bm_map_finish(r->map, r->first, r->last);
 	return 0;
 }

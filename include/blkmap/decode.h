@@ -23,6 +23,13 @@ enum bm_kind {
 	BM_EV_BIO_REMAP,
 	BM_EV_PRINT,		/* ftrace:print, blkmap's markers among them */
 	BM_EV_BDI_REGISTER,	/* writeback:writeback_bdi_register */
+	/* blkmap's probe events, system "blkmap_PID" (see kprobes.h) */
+	BM_EV_K_ADD,
+	BM_EV_K_DISK_DEL,
+	BM_EV_K_DISK_GONE,
+	BM_EV_K_PART_DEL,
+	BM_EV_K_PART_GONE,
+	BM_EV_K_DUMP,
 	BM_EV_NKINDS
 };
 
@@ -47,6 +54,13 @@ struct bm_event {
 	/* print: the text, without its trailing newline; bdi: the bdi name */
 	const char *text;
 	int text_len;
+	/* probe events: the device's name, its disk's, partno, diskseq */
+	struct {
+		const char *name, *disk;
+		int name_len, disk_len;
+		uint32_t partno;
+		uint64_t seq;
+	} k;
 };
 
 struct bm_decoder;

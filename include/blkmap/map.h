@@ -23,6 +23,7 @@ enum bm_evidence {
 	BM_BY_UEVENT = 1 << 1,
 	BM_BY_SYSFS = 1 << 2,
 	BM_BY_INFERENCE = 1 << 3,	/* implied by another change */
+	BM_BY_KPROBE = 1 << 4,
 };
 
 struct bm_bound {
@@ -57,7 +58,7 @@ enum bm_obs_type {
 struct bm_obs {
 	enum bm_obs_type type;
 	uint64_t ts;
-	bool exact;		/* happened at ts; otherwise at or before ts */
+	bool exact;		/* happened at ts (a kernel-side record); else at or before ts */
 	uint64_t after;		/* not exact: the source knows it happened after this */
 	unsigned by;		/* enum bm_evidence */
 	uint32_t dev;

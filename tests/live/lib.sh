@@ -77,5 +77,4 @@ drop_zram() {
 
 devnum() { cat "/sys/class/block/$(basename "$1")/dev"; }
 
-# csv_col FILE NAME: the column number of NAME in FILE's header.
-csv_col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
+. "$(dirname "$0")/../lib/labels.sh"

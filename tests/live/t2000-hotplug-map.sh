@@ -59,42 +59,5 @@ assert_clean
 "$BLKMAP" report --map -f csv "$T/rec.dat" >"$T/map.csv"
 "$BLKMAP" report --map "$T/rec.dat"
 
-# Each logged write: its events are on the device, carry its name, and add up.
-ev=$(csv_col "$T/events.csv" event); dv=$(csv_col "$T/events.csv" dev)
-nm=$(csv_col "$T/events.csv" name); sc=$(csv_col "$T/events.csv" sector)
-ns=$(csv_col "$T/events.csv" nr_sector); od=$(csv_col "$T/events.csv" old_dev)
-on=$(csv_col "$T/events.csv" old_name); os=$(csv_col "$T/events.csv" old_sector)
-labelled=0
-while read -r name dev start count; do
-	case $name in
-	*p[0-9]*) # partition I/O is seen as the remap from the partition
-		set -- $(awk -F, -v e="$ev" -v d="$od" -v n="$on" -v s="$os" -v c="$ns" \
-			-v dev="$dev" -v lo="$start" -v hi=$((start + count)) -v want="$name" '
-			$e == "block_bio_remap" && $d == dev && $s >= lo && $s < hi {
-				sum += $c; rows++; if ($n != want) bad = bad " " $n }
-			END { print sum + 0, rows + 0, (bad == "" ? "-" : bad) }' "$T/events.csv") ;;
-	*)
-		set -- $(awk -F, -v e="$ev" -v d="$dv" -v n="$nm" -v s="$sc" -v c="$ns" \
-			-v dev="$dev" -v lo="$start" -v hi=$((start + count)) -v want="$name" '
-			$e == "block_bio_queue" && $d == dev && $s >= lo && $s < hi {
-				sum += $c; rows++; if ($n != want) bad = bad " " $n }
-			END { print sum + 0, rows + 0, (bad == "" ? "-" : bad) }' "$T/events.csv") ;;
-	esac
-	note "$name ($dev): $1 of $count sectors in $2 events, wrong names: $3"
-	[ "$1" -eq "$count" ] || fail "$name: $1 sectors reported at $dev, $count written"
-	[ "$3" = "-" ] || fail "$name: events labelled$3"
-	labelled=$((labelled + $2))
-done <"$LOG"
-note "$labelled I/O events checked"
-
-# The map: every device the script wrote to has one incarnation per write, in order.
-for dev in $(awk '{print $2}' "$LOG" | sort -u); do
-	want=$(awk -v d="$dev" '$2 == d {print $1}' "$LOG" | tr '\n' ' ')
-	got=$(awk -F, -v d="$dev" 'NR > 1 && $1 == d {print $2}' "$T/map.csv" | tr '\n' ' ')
-	[ "$got" = "$want" ] || fail "map of $dev: '$got', script wrote to '$want'"
-	# Intervals in order and closed (every device was removed).
-	awk -F, -v d="$dev" 'NR > 1 && $1 == d {
-		if ($5 == "") { print "open interval"; exit 1 }
-		if (prev != "" && $4 < prev) { print "out of order"; exit 1 }
-		prev = $5 }' "$T/map.csv" || fail "map of $dev is not a sequence of closed intervals"
-done
+check_writes "$LOG" "$T/events.csv"
+check_map "$LOG" "$T/map.csv"

@@ -1,0 +1,65 @@
+# Checks of a report against what a scenario did, shared by the live and VM
+# tests. A scenario logs each write as "NAME MAJ:MIN FIRST_SECTOR SECTORS",
+# one write per incarnation of a device.
+# Needs fail() and note() from the caller.
+
+# csv_col FILE NAME: the column number of NAME in FILE's header.
+csv_col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
+
+# check_writes LOG EVENTS_CSV: every logged write is reported on its device
+# number, under its name, with all its sectors. Prints the events checked.
+check_writes() {
+	log=$1 csv=$2
+	ev=$(csv_col "$csv" event); dv=$(csv_col "$csv" dev); nm=$(csv_col "$csv" name)
+	sc=$(csv_col "$csv" sector); ns=$(csv_col "$csv" nr_sector)
+	od=$(csv_col "$csv" old_dev); on=$(csv_col "$csv" old_name)
+	os=$(csv_col "$csv" old_sector)
+	checked=0
+	while read -r name dev start count; do
+		case $name in
+		*[0-9]p[0-9]*|sd[a-z][0-9]*)	# a partition: its I/O is the remap from it
+			event=block_bio_remap d=$od n=$on s=$os ;;
+		*)	event=block_bio_queue d=$dv n=$nm s=$sc ;;
+		esac
+		set -- $(awk -F, -v e="$ev" -v d="$d" -v n="$n" -v s="$s" -v c="$ns" \
+			-v event="$event" -v dev="$dev" -v lo="$start" -v hi=$((start + count)) \
+			-v want="$name" '
+			$e == event && $d == dev && $s >= lo && $s < hi {
+				sum += $c; rows++; if ($n != want) bad = bad " " ($n == "" ? "(none)" : $n) }
+			END { print sum + 0, rows + 0, (bad == "" ? "-" : bad) }' "$csv")
+		note "$name ($dev): $1 of $count sectors in $2 events, wrongly named:$3"
+		[ "$1" -eq "$count" ] || fail "$name: $1 sectors reported at $dev, $count written"
+		[ "$3" = "-" ] || fail "$name: events labelled$3"
+		checked=$((checked + $2))
+	done <"$log"
+	note "$checked I/O events checked against the log"
+}
+
+# check_map LOG MAP_CSV: each device number written to has, in the map, one
+# incarnation per write of the script, with its name, in the same order, and
+# every interval closed and ordered in time.
+check_map() {
+	log=$1 map=$2
+	for dev in $(awk '{print $2}' "$log" | sort -u); do
+		want=$(awk -v d="$dev" '$2 == d {print $1}' "$log" | tr '\n' ' ')
+		got=$(awk -F, -v d="$dev" 'NR > 1 && $1 == d {print $2}' "$map" | tr '\n' ' ')
+		[ "$got" = "$want" ] || fail "map of $dev: '$got', the script wrote to '$want'"
+		awk -F, -v d="$dev" 'NR > 1 && $1 == d {
+			if ($5 == "") { print "open interval"; exit 1 }
+			if (prev != "" && $4 < prev) { print "out of order"; exit 1 }
+			prev = $5 }' "$map" || fail "map of $dev is not a sequence of closed intervals"
+	done
+}
+
+# check_exact LOG MAP_CSV: the intervals of the devices written to start and
+# end exactly, from a kernel-side record.
+check_exact() {
+	log=$1 map=$2
+	for dev in $(awk '{print $2}' "$log" | sort -u); do
+		awk -F, -v d="$dev" 'NR > 1 && $1 == d {
+			if ($8 != $9 || $10 != $11 || $6 !~ /kprobe|module/ || $7 !~ /kprobe|module/) {
+				print d " " $2 ": from " $8 ".." $9 " (" $6 "), to " $10 ".." $11 " (" $7 ")"
+				bad = 1 } }
+			END { exit bad }' "$map" || fail "map boundaries of $dev are not exact"
+	done
+}
