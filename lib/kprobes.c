@@ -29,6 +29,7 @@ struct probe {
 	char func[64];
 	bool ret;
 	char fetch[768];
+	const char *filter;	/* in the recording's instance only */
 	struct tracefs_dynevent *dyn;
 };
 
@@ -38,6 +39,7 @@ struct bm_kprobes {
 	struct probe probes[MAX_PROBES];
 	int n;
 	bool have_dump;
+	char dump_filter[64];
 	char summary[512];
 };
 
@@ -147,6 +149,49 @@ static int param(struct fetcher *f, const char *func, int index, const char *typ
 }
 
 static struct probe *add_probe(struct bm_kprobes *k, const char *event, const char *func,
+			       bool ret);
+
+/*
+ * part_del on device_del(struct device *dev): every field by offset, the
+ * block_device ones relative to its embedded bd_device (negative offsets).
+ */
+static int partition_probe(struct bm_kprobes *k, struct fetcher *f)
+{
+	long type = bm_btf_offset(f->btf, "device", "type");
+	long type_name = bm_btf_offset(f->btf, "device_type", "name");
+	long devt = bm_btf_offset(f->btf, "device", "devt");
+	long kname = bm_btf_offset(f->btf, "device", "kobj.name");
+	long embed = bm_btf_offset(f->btf, "block_device", "bd_device");
+	long partno = bm_btf_offset(f->btf, "block_device", "bd_partno");
+	long disk = bm_btf_offset(f->btf, "block_device", "bd_disk");
+	long disk_name = bm_btf_offset(f->btf, "gendisk", "disk_name");
+	long seq = bm_btf_offset(f->btf, "gendisk", "diskseq");
+	const char *partno_type = ":u8";
+	struct probe *p;
+
+	if (partno < 0) {	/* since 6.10: the low byte of __bd_flags */
+		partno = bm_btf_offset(f->btf, "block_device", "__bd_flags.counter");
+		partno_type = ":u32";
+	}
+	if (type < 0 || type_name < 0 || devt < 0 || kname < 0 || embed < 0 || partno < 0 ||
+	    disk < 0 || disk_name < 0)
+		return -1;
+	p = add_probe(k, "part_del", "device_del", false);
+	snprintf(p->fetch, sizeof(p->fetch),
+		 "type=+0(+%ld(+%ld($arg1))):string devt=+%ld($arg1):u32 name=+0(+%ld($arg1)):string "
+		 "partno=%+ld($arg1)%s disk=+%ld(%+ld($arg1)):string",
+		 type_name, type, devt, kname, partno - embed, partno_type, disk_name, disk - embed);
+	if (seq >= 0) {
+		size_t len = strlen(p->fetch);
+
+		snprintf(p->fetch + len, sizeof(p->fetch) - len, " seq=+%ld(%+ld($arg1)):u64",
+			 seq, disk - embed);
+	}
+	p->filter = "type == \"partition\"";
+	return 0;
+}
+
+static struct probe *add_probe(struct bm_kprobes *k, const char *event, const char *func,
 			       bool ret)
 {
 	struct probe *p = &k->probes[k->n++];
@@ -155,16 +200,15 @@ static struct probe *add_probe(struct bm_kprobes *k, const char *event, const ch
 	snprintf(p->func, sizeof(p->func), "%s", func);
 	p->ret = ret;
 	p->fetch[0] = '\0';
+	p->filter = NULL;
 	return p;
 }
 
 /* The probe definitions this kernel supports; -1 if it lacks the essential ones. */
 static int define(struct bm_kprobes *k, struct fetcher *f)
 {
-	static const char *const part_funcs[] = { "drop_partition", "delete_partition" };
 	struct probe *p;
 	char devarg[64];
-	size_t i;
 
 	/* bdev_add(struct block_device *bdev, dev_t dev), 5.12 and later */
 	if (param(f, "bdev_add", 1, "block_device") < 0 ||
@@ -191,22 +235,27 @@ static int define(struct bm_kprobes *k, struct fetcher *f)
 		field(f, p->fetch, sizeof(p->fetch), "seq", "gendisk", "diskseq", ":u64");
 	add_probe(k, "disk_gone", "del_gendisk", true);
 
-	/* drop_partition (6.6+) or delete_partition (up to 6.5) */
-	for (i = 0; i < sizeof(part_funcs) / sizeof(part_funcs[0]); i++) {
-		if (param(f, part_funcs[i], 1, "block_device") < 0)
-			continue;
-		p = add_probe(k, "part_del", part_funcs[i], false);
-		if (bdev_fields(f, p->fetch, sizeof(p->fetch), true) < 0)
-			goto no_btf;
-		add_probe(k, "part_gone", part_funcs[i], true);
-		break;
-	}
-
+	/*
+	 * Partitions go through device_del() on every kernel, while their own
+	 * removal functions (delete_partition, drop_partition) get inlined
+	 * into some callers: Debian's 6.12 has drop_partition() out of line,
+	 * yet a rescan or a loop detach never calls that copy. So probe
+	 * device_del(), keep only partitions (a filter on the device type),
+	 * and reach the block_device around the struct device.
+	 */
+	if (param(f, "device_del", 1, "device") == 0 && partition_probe(k, f) == 0)
+		add_probe(k, "part_gone", "device_del", true);
+	else
+		bm_error("kprobe source: device_del() is not probeable; partition removals "
+			 "will come from the other sources");
 	/* part_stat_read_all(struct block_device *part, ...), once per device in diskstats */
 	if (param(f, "part_stat_read_all", 1, "block_device") == 0) {
 		p = add_probe(k, "dump", "part_stat_read_all", false);
 		if (bdev_fields(f, p->fetch, sizeof(p->fetch), true) < 0)
 			goto no_btf;
+		/* part_stat_read_all() also runs for other readers of stats. */
+		snprintf(k->dump_filter, sizeof(k->dump_filter), "common_pid == %d", (int)getpid());
+		p->filter = k->dump_filter;
 		k->have_dump = true;
 	}
 	return 0;
@@ -251,6 +300,11 @@ static int create(struct bm_kprobes *k, struct probe *p)
 		return -1;
 	}
 	snprintf(spec, sizeof(spec), "%s:%s", k->group, p->event);
+	if (p->filter && tracefs_event_file_write(bm_session_instance(k->session), k->group,
+						  p->event, "filter", p->filter) < 0) {
+		bm_error_errno("kprobe source: cannot set the filter of %s", p->event);
+		return -1;
+	}
 	return bm_session_enable(k->session, spec);
 }
 
@@ -258,7 +312,6 @@ struct bm_kprobes *bm_kprobes_arm(struct bm_session *session)
 {
 	struct fetcher f = { 0 };
 	struct bm_kprobes *k;
-	char filter[64];
 	size_t len;
 	int i;
 
@@ -286,15 +339,7 @@ struct bm_kprobes *bm_kprobes_arm(struct bm_session *session)
 	for (i = 0; i < k->n; i++)
 		if (create(k, &k->probes[i]) < 0)
 			goto fail;
-	if (k->have_dump) {
-		/* part_stat_read_all() also runs for other readers of stats. */
-		snprintf(filter, sizeof(filter), "common_pid == %d", (int)getpid());
-		if (tracefs_event_file_write(bm_session_instance(session), k->group, "dump",
-					     "filter", filter) < 0) {
-			bm_error_errno("kprobe source: cannot filter the dump probe");
-			goto fail;
-		}
-	}
+
 	len = snprintf(k->summary, sizeof(k->summary), "%s on", f.typed ?
 		       "BTF-typed arguments" : "offsets from BTF");
 	for (i = 0; i < k->n; i++)

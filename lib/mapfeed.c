@@ -66,9 +66,17 @@ static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 	else
 		return;
 	o->by = BM_BY_UEVENT;
-	/* Sent after the listener's previous marker: a lower bound. */
+	/*
+	 * Lower bounds bound when the uevent was sent: after the listener's
+	 * previous marker if fresh, else after the previous uevent was sent
+	 * (the kernel sends them in order). A change precedes its uevent in
+	 * the same code path, except a disk's add: the kernel reads the
+	 * partition table in between, so that bound does not hold for it.
+	 */
 	if (fresh && !strcmp(fresh, "1") && f->have_listener)
-		o->after = f->listener_ts;
+		f->sent_after = f->listener_ts;
+	if (!(o->type == BM_OBS_ADD && o->kind == BM_DISK))
+		o->after = f->sent_after;
 	bm_map_observe(f->map, o);
 }
 

@@ -13,8 +13,8 @@
  *	bdev_add	devt, name, partno, disk, seq	a disk or partition added
  *	disk_del	major, minor, name, seq		del_gendisk() entered
  *	disk_gone	(none)				del_gendisk() returned
- *	part_del	devt, name, partno, disk	a partition's removal entered
- *	part_gone	(none)				it returned
+ *	part_del	type, devt, name, partno, disk, seq	a partition's device_del()
+ *	part_gone	(none)				a device_del() returned
  *	dump		devt, name, partno, disk, seq	seen while reading diskstats
  * partno: the partition number in its low 8 bits (0 for a whole disk).
  */

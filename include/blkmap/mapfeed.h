@@ -29,6 +29,7 @@ struct bm_feeder {
 	struct bm_pending_removal pending[BM_FEEDER_PENDING];
 	int npending;
 	uint64_t listener_ts;	/* the uevent listener's previous marker */
+	uint64_t sent_after;	/* the last uevent was sent after this */
 	bool have_listener;
 	char sources[128];	/* from record-begin */
 	uint64_t markers;	/* blkmap markers seen */

@@ -1,0 +1,76 @@
+# Guest scenario (busybox sh): disks and partitions come, go and reuse device
+# numbers while blkmap records with the sources in $SOURCES (default: all).
+# Writes /out/rec.dat, /out/record.err and /out/writes.log ("NAME MAJ:MIN
+# FIRST_SECTOR SECTORS", one write per incarnation).
+set -e
+log=/out/writes.log
+: >"$log"
+devnum() { cat "/sys/class/block/$1/dev"; }
+write() {	# write NAME SEEK COUNT: 4 KiB blocks, logged
+	dd if=/dev/zero of="/dev/$1" bs=4k seek="$2" count="$3" oflag=direct 2>/dev/null
+	echo "$1 $(devnum "$1") $(($2 * 8)) $(($3 * 8))" >>"$log"
+}
+# An image with one MBR partition: START and SIZE in sectors, as octal bytes.
+mbr_image() {	# mbr_image FILE START_OCTAL_LE
+	dd if=/dev/zero of="$1" bs=1M count=32 2>/dev/null
+	printf "\000\000\000\000\203\000\000\000$2\000\120\000\000" |
+		dd of="$1" bs=1 seek=446 conv=notrunc 2>/dev/null
+	printf '\125\252' | dd of="$1" bs=1 seek=510 conv=notrunc 2>/dev/null
+}
+
+modprobe null_blk nr_devices=0
+modprobe loop
+modprobe zram num_devices=1
+
+blkmap record --sources="${SOURCES:-all}" -o /out/rec.dat 2>/out/record.err &
+rec=$!
+i=0
+until grep -q 'recording into' /out/record.err; do
+	i=$((i + 1)); [ $i -lt 100 ] || { cat /out/record.err; exit 1; }
+	sleep 0.1
+done
+
+# Every write goes to its own sectors, so that each one can be told apart.
+# null_blk: one device number, named alpha, then beta.
+seek=10
+for n in alpha beta; do
+	mkdir /sys/kernel/config/nullb/$n
+	echo 1 >/sys/kernel/config/nullb/$n/memory_backed
+	echo 1 >/sys/kernel/config/nullb/$n/power
+	write $n $seek 2
+	seek=$((seek + 4))
+	echo 0 >/sys/kernel/config/nullb/$n/power
+	rmdir /sys/kernel/config/nullb/$n
+done
+
+# zram: hot_add, hot_remove, and the same id again.
+for seek in 5 9; do
+	z=$(cat /sys/class/zram-control/hot_add)
+	echo 16M >/sys/block/zram$z/disksize
+	write zram$z $seek 3
+	echo "$z" >/sys/class/zram-control/hot_remove
+done
+
+# A partitioned loop device, detached; the next one's partition reuses 259:N.
+mbr_image /tmp/a.img "\000\010\000\000"
+mbr_image /tmp/b.img "\000\020\000\000"
+A=$(losetup -f)
+losetup -P "$A" /tmp/a.img
+B=$(losetup -f)
+a=${A#/dev/}
+write "${a}p1" 4 2
+first=$(devnum "${a}p1")
+# A partition rescan removes and re-adds every partition.
+blockdev --rereadpt "$A"
+write "${a}p1" 6 2
+losetup -d "$A"
+sleep 0.5
+losetup -P "$B" /tmp/b.img
+b=${B#/dev/}
+write "${b}p1" 8 4
+[ "$(devnum "${b}p1")" = "$first" ] || echo "note: ${b}p1 did not reuse $first" >&2
+losetup -d "$B"
+
+sleep 0.3
+kill -INT $rec
+wait $rec
