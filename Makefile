@@ -6,6 +6,7 @@
 #   make STATIC=1      ./blkmap-static, one binary to copy onto machines without
 #                      the libraries
 #   make V=1           show the commands
+#   make module        the kernel module, for the running kernel or KDIR=
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -65,8 +66,17 @@ $(UNIT_BIN): $(UNIT_OBJ) $(LIBBLKMAP)
 check: blkmap $(UNIT_BIN)
 	$(Q)BLKMAP=$(CURDIR)/blkmap UNIT=$(CURDIR)/$(UNIT_BIN) tests/run
 
+KDIR ?= /lib/modules/$(shell uname -r)/build
+
+module:
+	@test -d "$(KDIR)" || { echo "make module: no kernel build tree at $(KDIR); install linux-headers-$$(uname -r) or set KDIR=" >&2; exit 1; }
+	$(MAKE) -C "$(KDIR)" M="$(CURDIR)/module" modules
+
+module-clean:
+	@test ! -d "$(KDIR)" || $(MAKE) -C "$(KDIR)" M="$(CURDIR)/module" clean
+
 clean:
 	rm -rf build build-san build-static blkmap blkmap-static
 
-.PHONY: all check clean
+.PHONY: all check clean module module-clean
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

@@ -19,6 +19,7 @@ struct layout {
 	struct field pid, dev, old_dev, sector, old_sector, nr_sector, bytes, error;
 	struct field rwbs, text;
 	struct field major, minor, kname, kdisk, partno, seq;	/* probe events */
+	struct field op, sectors;				/* module events */
 };
 
 struct bm_decoder {
@@ -41,6 +42,7 @@ static const struct {
 	{ "block", "block_bio_remap", BM_EV_BIO_REMAP },
 	{ "ftrace", "print", BM_EV_PRINT },
 	{ "writeback", "writeback_bdi_register", BM_EV_BDI_REGISTER },
+	{ "synthetic", "blkmap_dev", BM_EV_M_DEV },
 };
 
 static const struct {
@@ -99,6 +101,15 @@ static void resolve(struct layout *l, struct tep_event *e)
 		l->kdisk = find(e, "disk");
 		l->partno = find(e, "partno");
 		l->seq = find(e, "seq");
+	}
+	if (l->kind == BM_EV_M_DEV) {
+		l->dev = find(e, "dev");
+		l->op = find(e, "op");
+		l->kname = find(e, "name");
+		l->kdisk = find(e, "disk");
+		l->partno = find(e, "partno");
+		l->seq = find(e, "diskseq");
+		l->sectors = find(e, "sectors");
 	}
 	if (l->kind == BM_EV_PRINT) {
 		struct tep_format_field *f = tep_find_field(e, "buf");
@@ -164,7 +175,10 @@ static uint64_t number(const struct bm_decoder *d, const struct bm_rec *rec, str
 	return tep_read_number(d->tep, (char *)rec->data + f.offset, f.size);
 }
 
-/* A __data_loc string: the u32 at the field holds length << 16 | offset. */
+/*
+ * A string field: a char array, or __data_loc (the u32 at the field holds
+ * length << 16 | offset).
+ */
 static const char *string(const struct bm_decoder *d, const struct bm_rec *rec, struct field f,
 			  int *len)
 {
@@ -172,6 +186,12 @@ static const char *string(const struct bm_decoder *d, const struct bm_rec *rec, 
 	int off, n;
 
 	*len = 0;
+	if (f.size && !f.dynamic) {
+		if (f.offset + f.size > rec->size)
+			return NULL;
+		*len = strnlen((const char *)rec->data + f.offset, f.size);
+		return (const char *)rec->data + f.offset;
+	}
 	if (!f.dynamic || f.offset + 4 > rec->size)
 		return NULL;
 	loc = tep_read_number(d->tep, (char *)rec->data + f.offset, 4);
@@ -218,6 +238,8 @@ void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_e
 		ev->k.disk = string(d, rec, l->kdisk, &ev->k.disk_len);
 		ev->k.partno = number(d, rec, l->partno) & 0xff;
 		ev->k.seq = number(d, rec, l->seq);
+		ev->k.op = number(d, rec, l->op);
+		ev->k.sectors = number(d, rec, l->sectors);
 	}
 	if (l->text.size && l->text.offset < rec->size) {
 		const char *t = (const char *)rec->data + l->text.offset;

@@ -176,8 +176,9 @@ static uint64_t add_lower_bound(const struct bm_map *m, const struct devstate *d
  */
 static void narrow(struct bm_bound *b, const struct bm_bound *w)
 {
-	bool exact = b->known && b->lo == b->hi && (b->by & (BM_BY_KPROBE | BM_BY_TRACEPOINT));
-	bool w_exact = w->lo == w->hi && (w->by & (BM_BY_KPROBE | BM_BY_TRACEPOINT));
+	unsigned kernel = BM_BY_MODULE | BM_BY_KPROBE | BM_BY_TRACEPOINT;
+	bool exact = b->known && b->lo == b->hi && (b->by & kernel);
+	bool w_exact = w->lo == w->hi && (w->by & kernel);
 
 	if (!b->known) {
 		b->lo = w->lo;
@@ -572,6 +573,7 @@ const char *bm_basis_name(enum bm_basis basis)
 const char *bm_evidence_name(unsigned by, char *buf, size_t size)
 {
 	static const struct { unsigned bit; const char *name; } names[] = {
+		{ BM_BY_MODULE, "module" },
 		{ BM_BY_KPROBE, "kprobe" },
 		{ BM_BY_TRACEPOINT, "tracepoint" },
 		{ BM_BY_UEVENT, "uevent" },

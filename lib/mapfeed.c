@@ -180,7 +180,22 @@ static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_BY_KPROBE };
 	char name[64], disk[64];
 
+	static const enum bm_obs_type module_ops[] = {
+		BM_OBS_PRESENT, BM_OBS_ADD, BM_OBS_REMOVE, BM_OBS_DUMP_BEGIN, BM_OBS_DUMP_END,
+	};
+
 	switch (ev->kind) {
+	case BM_EV_M_DEV:
+		if (ev->k.op >= sizeof(module_ops) / sizeof(module_ops[0]))
+			return;
+		o.by = BM_BY_MODULE;
+		o.type = module_ops[ev->k.op];
+		probe_device(ev, &o, name, sizeof(name), disk, sizeof(disk));
+		o.size = ev->k.sectors;
+		if (o.type != BM_OBS_DUMP_BEGIN && o.type != BM_OBS_DUMP_END && !name[0])
+			return;
+		bm_map_observe(f->map, &o);
+		break;
 	case BM_EV_K_ADD:
 	case BM_EV_K_DUMP:
 		probe_device(ev, &o, name, sizeof(name), disk, sizeof(disk));

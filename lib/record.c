@@ -23,6 +23,7 @@
 
 #include "blkmap/capture.h"
 #include "blkmap/error.h"
+#include "blkmap/kmodule.h"
 #include "blkmap/kprobes.h"
 #include "blkmap/marker.h"
 #include "blkmap/record.h"
@@ -48,6 +49,7 @@ static const struct {
 	enum bm_source bit;
 	const char *name;
 } source_names[] = {
+	{ BM_SRC_MODULE, "module" },
 	{ BM_SRC_KPROBE, "kprobe" },
 	{ BM_SRC_TRACEPOINT, "tracepoint" },
 	{ BM_SRC_UEVENT, "uevent" },
@@ -81,8 +83,8 @@ int bm_source_parse(const char *list, unsigned *mask)
 		if (!strcmp(tok, "all"))
 			bit = BM_SRC_ALL;
 		if (!bit) {
-			bm_error("unknown source '%s' (known: kprobe, tracepoint, uevent, sysfs, all)",
-				 tok);
+			bm_error("unknown source '%s' (known: module, kprobe, tracepoint, uevent, "
+				 "sysfs, all)", tok);
 			free(copy);
 			errno = EINVAL;
 			return -1;
@@ -100,6 +102,7 @@ struct recorder {
 	struct bm_capture *capture;
 	struct bm_uevents *uevents;
 	struct bm_kprobes *kprobes;
+	struct bm_kmodule *kmodule;
 	unsigned sources;
 	char spool_dir[PATH_MAX];
 	char tmp_path[PATH_MAX];
@@ -128,9 +131,12 @@ static int mark(void *ctx, const char *text, size_t len)
 	return bm_session_mark(ctx, text, len);
 }
 
-/* A statedump from every dump source: the kernel-side one first. */
+/* A statedump from every dump source: the kernel-side ones first. */
 static int dump(struct recorder *r, const char *reason)
 {
+	/* The module dumped when it attached, at the start. */
+	if (r->kmodule && strcmp(reason, "start") && bm_kmodule_dump(r->kmodule) < 0)
+		return -1;
 	if (r->kprobes && bm_kprobes_dump(r->kprobes, ++r->dump_id, reason, mark, r->session) < 0)
 		return -1;
 	if (!(r->sources & BM_SRC_SYSFS))
@@ -172,6 +178,15 @@ static int arm_sources(struct recorder *r)
 	struct bm_marker m;
 	size_t i;
 
+	if (r->sources & BM_SRC_MODULE) {
+		r->kmodule = bm_kmodule_attach(r->session);
+		if (r->kmodule)
+			notify(r, "module source: attached");
+		else
+			notify(r, "%s", bm_error_message());
+		if (!r->kmodule)
+			r->sources &= ~BM_SRC_MODULE;
+	}
 	if (r->sources & BM_SRC_KPROBE) {
 		r->kprobes = bm_kprobes_arm(r->session);
 		if (r->kprobes)
@@ -470,6 +485,9 @@ static void teardown(struct recorder *r)
 	r->uevents = NULL;
 	bm_capture_free(r->capture);
 	r->capture = NULL;
+	/* The module holds the instance's event file: let go before rmdir. */
+	bm_kmodule_detach(r->kmodule);
+	r->kmodule = NULL;
 	bm_session_destroy(r->session);
 	r->session = NULL;
 	/* After the instance: probes enabled anywhere cannot be removed. */

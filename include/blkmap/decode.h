@@ -30,6 +30,7 @@ enum bm_kind {
 	BM_EV_K_PART_DEL,
 	BM_EV_K_PART_GONE,
 	BM_EV_K_DUMP,
+	BM_EV_M_DEV,		/* synthetic:blkmap_dev, from blkmap's module */
 	BM_EV_NKINDS
 };
 
@@ -54,12 +55,14 @@ struct bm_event {
 	/* print: the text, without its trailing newline; bdi: the bdi name */
 	const char *text;
 	int text_len;
-	/* probe events: the device's name, its disk's, partno, diskseq */
+	/* probe and module events: the device's name, its disk's, partno... */
 	struct {
 		const char *name, *disk;
 		int name_len, disk_len;
 		uint32_t partno;
 		uint64_t seq;
+		uint32_t op;		/* module: what happened (kmodule.h) */
+		uint64_t sectors;
 	} k;
 };
 

@@ -24,6 +24,7 @@ enum bm_evidence {
 	BM_BY_SYSFS = 1 << 2,
 	BM_BY_INFERENCE = 1 << 3,	/* implied by another change */
 	BM_BY_KPROBE = 1 << 4,
+	BM_BY_MODULE = 1 << 5,
 };
 
 struct bm_bound {

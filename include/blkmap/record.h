@@ -15,7 +15,9 @@ enum bm_source {
 	BM_SRC_UEVENT = 1 << 1,		/* netlink uevents, marker on receipt */
 	BM_SRC_TRACEPOINT = 1 << 2,	/* writeback:writeback_bdi_register */
 	BM_SRC_KPROBE = 1 << 3,		/* probes on add/remove functions, diskstats dump */
-	BM_SRC_ALL = BM_SRC_SYSFS | BM_SRC_UEVENT | BM_SRC_TRACEPOINT | BM_SRC_KPROBE,
+	BM_SRC_MODULE = 1 << 4,		/* blkmap's kernel module */
+	BM_SRC_ALL = BM_SRC_SYSFS | BM_SRC_UEVENT | BM_SRC_TRACEPOINT | BM_SRC_KPROBE |
+		     BM_SRC_MODULE,
 };
 
 /* "sysfs,uevent" -> mask; -1 with a message on an unknown name. */

@@ -1,5 +1,6 @@
 # Guest scenario (busybox sh): disks and partitions come, go and reuse device
 # numbers while blkmap records with the sources in $SOURCES (default: all).
+# With MODULE=1 blkmap's module is loaded first, and must unload after.
 # Writes /out/rec.dat, /out/record.err and /out/writes.log ("NAME MAJ:MIN
 # FIRST_SECTOR SECTORS", one write per incarnation).
 set -e
@@ -21,6 +22,7 @@ mbr_image() {	# mbr_image FILE START_OCTAL_LE
 modprobe null_blk nr_devices=0
 modprobe loop
 modprobe zram num_devices=1
+[ "${MODULE:-0}" = 0 ] || insmod /lib/blkmap/blkmap.ko
 
 blkmap record --sources="${SOURCES:-all}" -o /out/rec.dat 2>/out/record.err &
 rec=$!
@@ -74,3 +76,9 @@ losetup -d "$B"
 sleep 0.3
 kill -INT $rec
 wait $rec
+if [ "${MODULE:-0}" != 0 ]; then
+	[ -z "$(cat /sys/kernel/blkmap/attached)" ] || { echo "module still attached" >&2; exit 1; }
+	rmmod blkmap || { echo "the module does not unload after recording" >&2; exit 1; }
+fi
+[ -z "$(ls /sys/kernel/tracing/instances)" ] || { echo "instance left behind" >&2; exit 1; }
+[ -z "$(cat /sys/kernel/tracing/kprobe_events)" ] || { echo "probes left behind" >&2; exit 1; }

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * blkmap: a statedump of every disk and partition, and their adds and
+ * removals, as the synthetic event "blkmap_dev" in the tracefs instance of
+ * a blkmap recording, on its ring buffer's clock.
+ *
+ * Control: /sys/kernel/blkmap/control takes
+ *	attach INSTANCE	record into INSTANCE: dump every device, then
+ *			report every add and removal (one instance at a time)
+ *	dump		dump every device again
+ *	detach		stop; the instance can then be removed
+ * /sys/kernel/blkmap/attached reads the attached instance's name.
+ *
+ * The block class and the disk device type are not exported: they are read
+ * from a disk that is allocated and freed at load (no dev_t, no sysfs entry,
+ * no uevent). The module only reads kernel state.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/device.h>
+#include <linux/kobject.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/trace_events.h>
+#include <linux/version.h>
+
+#define EVENT_NAME "blkmap_dev"
+
+enum blkmap_op {
+	OP_DUMP = 0,		/* present, seen by a statedump */
+	OP_ADD = 1,
+	OP_REMOVE = 2,
+	OP_DUMP_BEGIN = 3,
+	OP_DUMP_END = 4,
+};
+
+static struct synth_field_desc fields[] = {
+	{ .type = "u32", .name = "op" },
+	{ .type = "u32", .name = "dev" },		/* dev_t, kernel encoding */
+	{ .type = "char[32]", .name = "name" },
+	{ .type = "u32", .name = "partno" },
+	{ .type = "char[32]", .name = "disk" },
+	{ .type = "u64", .name = "diskseq" },
+	{ .type = "u64", .name = "sectors" },
+};
+
+/* Struct class became const in the driver core's interfaces in 6.4. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+static const struct class *block_class_p;
+#else
+static struct class *block_class_p;
+#endif
+static const struct device_type *disk_type_p;
+static struct kobject *blkmap_kobj;
+
+static DEFINE_MUTEX(lock);		/* attach state */
+static struct trace_event_file *event_file;
+static char attached[64];
+static bool dumping;			/* add_dev calls are a statedump */
+
+static u32 partno_of(struct block_device *bdev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+	return bdev_partno(bdev);
+#else
+	return bdev->bd_partno;
+#endif
+}
+
+static void emit(enum blkmap_op op, struct device *dev)
+{
+	static const char none[32];
+	struct block_device *bdev;
+	struct gendisk *disk;
+
+	if (!dev) {
+		synth_event_trace(event_file, ARRAY_SIZE(fields), (u64)op, 0ULL,
+				  (u64)(long)none, 0ULL, (u64)(long)none, 0ULL, 0ULL);
+		return;
+	}
+	bdev = dev_to_bdev(dev);
+	disk = bdev->bd_disk;
+	synth_event_trace(event_file, ARRAY_SIZE(fields), (u64)op, (u64)dev->devt,
+			  (u64)(long)dev_name(dev),
+			  (u64)(dev->type == disk_type_p ? 0 : partno_of(bdev)),
+			  (u64)(long)disk->disk_name, (u64)disk->diskseq,
+			  (u64)bdev_nr_sectors(bdev));
+}
+
+/* Class interface callbacks: under the class's lock, in process context. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+static int add_dev(struct device *dev)
+#else
+static int add_dev(struct device *dev, struct class_interface *intf)
+#endif
+{
+	emit(dumping ? OP_DUMP : OP_ADD, dev);
+	return 0;
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+static void remove_dev(struct device *dev)
+#else
+static void remove_dev(struct device *dev, struct class_interface *intf)
+#endif
+{
+	emit(OP_REMOVE, dev);
+}
+
+static struct class_interface interface = {
+	.add_dev = add_dev,
+	.remove_dev = remove_dev,
+};
+
+static void dump(void)
+{
+	struct class_dev_iter iter;
+	struct device *dev;
+
+	emit(OP_DUMP_BEGIN, NULL);
+	class_dev_iter_init(&iter, block_class_p, NULL, NULL);
+	while ((dev = class_dev_iter_next(&iter)))
+		emit(OP_DUMP, dev);
+	class_dev_iter_exit(&iter);
+	emit(OP_DUMP_END, NULL);
+}
+
+static void detach(void)
+{
+	if (!event_file)
+		return;
+	class_interface_unregister(&interface);
+	trace_array_set_clr_event(event_file->tr, "synthetic", EVENT_NAME, false);
+	trace_put_event_file(event_file);
+	event_file = NULL;
+	attached[0] = '\0';
+}
+
+static int attach(const char *instance)
+{
+	struct trace_event_file *file;
+	int ret;
+
+	if (event_file)
+		return -EBUSY;
+	if (!instance[0] || strlen(instance) >= sizeof(attached))
+		return -EINVAL;
+	file = trace_get_event_file(instance, "synthetic", EVENT_NAME);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	ret = trace_array_set_clr_event(file->tr, "synthetic", EVENT_NAME, true);
+	if (ret) {
+		trace_put_event_file(file);
+		return ret;
+	}
+	event_file = file;
+	strscpy(attached, instance, sizeof(attached));
+
+	/* Registering calls add_dev for every device present: a statedump. */
+	emit(OP_DUMP_BEGIN, NULL);
+	dumping = true;
+	ret = class_interface_register(&interface);
+	dumping = false;
+	emit(OP_DUMP_END, NULL);
+	if (ret) {
+		trace_array_set_clr_event(file->tr, "synthetic", EVENT_NAME, false);
+		trace_put_event_file(file);
+		event_file = NULL;
+		attached[0] = '\0';
+	}
+	return ret;
+}
+
+static ssize_t control_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	char cmd[96];
+	int ret = 0;
+
+	if (count >= sizeof(cmd))
+		return -EINVAL;
+	memcpy(cmd, buf, count);
+	cmd[count] = '\0';
+	strim(cmd);
+
+	mutex_lock(&lock);
+	if (!strncmp(cmd, "attach ", 7))
+		ret = attach(strim(cmd + 7));
+	else if (!strcmp(cmd, "dump"))
+		ret = event_file ? (dump(), 0) : -ENOTCONN;
+	else if (!strcmp(cmd, "detach"))
+		detach();
+	else
+		ret = -EINVAL;
+	mutex_unlock(&lock);
+	return ret ? ret : count;
+}
+
+static ssize_t attached_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	ssize_t n;
+
+	mutex_lock(&lock);
+	n = sysfs_emit(buf, "%s\n", attached);
+	mutex_unlock(&lock);
+	return n;
+}
+
+static struct kobj_attribute control_attr = __ATTR_WO(control);
+static struct kobj_attribute attached_attr = __ATTR_RO(attached);
+
+static struct attribute *attrs[] = {
+	&control_attr.attr,
+	&attached_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group group = {
+	.attrs = attrs,
+};
+
+/* The block class and disk type, from a disk that never goes live. */
+static int find_block_class(void)
+{
+	struct gendisk *disk;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	disk = blk_alloc_disk(NULL, NUMA_NO_NODE);
+#else
+	disk = blk_alloc_disk(NUMA_NO_NODE);
+#endif
+	if (IS_ERR_OR_NULL(disk))
+		return disk ? PTR_ERR(disk) : -ENOMEM;
+	block_class_p = disk_to_dev(disk)->class;
+	disk_type_p = disk_to_dev(disk)->type;
+	put_disk(disk);
+	return block_class_p && disk_type_p ? 0 : -ENODEV;
+}
+
+static int __init blkmap_init(void)
+{
+	int ret;
+
+	ret = find_block_class();
+	if (ret) {
+		pr_err("cannot find the block class (%d)\n", ret);
+		return ret;
+	}
+	interface.class = block_class_p;
+	ret = synth_event_create(EVENT_NAME, fields, ARRAY_SIZE(fields), THIS_MODULE);
+	if (ret) {
+		pr_err("cannot create synthetic event " EVENT_NAME " (%d)\n", ret);
+		return ret;
+	}
+	blkmap_kobj = kobject_create_and_add("blkmap", kernel_kobj);
+	if (!blkmap_kobj) {
+		ret = -ENOMEM;
+		goto out_event;
+	}
+	ret = sysfs_create_group(blkmap_kobj, &group);
+	if (ret)
+		goto out_kobj;
+	return 0;
+
+out_kobj:
+	kobject_put(blkmap_kobj);
+out_event:
+	synth_event_delete(EVENT_NAME);
+	return ret;
+}
+
+static void __exit blkmap_exit(void)
+{
+	sysfs_remove_group(blkmap_kobj, &group);
+	kobject_put(blkmap_kobj);
+	mutex_lock(&lock);
+	detach();
+	mutex_unlock(&lock);
+	synth_event_delete(EVENT_NAME);
+}
+
+module_init(blkmap_init);
+module_exit(blkmap_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Block device statedump and hotplug events for blkmap recordings");
