@@ -17,6 +17,8 @@ static const struct command {
 } commands[] = {
 	{ "record", cmd_record, "record block I/O and the device map into a file" },
 	{ "report", cmd_report, "print a recording's events and device map" },
+	{ "recover", cmd_recover, "write out what a recorder left in its spool" },
+	{ "reset", cmd_reset, "remove what dead recorders left behind" },
 };
 
 void say(const char *fmt, ...)
@@ -53,6 +55,8 @@ static char doc[] =
 	"Commands:\n"
 	"  record    record block I/O and the device map into a file\n"
 	"  report    print a recording's events and device map\n"
+	"  recover   write out what a recorder left in its spool\n"
+	"  reset     remove what dead recorders left behind\n"
 	"\n"
 	"'blkmap COMMAND --help' describes each command.";
 

@@ -30,6 +30,8 @@ struct cpu_reader {
 	struct bm_capture *capture;
 	int cpu;
 	int pipe_fd;		/* trace_pipe_raw */
+	int flush_fd;		/* eventfd: drain now */
+	atomic_uint flushed;	/* drains done on request */
 	int spool_fd;
 	char spool_path[4096];
 	pthread_t thread;
@@ -47,54 +49,73 @@ struct bm_capture {
 	struct cpu_reader *cpus;
 };
 
-static int flush_batch(struct cpu_reader *r, char *batch, size_t *len)
+static int write_out(int fd, const char *buf, size_t len)
 {
 	size_t off = 0;
 
-	while (off < *len) {
-		ssize_t n = write(r->spool_fd, batch + off, *len - off);
+	while (off < len) {
+		ssize_t n = write(fd, buf + off, len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			snprintf(r->error, sizeof(r->error), "cannot write spool file '%s': %s",
-				 r->spool_path, strerror(errno));
+		if (n < 0)
 			return -1;
-		}
 		off += n;
 	}
-	r->bytes += *len;
-	*len = 0;
 	return 0;
 }
 
-/* Read pages until the ring buffer of this CPU is empty. */
-static int drain(struct cpu_reader *r, char *batch)
+int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
+		   size_t batch_pages, uint64_t *bytes, bool *write_failed)
 {
-	uint32_t page = r->capture->page_size;
 	size_t len = 0;
 
+	*write_failed = false;
 	for (;;) {
-		ssize_t n = read(r->pipe_fd, batch + len, page);
+		ssize_t n = read(pipe_fd, batch + len, page_size);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			break;
-		if (n < 0) {
-			snprintf(r->error, sizeof(r->error), "cannot read CPU %d's trace_pipe_raw: %s",
-				 r->cpu, strerror(errno));
+		if (n < 0)
 			return -1;
-		}
 		if (n == 0)
 			break;
 		/* A short read is a partial page: pad it to a whole page. */
-		memset(batch + len + n, 0, page - n);
-		len += page;
-		if (len == (size_t)BATCH_PAGES * page && flush_batch(r, batch, &len) < 0)
-			return -1;
+		memset(batch + len + n, 0, page_size - n);
+		len += page_size;
+		if (len < batch_pages * page_size)
+			continue;
+		if (write_out(out_fd, batch, len) < 0)
+			goto write_error;
+		*bytes += len;
+		len = 0;
 	}
-	return flush_batch(r, batch, &len);
+	if (write_out(out_fd, batch, len) < 0)
+		goto write_error;
+	*bytes += len;
+	return 0;
+write_error:
+	*write_failed = true;
+	return -1;
+}
+
+/* Read pages until the ring buffer of this CPU is empty. */
+static int drain(struct cpu_reader *r, char *batch)
+{
+	bool write_failed;
+
+	if (bm_drain_pages(r->pipe_fd, r->spool_fd, r->capture->page_size, batch, BATCH_PAGES,
+			   &r->bytes, &write_failed) == 0)
+		return 0;
+	if (write_failed)
+		snprintf(r->error, sizeof(r->error), "cannot write spool file '%s': %s",
+			 r->spool_path, strerror(errno));
+	else
+		snprintf(r->error, sizeof(r->error), "cannot read CPU %d's trace_pipe_raw: %s",
+			 r->cpu, strerror(errno));
+	return -1;
 }
 
 static void *reader_main(void *arg)
@@ -102,25 +123,32 @@ static void *reader_main(void *arg)
 	struct cpu_reader *r = arg;
 	struct bm_capture *c = r->capture;
 	char *batch = malloc((size_t)BATCH_PAGES * c->page_size);
-	struct pollfd fds[2] = {
+	struct pollfd fds[3] = {
 		{ .fd = r->pipe_fd, .events = POLLIN },
 		{ .fd = c->stop_fd, .events = POLLIN },
+		{ .fd = r->flush_fd, .events = POLLIN },
 	};
 	bool stopping = false;
+	eventfd_t requests;
 
 	if (!batch) {
 		snprintf(r->error, sizeof(r->error), "out of memory");
 		goto failed;
 	}
 	while (!stopping) {
-		if (poll(fds, 2, POLL_MS) < 0 && errno != EINTR) {
+		if (poll(fds, 3, POLL_MS) < 0 && errno != EINTR) {
 			snprintf(r->error, sizeof(r->error), "cannot poll CPU %d's trace_pipe_raw: %s",
 				 r->cpu, strerror(errno));
 			goto failed;
 		}
 		stopping = fds[1].revents & POLLIN;
+		requests = 0;
+		if (fds[2].revents & POLLIN)
+			eventfd_read(r->flush_fd, &requests);
 		if (drain(r, batch) < 0)
 			goto failed;
+		if (requests)
+			atomic_fetch_add(&r->flushed, 1);
 	}
 	free(batch);
 	return NULL;
@@ -150,6 +178,11 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		c->cpus[cpu].pipe_fd = -1;
 		c->cpus[cpu].spool_fd = -1;
+		c->cpus[cpu].flush_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (c->cpus[cpu].flush_fd < 0) {
+			bm_error_errno("cannot start capture");
+			goto fail;
+		}
 	}
 	c->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (c->stop_fd < 0) {
@@ -186,7 +219,7 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 	return c;
 fail:
 	bm_capture_stop(c);
-	bm_capture_free(c);
+	bm_capture_free(c, false);
 	return NULL;
 }
 
@@ -206,6 +239,24 @@ int bm_capture_stop(struct bm_capture *c)
 		return -1;
 	}
 	return 0;
+}
+
+void bm_capture_flush(struct bm_capture *c)
+{
+	unsigned before[256];
+	int cpu, tries, n = c->ncpus < 256 ? c->ncpus : 256;
+
+	for (cpu = 0; cpu < n; cpu++) {
+		before[cpu] = atomic_load(&c->cpus[cpu].flushed);
+		eventfd_write(c->cpus[cpu].flush_fd, 1);
+	}
+	/* A drain takes microseconds; do not wait on a stuck thread for long. */
+	for (cpu = 0, tries = 0; cpu < n && tries < 1000; tries++) {
+		if (atomic_load(&c->cpus[cpu].flushed) != before[cpu] || atomic_load(&c->failed))
+			cpu++;
+		else
+			usleep(100);
+	}
 }
 
 const char *bm_capture_failure(struct bm_capture *c)
@@ -235,7 +286,7 @@ uint64_t bm_capture_bytes(struct bm_capture *c)
 	return total;
 }
 
-void bm_capture_free(struct bm_capture *c)
+void bm_capture_free(struct bm_capture *c, bool keep_files)
 {
 	int cpu;
 
@@ -248,8 +299,11 @@ void bm_capture_free(struct bm_capture *c)
 			close(r->pipe_fd);
 		if (r->spool_fd >= 0) {
 			close(r->spool_fd);
-			unlink(r->spool_path);
+			if (!keep_files)
+				unlink(r->spool_path);
 		}
+		if (r->flush_fd >= 0)
+			close(r->flush_fd);
 	}
 	if (c->stop_fd >= 0)
 		close(c->stop_fd);

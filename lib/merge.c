@@ -30,6 +30,7 @@
 
 struct cursor {
 	int cpu;
+	int fd;
 	uint64_t next_off, end_off;	/* file range of pages not yet read */
 	char *chunk;			/* CHUNK_PAGES pages + SLACK */
 	unsigned npages, page;		/* pages in chunk, current page */
@@ -97,7 +98,7 @@ static int next_page(struct bm_stream *s, struct cursor *c)
 				return 0;
 			if (want > left)
 				want = left;
-			n = pread(bm_trace_fd(s->trace), c->chunk, want, c->next_off);
+			n = pread(c->fd, c->chunk, want, c->next_off);
 			if (n < 0 || (size_t)n != want) {
 				bm_error_errno("cannot read '%s' at offset %llu",
 					       bm_trace_path(s->trace),
@@ -209,6 +210,7 @@ int bm_stream_rewind(struct bm_stream *s)
 		const struct bm_cpu_data *d = bm_trace_cpu(s->trace, cpu);
 		int r;
 
+		c->fd = d->fd;
 		c->next_off = d->offset;
 		c->end_off = d->offset + d->size;
 		c->npages = c->page = 0;

@@ -327,6 +327,7 @@ static int read_cpus(struct bm_trace *t)
 		uint64_t at = t->pos;
 		char msg[128];
 
+		c->fd = t->fd;
 		if (get_u64(t, &c->offset, "CPU data offset") < 0 ||
 		    get_u64(t, &c->size, "CPU data size") < 0)
 			return -1;
@@ -409,10 +410,40 @@ static int read_headers(struct bm_trace *t)
 	return read_cpus(t);
 }
 
+/* A spool directory: its meta.dat, and the pages of each CPU in cpuN. */
+static int open_spool(struct bm_trace *t, const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	int cpu;
+
+	for (cpu = 0; cpu < t->meta.ncpus; cpu++) {
+		struct bm_cpu_data *c = &t->cpus[cpu];
+
+		snprintf(path, sizeof(path), "%s/cpu%d", dir, cpu);
+		c->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (c->fd < 0 && errno == ENOENT) {
+			c->size = 0;
+			continue;
+		}
+		if (c->fd < 0 || fstat(c->fd, &st) < 0) {
+			bm_error_errno("cannot open '%s'", path);
+			return -1;
+		}
+		c->offset = 0;
+		/* A page cut short by a crash is left out. */
+		c->size = st.st_size - st.st_size % t->meta.page_size;
+	}
+	return 0;
+}
+
 struct bm_trace *bm_trace_open(const char *path)
 {
+	char meta[4096];
 	struct bm_trace *t;
 	struct stat st;
+	bool spool;
+	int cpu;
 
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->path = strdup(path))) {
@@ -420,9 +451,14 @@ struct bm_trace *bm_trace_open(const char *path)
 		bm_error_errno("cannot open '%s'", path);
 		return NULL;
 	}
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	spool = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	snprintf(meta, sizeof(meta), "%s/" BM_SPOOL_META, path);
+	t->fd = open(spool ? meta : path, O_RDONLY | O_CLOEXEC);
 	if (t->fd < 0) {
-		bm_error_errno("cannot open '%s'", path);
+		if (spool && errno == ENOENT)
+			bm_error("'%s' is a directory, not a recording or a recording's spool", path);
+		else
+			bm_error_errno("cannot open '%s'", spool ? meta : path);
 		goto fail;
 	}
 	if (fstat(t->fd, &st) < 0) {
@@ -434,18 +470,29 @@ struct bm_trace *bm_trace_open(const char *path)
 		goto fail;
 	}
 	t->size = st.st_size;
-	if (read_headers(t) < 0 || load_tep(t) < 0)
+	if (read_headers(t) < 0 || (spool && open_spool(t, path) < 0) || load_tep(t) < 0)
 		goto fail;
 	return t;
 fail:
+	if (t->cpus)
+		for (cpu = 0; cpu < t->meta.ncpus; cpu++)
+			if (t->cpus[cpu].fd > 0 && t->cpus[cpu].fd != t->fd)
+				close(t->cpus[cpu].fd);
+	free(t->cpus);
+	t->cpus = NULL;
 	bm_trace_close(t);
 	return NULL;
 }
 
 void bm_trace_close(struct bm_trace *t)
 {
+	int cpu;
+
 	if (!t)
 		return;
+	for (cpu = 0; t->cpus && cpu < t->meta.ncpus; cpu++)
+		if (t->cpus[cpu].fd > 0 && t->cpus[cpu].fd != t->fd)
+			close(t->cpus[cpu].fd);
 	if (t->tep)
 		tep_free(t->tep);
 	if (t->fd >= 0)
@@ -457,7 +504,6 @@ void bm_trace_close(struct bm_trace *t)
 }
 
 const char *bm_trace_path(const struct bm_trace *t) { return t->path; }
-int bm_trace_fd(const struct bm_trace *t) { return t->fd; }
 const struct bm_trace_meta *bm_trace_get_meta(const struct bm_trace *t) { return &t->meta; }
 struct tep_handle *bm_trace_tep(const struct bm_trace *t) { return t->tep; }
 

@@ -27,6 +27,7 @@
 #include "blkmap/kprobes.h"
 #include "blkmap/marker.h"
 #include "blkmap/record.h"
+#include "blkmap/reset.h"
 #include "blkmap/session.h"
 #include "blkmap/sources.h"
 #include "blkmap/tracefile.h"
@@ -110,7 +111,11 @@ struct recorder {
 	int notify_fd;		/* capture failures */
 	pid_t child;
 	struct bm_cpu_stats *start_stats;
+	struct bm_trace_meta meta;	/* formats, from when tracing was armed */
 	unsigned dump_id;
+	bool registered;		/* in BM_REGISTRY_DIR */
+	bool spool_ready;		/* meta.dat written: the spool is readable */
+	bool keep_spool;		/* the output could not be written: keep it */
 };
 
 static void notify(struct recorder *r, const char *fmt, ...)
@@ -226,14 +231,50 @@ static int arm_sources(struct recorder *r)
 	return bm_session_mark(r->session, m.text, m.len);
 }
 
+/*
+ * The formats, saved once every event is enabled: into the spool, so that
+ * what a recorder that died had spooled can be read (blkmap recover).
+ */
+static int write_spool_meta(struct recorder *r)
+{
+	char path[PATH_MAX];
+	int *fds, fd, cpu, ret = -1;
+
+	if (bm_session_collect_formats(r->session, &r->meta) < 0)
+		return -1;
+	fds = calloc(r->res->ncpus, sizeof(*fds));
+	if (!fds)
+		return -1;
+	for (cpu = 0; cpu < r->res->ncpus; cpu++)
+		fds[cpu] = bm_capture_spool_fd(r->capture, cpu);
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_META, r->spool_dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		bm_error_errno("cannot create '%s'", path);
+	} else {
+		ret = bm_trace_write(fd, path, &r->meta, fds);
+		close(fd);
+	}
+	r->spool_ready = ret == 0;
+	free(fds);
+	return ret;
+}
+
 static int arm(struct recorder *r)
 {
 	const struct bm_record_opts *o = r->opts;
 	size_t i;
 	int cpu;
 
-	if (bm_session_check_access() < 0 || make_spool_dir(r) < 0)
+	if (bm_session_check_access() < 0)
 		return -1;
+	bm_reset(r->opts->notify);	/* what dead recorders left */
+	if (make_spool_dir(r) < 0)
+		return -1;
+	if (bm_registry_add(r->spool_dir, r->opts->output) == 0)
+		r->registered = true;
+	else
+		notify(r, "%s; a crash would leave the spool unregistered", bm_error_message());
 	r->session = bm_session_create(o->buffer_kib);
 	if (!r->session)
 		return -1;
@@ -257,9 +298,12 @@ static int arm(struct recorder *r)
 	for (cpu = 0; cpu < r->res->ncpus; cpu++)
 		if (bm_session_cpu_stats(r->session, cpu, &r->start_stats[cpu]) < 0)
 			return -1;
-	if (bm_session_tracing(r->session, true) < 0 || arm_sources(r) < 0)
+	if (bm_session_tracing(r->session, true) < 0 || arm_sources(r) < 0 ||
+	    write_spool_meta(r) < 0 || dump(r, "start") < 0)
 		return -1;
-	return dump(r, "start");
+	/* The map's first records reach the disk before the workload starts. */
+	bm_capture_flush(r->capture);
+	return 0;
 }
 
 /* Start the command once tracing is armed; report exec failure. */
@@ -430,7 +474,6 @@ static int stop(struct recorder *r)
 
 static int write_file(struct recorder *r)
 {
-	struct bm_trace_meta meta;
 	int *fds, fd, cpu, ret = -1;
 	struct stat st;
 
@@ -441,10 +484,10 @@ static int write_file(struct recorder *r)
 	}
 	for (cpu = 0; cpu < r->res->ncpus; cpu++)
 		fds[cpu] = bm_capture_spool_fd(r->capture, cpu);
-	if (bm_session_collect_meta(r->session, &meta) < 0)
-		goto out_meta;
+	if (bm_session_collect_final(r->session, &r->meta) < 0)
+		goto out;
 	for (cpu = 0; cpu < r->res->ncpus; cpu++) {
-		const char *text = meta.cpustats[cpu];
+		const char *text = r->meta.cpustats[cpu];
 		const char *p = text ? strstr(text, "read events:") : NULL;
 
 		if (p)
@@ -453,37 +496,42 @@ static int write_file(struct recorder *r)
 	fd = open(r->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		bm_error_errno("cannot create '%s'", r->tmp_path);
-		goto out_meta;
+		goto out;
 	}
-	if (bm_trace_write(fd, r->opts->output, &meta, fds) < 0 || fsync(fd) < 0 ||
+	if (bm_trace_write(fd, r->opts->output, &r->meta, fds) < 0 || fsync(fd) < 0 ||
 	    fstat(fd, &st) < 0) {
 		if (errno)
 			bm_error_errno("cannot write '%s'", r->opts->output);
 		close(fd);
-		goto out_meta;
+		goto out;
 	}
 	close(fd);
 	if (rename(r->tmp_path, r->opts->output) < 0) {
 		bm_error_errno("cannot create '%s'", r->opts->output);
-		goto out_meta;
+		goto out;
 	}
 	r->tmp_path[0] = '\0';
 	r->res->file_bytes = st.st_size;
 	ret = 0;
-out_meta:
-	bm_trace_meta_release(&meta);
+out:
 	free(fds);
 	return ret;
 }
 
-/* Remove everything the recording created; safe to call twice. */
+/*
+ * Remove everything the recording created; safe to call twice. A spool
+ * that holds what could not be written out is kept, with its registry
+ * entry, for 'blkmap recover' or 'blkmap reset'.
+ */
 static void teardown(struct recorder *r)
 {
+	char path[PATH_MAX];
+
 	if (r->capture)
 		bm_capture_stop(r->capture);
 	bm_uevents_stop(r->uevents);
 	r->uevents = NULL;
-	bm_capture_free(r->capture);
+	bm_capture_free(r->capture, r->keep_spool);
 	r->capture = NULL;
 	/* The module holds the instance's event file: let go before rmdir. */
 	bm_kmodule_detach(r->kmodule);
@@ -496,14 +544,35 @@ static void teardown(struct recorder *r)
 	if (r->tmp_path[0])
 		unlink(r->tmp_path);
 	r->tmp_path[0] = '\0';
-	if (r->spool_dir[0])
+	if (r->spool_dir[0] && !r->keep_spool) {
+		snprintf(path, sizeof(path), "%s/" BM_SPOOL_META, r->spool_dir);
+		unlink(path);
 		rmdir(r->spool_dir);
+		if (r->registered)
+			bm_registry_remove();
+		r->registered = false;
+	}
 	r->spool_dir[0] = '\0';
 	if (r->notify_fd >= 0)
 		close(r->notify_fd);
 	r->notify_fd = -1;
 	free(r->start_stats);
 	r->start_stats = NULL;
+	bm_trace_meta_release(&r->meta);
+}
+
+/* The output could not be written: keep what was recorded, and say where. */
+static void keep_spool(struct recorder *r)
+{
+	char cause[1024];
+
+	if (!r->spool_ready)
+		return;
+	r->keep_spool = true;
+	snprintf(cause, sizeof(cause), "%s", bm_error_message());
+	bm_error("%s; what was recorded is kept in '%s': read it with 'blkmap report %s', "
+		 "or write it out with 'blkmap recover %s -o FILE' once there is room", cause,
+		 r->spool_dir, r->spool_dir, r->spool_dir);
 }
 
 /* Wait for the command, passing signals on; its status goes into the result. */
@@ -511,11 +580,13 @@ static void wait_command(struct recorder *r)
 {
 	struct signalfd_siginfo si;
 
+	struct pollfd pfd = { .fd = r->sig_fd, .events = POLLIN };
+
 	while (r->child > 0) {
 		reap(r);
 		if (r->child <= 0)
 			break;
-		if (read(r->sig_fd, &si, sizeof(si)) != sizeof(si))
+		if (poll(&pfd, 1, -1) < 0 || read(r->sig_fd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo != SIGCHLD && si.ssi_signo != SIGUSR1 && si.ssi_code != SI_KERNEL)
 			kill(r->child, si.ssi_signo);
@@ -539,7 +610,7 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 	sigaddset(&mask, SIGUSR1);	/* a statedump on request */
 	/* Before any thread exists, so that every thread inherits it. */
 	sigprocmask(SIG_BLOCK, &mask, &old);
-	r.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	r.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	r.notify_fd = eventfd(0, EFD_CLOEXEC);
 	if (r.sig_fd < 0 || r.notify_fd < 0) {
 		bm_error_errno("cannot record");
@@ -561,8 +632,10 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 	if (wait_for_stop(&r) < 0) {
 		const char *failure = bm_capture_failure(r.capture);
 
-		if (failure)
+		if (failure) {
 			bm_error("recording stopped: %s", failure);
+			keep_spool(&r);
+		}
 		if (r.child > 0) {
 			/* Tracing ends now; the command is the user's: let it finish. */
 			notify(&r, "%s; waiting for '%s' (pid %d) to exit", bm_error_message(),
@@ -574,13 +647,21 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 		}
 		goto out;
 	}
-	if (stop(&r) < 0 || write_file(&r) < 0)
+	if (stop(&r) < 0 || write_file(&r) < 0) {
+		keep_spool(&r);
 		goto out;
+	}
 	ret = 0;
 out:
 	teardown(&r);
-	if (r.sig_fd >= 0)
+	if (r.sig_fd >= 0) {
+		struct signalfd_siginfo si;
+
+		/* Signals that came while stopping asked for what was done. */
+		while (read(r.sig_fd, &si, sizeof(si)) == sizeof(si))
+			;
 		close(r.sig_fd);
+	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }

@@ -370,10 +370,10 @@ static void add_marker_symbols(struct bm_trace_meta *meta)
 		meta->kallsyms_len = n;
 }
 
-int bm_session_collect_meta(struct bm_session *s, struct bm_trace_meta *meta)
+int bm_session_collect_formats(struct bm_session *s, struct bm_trace_meta *meta)
 {
 	size_t i;
-	int cpu, len;
+	int len;
 
 	memset(meta, 0, sizeof(*meta));
 	meta->ncpus = s->ncpus;
@@ -393,16 +393,31 @@ int bm_session_collect_meta(struct bm_session *s, struct bm_trace_meta *meta)
 		if (add_format(s, meta, s->enabled[i].system, s->enabled[i].event) < 0)
 			return -1;
 	add_marker_symbols(meta);
-	meta->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", &len);
-	meta->cmdlines_len = meta->cmdlines ? len : 0;
 	meta->clock = strdup("mono");
-	meta->cpustats = calloc(s->ncpus, sizeof(*meta->cpustats));
-	if (!meta->clock || !meta->cpustats) {
-		bm_error_errno("cannot collect the trace's metadata");
+	if (!meta->clock) {
+		bm_error_errno("cannot collect the trace's formats");
 		return -1;
 	}
-	for (cpu = 0; cpu < s->ncpus; cpu++)
+	return 0;
+}
+
+int bm_session_collect_final(struct bm_session *s, struct bm_trace_meta *meta)
+{
+	int cpu, len;
+
+	free(meta->cmdlines);
+	meta->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", &len);
+	meta->cmdlines_len = meta->cmdlines ? len : 0;
+	if (!meta->cpustats)
+		meta->cpustats = calloc(s->ncpus, sizeof(*meta->cpustats));
+	if (!meta->cpustats) {
+		bm_error_errno("cannot collect the trace's statistics");
+		return -1;
+	}
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		free(meta->cpustats[cpu]);
 		meta->cpustats[cpu] = cpu_stats_text(s, cpu);
+	}
 	return 0;
 }
 

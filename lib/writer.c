@@ -213,6 +213,8 @@ int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
 	for (cpu = 0; cpu < meta->ncpus; cpu++) {
 		struct stat st;
 
+		if (spool_fds[cpu] < 0)		/* no pages for this CPU */
+			continue;
 		if (fstat(spool_fds[cpu], &st) < 0) {
 			bm_error_errno("cannot read the spool of CPU %d for '%s'", cpu, path);
 			goto out;

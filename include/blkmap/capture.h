@@ -7,6 +7,7 @@
  * into a spool file as the ring buffer fills, so a recording's length does
  * not depend on the buffer size.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 struct tracefs_instance;
@@ -23,11 +24,21 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
  * buffers hold a final state. -1 if any thread failed (message set).
  */
 int bm_capture_stop(struct bm_capture *c);
+/* Have every thread drain its buffer into its spool now, and wait for it. */
+void bm_capture_flush(struct bm_capture *c);
 /* Has a thread failed (disk full, I/O error)? Its message, or NULL. */
 const char *bm_capture_failure(struct bm_capture *c);
 int bm_capture_spool_fd(struct bm_capture *c, int cpu);
 uint64_t bm_capture_bytes(struct bm_capture *c);
-/* Close and remove the spool files; safe on NULL. */
-void bm_capture_free(struct bm_capture *c);
+/*
+ * Read @pipe_fd (a trace_pipe_raw, non-blocking) until empty, writing whole
+ * pages to @out_fd, @batch_pages at a time through @batch. Adds what it
+ * wrote to @bytes. -1 with errno; @write_failed says which side failed.
+ */
+int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
+		   size_t batch_pages, uint64_t *bytes, bool *write_failed);
+
+/* Close the spool files, and remove them unless @keep_files; NULL is fine. */
+void bm_capture_free(struct bm_capture *c, bool keep_files);
 
 #endif

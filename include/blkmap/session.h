@@ -50,7 +50,12 @@ const char *bm_session_name(struct bm_session *s);
 int bm_session_ncpus(struct bm_session *s);
 uint32_t bm_session_page_size(struct bm_session *s);
 
-/* Everything but the pages: formats of the enabled events, cmdlines, stats. */
-int bm_session_collect_meta(struct bm_session *s, struct bm_trace_meta *meta);
+/*
+ * What a file needs besides the pages: the formats of the enabled events,
+ * the clock and page layout (once armed, as probes may go away later)...
+ */
+int bm_session_collect_formats(struct bm_session *s, struct bm_trace_meta *meta);
+/* ...and, at the end, the cmdlines and per-CPU statistics. */
+int bm_session_collect_final(struct bm_session *s, struct bm_trace_meta *meta);
 
 #endif

@@ -36,11 +36,20 @@ struct bm_trace_meta {
 	uint32_t page_size;
 };
 
-/* The per-CPU data of a file: where each CPU's pages are. */
+/* Where each CPU's pages are: in the trace file, or in a spool file. */
 struct bm_cpu_data {
+	int fd;
 	uint64_t offset;
 	uint64_t size;
 };
+
+/*
+ * A recording in progress keeps, in its spool directory, "meta.dat" (a
+ * trace file without pages, written when tracing is armed) and one file
+ * of pages per CPU, "cpuN". bm_trace_open() reads such a directory as a
+ * recording, which is how a recording cut short is recovered.
+ */
+#define BM_SPOOL_META "meta.dat"
 
 #define BM_TRACE_FILE_VERSION 6
 
@@ -50,8 +59,8 @@ int bm_trace_meta_add_format(struct bm_trace_meta *meta, const char *system,
 
 /*
  * Write a complete file to @fd: @meta, then the pages of CPU i copied from
- * @spool_fds[i] (whole pages, from offset 0 to its end). @path names the
- * output in messages.
+ * @spool_fds[i] (whole pages, from offset 0 to its end; -1 for none).
+ * @path names the output in messages.
  */
 int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
 		   const int *spool_fds);
@@ -59,10 +68,10 @@ int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
 /* A trace file opened for reading. */
 struct bm_trace;
 
+/* A trace file, or a spool directory. */
 struct bm_trace *bm_trace_open(const char *path);
 void bm_trace_close(struct bm_trace *trace);
 const char *bm_trace_path(const struct bm_trace *trace);
-int bm_trace_fd(const struct bm_trace *trace);
 const struct bm_trace_meta *bm_trace_get_meta(const struct bm_trace *trace);
 const struct bm_cpu_data *bm_trace_cpu(const struct bm_trace *trace, int cpu);
 /* The event parser, loaded with the file's own formats and cmdlines. */

@@ -39,7 +39,8 @@ expect 1 "'$T/cut.dat': offset [0-9]*:.*past the end" "$BLKMAP" report "$T/cut.d
 head -c 300 "$T/good.dat" >"$T/head.dat"
 expect 1 "'$T/head.dat': offset [0-9]*:" "$BLKMAP" report "$T/head.dat"
 
-# The disk fills while recording: say so, let the command finish, keep nothing.
+# The disk fills while recording: say so, let the command finish, and keep
+# what was recorded in the spool, readable, and recoverable elsewhere.
 mkdir "$T/small"
 mount -t tmpfs -o size=256k tmpfs "$T/small" || skip "cannot mount a small tmpfs"
 truncate -s 64M "$T/img"
@@ -49,11 +50,20 @@ set +e
 	dd if=/dev/zero of="$L" bs=4k count=20000 oflag=direct 2>"$T/err"
 got=$?
 set -e
-left=$(ls -A "$T/small")
-umount "$T/small"
 cat "$T/err"
 [ "$got" -eq 1 ] || fail "record on a full disk exited $got, not 1"
 grep -q "No space left on device" "$T/err" || fail "no word of the full disk"
 grep -q "waiting for 'dd'" "$T/err" || fail "the command was not waited for"
-[ -z "$left" ] || fail "left on the full disk: $left"
+spool=$(ls -d "$T"/small/.blkmap-*.spool) || fail "the spool was not kept"
+[ ! -e "$T/small/full.dat" ] || fail "a partial output was left"
+"$BLKMAP" report "$spool" >"$T/spool.txt" || fail "the kept spool does not read"
+n=$(grep -c "block_rq_issue .*$(basename "$L")" "$T/spool.txt" || true)
+note "the kept spool holds $n write requests"
+[ "$n" -gt 0 ] || fail "the kept spool holds no I/O"
+"$BLKMAP" recover "$spool" -o "$T/recovered.dat" || fail "recover failed"
+[ ! -e "$spool" ] || fail "recover left the spool"
+m=$("$BLKMAP" report "$T/recovered.dat" | grep -c "block_rq_issue .*$(basename "$L")" || true)
+[ "$m" -eq "$n" ] || fail "recovered $m write requests of $n"
+umount "$T/small"
+rm -f /run/blkmap/*	# the registry entries of that recorder (it is gone)
 assert_clean
