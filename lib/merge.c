@@ -38,6 +38,7 @@ struct cursor {
 	struct kbuffer *kbuf;
 	void *event;			/* current event, NULL when exhausted */
 	unsigned long long ts;
+	uint64_t last_ts;		/* of the last event before this page */
 	int last_offset;
 	uint64_t missed;
 	int uncounted;
@@ -54,6 +55,8 @@ struct bm_stream {
 	int *heap, nheap;
 	bool advance_top;		/* heap[0] was handed out, not yet advanced */
 	uint64_t bytes_read;
+	struct bm_loss *losses;
+	size_t nlosses, caplosses;
 };
 
 static int corrupt(struct bm_stream *s, struct cursor *c, const char *what)
@@ -77,6 +80,26 @@ static uint64_t page_commit(struct bm_stream *s, const char *page)
 		memcpy(&w, page + 8, 4);
 		return s->swap ? __builtin_bswap32(w) : w;
 	}
+}
+
+static void note_loss(struct bm_stream *s, struct cursor *c, uint64_t count)
+{
+	struct bm_loss *l;
+
+	if (s->nlosses == s->caplosses) {
+		size_t cap = s->caplosses ? 2 * s->caplosses : 16;
+
+		l = realloc(s->losses, cap * sizeof(*l));
+		if (!l)
+			return;
+		s->losses = l;
+		s->caplosses = cap;
+	}
+	l = &s->losses[s->nlosses++];
+	l->cpu = c->cpu;
+	l->from = c->last_ts;
+	l->to = c->event ? c->ts : c->last_ts;
+	l->count = count;
 }
 
 /* Load the next non-empty page into the kbuffer; 0 at the end of the CPU. */
@@ -122,6 +145,8 @@ static int next_page(struct bm_stream *s, struct cursor *c)
 			return corrupt(s, c, "lost-event count exceeds the page");
 		if (kbuffer_load_subbuffer(c->kbuf, page) < 0)
 			return corrupt(s, c, "unreadable page header");
+		c->last_offset = -1;
+		c->event = kbuffer_read_event(c->kbuf, &c->ts);
 		if (commit & MISSED_EVENTS) {
 			int missed = kbuffer_missed_events(c->kbuf);
 
@@ -129,9 +154,8 @@ static int next_page(struct bm_stream *s, struct cursor *c)
 				c->missed += missed;
 			else
 				c->uncounted = 1;
+			note_loss(s, c, missed > 0 ? missed : 0);
 		}
-		c->last_offset = -1;
-		c->event = kbuffer_read_event(c->kbuf, &c->ts);
 		if (c->event)
 			return 1;
 	}
@@ -157,6 +181,7 @@ static int check_event(struct bm_stream *s, struct cursor *c)
 static int advance(struct bm_stream *s, struct cursor *c, bool first)
 {
 	if (!first) {
+		c->last_ts = c->ts;
 		c->event = kbuffer_next_event(c->kbuf, &c->ts);
 		if (!c->event) {
 			int r = next_page(s, c);
@@ -205,6 +230,7 @@ int bm_stream_rewind(struct bm_stream *s)
 	s->nheap = 0;
 	s->advance_top = false;
 	s->bytes_read = 0;
+	s->nlosses = 0;
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		struct cursor *c = &s->cursors[cpu];
 		const struct bm_cpu_data *d = bm_trace_cpu(s->trace, cpu);
@@ -216,6 +242,8 @@ int bm_stream_rewind(struct bm_stream *s)
 		c->npages = c->page = 0;
 		c->missed = 0;
 		c->uncounted = 0;
+		c->last_ts = 0;
+		c->event = NULL;
 		r = advance(s, c, true);
 		if (r < 0)
 			return -1;
@@ -314,7 +342,14 @@ void bm_stream_close(struct bm_stream *s)
 	}
 	free(s->cursors);
 	free(s->heap);
+	free(s->losses);
 	free(s);
+}
+
+size_t bm_stream_losses(const struct bm_stream *s, const struct bm_loss **list)
+{
+	*list = s->losses;
+	return s->nlosses;
 }
 
 uint64_t bm_stream_missed(const struct bm_stream *s, int cpu, int *uncounted)

@@ -85,6 +85,8 @@ static uint64_t stat_value(const char *stats, const char *key)
 static void report_loss(struct report *r)
 {
 	const struct bm_trace_meta *m = bm_trace_get_meta(r->trace);
+	const struct bm_loss *losses;
+	size_t i, n = bm_stream_losses(r->stream, &losses);
 	int cpu, uncounted;
 
 	for (cpu = 0; cpu < m->ncpus; cpu++) {
@@ -99,6 +101,33 @@ static void report_loss(struct report *r)
 			     "and the device map may be incomplete", uncounted ? "at least " : "",
 			     (unsigned long long)missed, cpu);
 	}
+	for (i = 0; i < n && i < 20; i++) {
+		char from[32], to[32];
+
+		if (losses[i].from)
+			warn(r, "events lost on CPU %d between %s and %s", losses[i].cpu,
+			     bm_ts_str(losses[i].from, from, sizeof(from)),
+			     bm_ts_str(losses[i].to, to, sizeof(to)));
+		else
+			warn(r, "events lost on CPU %d before %s", losses[i].cpu,
+			     bm_ts_str(losses[i].to, to, sizeof(to)));
+	}
+	if (n > 20)
+		warn(r, "and %zu more gaps", n - 20);
+}
+
+/* Could events lost in the kernel hide a change of this incarnation? */
+static bool span_near_loss(struct report *r, const struct bm_span *s)
+{
+	const struct bm_loss *losses;
+	size_t i, n = bm_stream_losses(r->stream, &losses);
+	uint64_t lo = s->from.known ? s->from.lo : 0;
+	uint64_t hi = s->to.known ? s->to.hi : UINT64_MAX;
+
+	for (i = 0; i < n; i++)
+		if (losses[i].from <= hi && losses[i].to >= lo)
+			return true;
+	return false;
 }
 
 /* ---- map view ---- */
@@ -131,10 +160,12 @@ static void map_text(struct report *r)
 
 		snprintf(name, sizeof(name), "%s%s%s%s", s->name, s->dm[0] ? " (" : "", s->dm,
 			 s->dm[0] ? ")" : "");
-		fprintf(r->out, "%-9s %-16s %-9s %-48s %s\n", bm_dev_str(s->dev, dev, sizeof(dev)),
-			name, s->kind == BM_PARTITION ? "partition" : "disk",
+		fprintf(r->out, "%-9s %-16s %-9s %-48s %s%s\n",
+			bm_dev_str(s->dev, dev, sizeof(dev)), name,
+			s->kind == BM_PARTITION ? "partition" : "disk",
 			bound_text(&s->from, true, from, sizeof(from)),
-			bound_text(&s->to, false, to, sizeof(to)));
+			bound_text(&s->to, false, to, sizeof(to)),
+			span_near_loss(r, s) ? " [events lost meanwhile]" : "");
 	}
 	n = bm_map_conflicts(r->map, &conflicts);
 	for (i = 0; i < n; i++) {
@@ -156,7 +187,7 @@ static void map_csv(struct report *r)
 	size_t i;
 
 	fputs("dev,name,kind,from_ns,to_ns,from_source,to_source,"
-	      "from_lo_ns,from_hi_ns,to_lo_ns,to_hi_ns,parent,diskseq,dm\n", r->out);
+	      "from_lo_ns,from_hi_ns,to_lo_ns,to_hi_ns,parent,diskseq,dm,events_lost\n", r->out);
 	for (i = 0; i < bm_map_count(r->map); i++) {
 		const struct bm_span *s = bm_map_span(r->map, i);
 		char dev[16], by[64];
@@ -182,7 +213,7 @@ static void map_csv(struct report *r)
 		csv_u64(r->out, s->diskseq, s->diskseq);
 		putc(',', r->out);
 		bm_csv_str(r->out, s->dm);
-		putc('\n', r->out);
+		fprintf(r->out, ",%s\n", span_near_loss(r, s) ? "yes" : "");
 	}
 }
 
@@ -219,7 +250,7 @@ static void map_json(struct report *r)
 		bm_json_str(r->out, s->parent);
 		fprintf(r->out, ",\"diskseq\":%" PRIu64 ",\"dm\":", s->diskseq);
 		bm_json_str(r->out, s->dm);
-		fputs("}\n", r->out);
+		fprintf(r->out, ",\"events_lost\":%s}\n", span_near_loss(r, s) ? "true" : "false");
 	}
 	n = bm_map_conflicts(r->map, &conflicts);
 	for (i = 0; i < n; i++) {

@@ -33,6 +33,15 @@ int bm_stream_rewind(struct bm_stream *stream);
  * whether some loss had no count (the ring buffer could not store it).
  */
 uint64_t bm_stream_missed(const struct bm_stream *stream, int cpu, int *uncounted);
+/* Where the kernel lost events: between two pages of one CPU. */
+struct bm_loss {
+	int cpu;
+	uint64_t from, to;	/* the last event before, the first after */
+	uint64_t count;		/* 0 if the kernel could not count them */
+};
+/* The losses seen in the pages read since the last rewind, in order. */
+size_t bm_stream_losses(const struct bm_stream *stream, const struct bm_loss **list);
+
 /* Bytes of page data read so far, for progress display. */
 uint64_t bm_stream_bytes_read(const struct bm_stream *stream);
 
