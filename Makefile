@@ -2,11 +2,13 @@
 #
 #   make               build ./blkmap
 #   make check         unit tests, then live tests (root), with one summary
-#   make SANITIZE=1    build with AddressSanitizer and UndefinedBehaviorSanitizer
+#   make SANITIZE=1    ./blkmap-san, with AddressSanitizer and UndefinedBehaviorSanitizer
+#                      (make check SANITIZE=1 runs the tests with it)
 #   make STATIC=1      ./blkmap-static, one binary to copy onto machines without
 #                      the libraries
 #   make V=1           show the commands
 #   make module        the kernel module, for the running kernel or KDIR=
+#   make fuzz          fuzz the file reader for FUZZ_SECONDS (libFuzzer, clang)
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -20,13 +22,14 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-format
              -Iinclude $(shell pkg-config --cflags $(PKGS))
 LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lpthread
 
+PROGRAM   := blkmap
 ifeq ($(SANITIZE),1)
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS   += -fsanitize=address,undefined
 BUILD     := build-san
+PROGRAM   := blkmap-san
 endif
 
-PROGRAM   := blkmap
 ifeq ($(STATIC),1)
 LDFLAGS   += -static
 LDLIBS    := $(shell pkg-config --static --libs $(PKGS)) -lpthread
@@ -63,8 +66,34 @@ $(BUILD)/%.o: %.c
 $(UNIT_BIN): $(UNIT_OBJ) $(LIBBLKMAP)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs check)
 
-check: blkmap $(UNIT_BIN)
-	$(Q)BLKMAP=$(CURDIR)/blkmap UNIT=$(CURDIR)/$(UNIT_BIN) tests/run
+check: $(PROGRAM) $(UNIT_BIN)
+	$(Q)BLKMAP=$(CURDIR)/$(PROGRAM) UNIT=$(CURDIR)/$(UNIT_BIN) \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 tests/run
+
+# The fuzzer: clang's libFuzzer with ASan and UBSan over the report pipeline,
+# seeded with the recordings in tests/data. FUZZ_SECONDS=60 by default.
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := build-fuzz
+FUZZ_CFLAGS  := -g -O1 -std=gnu11 -D_GNU_SOURCE -DBLKMAP_VERSION='"$(VERSION)"' -Iinclude \
+                $(shell pkg-config --cflags $(PKGS)) -fsanitize=address,undefined \
+                -fno-sanitize-recover=undefined
+FUZZ_OBJ     := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
+
+$(FUZZ_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CLANG,$<)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_OBJ)
+	$(call quiet,LINK,$@)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ \
+		$(shell pkg-config --libs $(PKGS)) -lpthread
+
+fuzz: $(FUZZ_DIR)/fuzz_report
+	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/crashes
+	cp -n tests/data/*.dat $(FUZZ_DIR)/corpus/
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	$(FUZZ_DIR)/fuzz_report -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=10 \
+		-max_len=262144 -artifact_prefix=$(FUZZ_DIR)/crashes/ -print_final_stats=1 \
+		$(FUZZ_DIR)/corpus
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -76,7 +105,7 @@ module-clean:
 	@test ! -d "$(KDIR)" || $(MAKE) -C "$(KDIR)" M="$(CURDIR)/module" clean
 
 clean:
-	rm -rf build build-san build-static blkmap blkmap-static
+	rm -rf build build-san build-static build-fuzz blkmap blkmap-static blkmap-san
 
-.PHONY: all check clean module module-clean
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+.PHONY: all check clean fuzz module module-clean
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

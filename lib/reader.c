@@ -7,10 +7,12 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -212,6 +214,7 @@ static int read_sized(struct bm_trace *t, const char *what, char **text, size_t 
 
 static int read_format(struct bm_trace *t, const char *system)
 {
+	uint64_t at = t->pos;
 	char *text;
 	size_t len;
 	int ret;
@@ -222,6 +225,8 @@ static int read_format(struct bm_trace *t, const char *system)
 	free(text);
 	if (ret < 0)
 		bm_error_errno("cannot read '%s'", t->path);
+	else
+		t->meta.formats[t->meta.nformats - 1].offset = at;
 	return ret;
 }
 
@@ -347,11 +352,174 @@ static int read_cpus(struct bm_trace *t)
 	return 0;
 }
 
+/*
+ * libtraceevent's format parser crashes on some malformed formats. A file
+ * someone hands us must not crash the report: parse the formats in a child
+ * first, which says how far it got. Returns the index of the first format
+ * the parser did not survive, or -1.
+ */
+/*
+ * The shape of a format, as the kernel prints it: "name:", "ID:", "format:",
+ * field lines, "print fmt:". Returns NULL if it has it, else what is wrong.
+ */
+static const char *format_shape_error(const char *text)
+{
+	static const char *const keys[] = { ";\toffset:", ";\tsize:", ";\tsigned:" };
+	const char *line = text, *end;
+	int fields = 0, state = 0;	/* 0 name, 1 ID, 2 format:, 3 fields, 4 done */
+	size_t k;
+
+	for (; *line && state < 4; line = *end ? end + 1 : end) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		switch (state) {
+		case 0:
+			if (strncmp(line, "name: ", 6) || end == line + 6)
+				return "no event name";
+			state = 1;
+			break;
+		case 1:
+			if (strncmp(line, "ID: ", 4) || !strchr("0123456789", line[4]))
+				return "no event ID";
+			state = 2;
+			break;
+		case 2:
+			if (strncmp(line, "format:", 7))
+				return "no \"format:\" line";
+			state = 3;
+			break;
+		case 3:
+			if (line == end)
+				continue;
+			if (!strncmp(line, "print fmt: ", 11)) {
+				state = 4;
+				break;
+			}
+			if (strncmp(line, "\tfield:", 7) || !memchr(line, ' ', end - line))
+				return "a field line is malformed";
+			for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+				const char *at = strstr(line, keys[k]);
+
+				if (!at || at > end || !strchr("0123456789", at[strlen(keys[k])]))
+					return "a field line is malformed";
+			}
+			fields++;
+			break;
+		}
+	}
+	if (state < 4)
+		return "no \"print fmt:\" line";
+	return fields ? NULL : "no fields";
+}
+
+#define SAFE_FORMATS 512
+
+/* Hashes of the format sets known to parse: a process reads few kinds of files. */
+static uint64_t safe_formats[SAFE_FORMATS];
+static pthread_mutex_t safe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t formats_hash(const struct bm_trace_meta *m)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	size_t i, j;
+
+	for (i = 0; i < m->nformats; i++)
+		for (j = 0; j < m->formats[i].len; j++)
+			h = (h ^ (unsigned char)m->formats[i].text[j]) * 1099511628211ULL;
+	for (j = 0; j < m->header_page_len; j++)
+		h = (h ^ (unsigned char)m->header_page[j]) * 1099511628211ULL;
+	return h | 1;
+}
+
+static bool formats_known_safe(uint64_t h, bool add)
+{
+	bool found = false;
+	size_t i;
+
+	pthread_mutex_lock(&safe_lock);
+	for (i = 0; i < SAFE_FORMATS && safe_formats[i] && !found; i++)
+		found = safe_formats[i] == h;
+	if (!found && add)
+		safe_formats[h % SAFE_FORMATS] = h;
+	pthread_mutex_unlock(&safe_lock);
+	return found;
+}
+
+static ssize_t format_crashing_the_parser(struct bm_trace *t)
+{
+	struct bm_trace_meta *m = &t->meta;
+	ssize_t last = -1;
+	uint64_t hash = formats_hash(m);
+	int fds[2], status;
+	int32_t i;
+	pid_t pid;
+
+	if (formats_known_safe(hash, false))
+		return -1;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		struct tep_handle *tep = tep_alloc();
+
+		close(fds[0]);
+		if (tep)
+			tep_parse_header_page(tep, m->header_page, m->header_page_len, t->long_size);
+		for (i = 0; tep && i < (int32_t)m->nformats; i++) {
+			if (write(fds[1], &i, sizeof(i)) != sizeof(i))
+				_exit(1);
+			tep_parse_event(tep, m->formats[i].text, m->formats[i].len,
+					m->formats[i].system);
+		}
+		i = -1;
+		_exit(write(fds[1], &i, sizeof(i)) == sizeof(i) ? 0 : 1);
+	}
+	close(fds[1]);
+	while (read(fds[0], &i, sizeof(i)) == sizeof(i))
+		if (i >= 0)
+			last = i;
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFSIGNALED(status)) {
+		formats_known_safe(hash, true);
+		return -1;
+	}
+	return last >= 0 ? last : 0;
+}
+
 static int load_tep(struct bm_trace *t)
 {
 	struct bm_trace_meta *m = &t->meta;
+	ssize_t bad;
 	size_t i;
 
+	for (i = 0; i < m->nformats; i++) {
+		const char *shape = format_shape_error(m->formats[i].text);
+		char msg[160];
+
+		if (!shape)
+			continue;
+		snprintf(msg, sizeof(msg), "a %s event format is malformed: %s",
+			 m->formats[i].system, shape);
+		return fail(t, m->formats[i].offset, msg);
+	}
+	bad = format_crashing_the_parser(t);
+	if (bad >= 0) {
+		const char *name = strstr(m->formats[bad].text, "name: ");
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "a malformed %s event format (%.*s) breaks the "
+			 "event parser", m->formats[bad].system,
+			 name ? (int)strcspn(name + 6, "\n") : 1, name ? name + 6 : "?");
+		return fail(t, m->formats[bad].offset, msg);
+	}
 	t->tep = tep_alloc();
 	if (!t->tep) {
 		bm_error_errno("cannot read '%s'", t->path);

@@ -16,6 +16,7 @@ struct bm_format {
 	char *system;
 	char *text;
 	size_t len;
+	uint64_t offset;	/* in the file it was read from */
 };
 
 /* Everything in a trace file but the per-CPU pages. */

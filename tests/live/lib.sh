@@ -14,6 +14,9 @@ note() { echo "# $*"; }
 
 cleanup() {
 	status=$?
+	# Recorders a failed test left running: stop them, as a user would.
+	for pid in $(jobs -p); do kill -INT "$pid" 2>/dev/null || true; done
+	wait 2>/dev/null || true
 	while read -r kind dev; do
 		case $kind in
 		loop) losetup -d "$dev" 2>/dev/null || true ;;
