@@ -51,17 +51,16 @@ static int mark(bm_mark_fn fn, void *ctx, struct bm_marker *m)
 	return fn(ctx, m->text, m->len);
 }
 
-static int dump_one(const char *sysfs, const char *devname, unsigned id,
-		    bm_mark_fn fn, void *ctx)
+/* Fill @d from /sys/dev/block/@devname; 0 if it went away meanwhile. */
+static int read_device(const char *sysfs, const char *devname, struct bm_blockdev *d)
 {
 	char link[PATH_MAX], target[PATH_MAX], dir[PATH_MAX], parent_dir[PATH_MAX];
-	char diskseq[32], size[32], dm[256];
-	const char *name, *parent = "";
-	struct bm_marker m;
-	bool partition;
+	char value[64];
+	const char *name;
 	char *slash;
 	ssize_t n;
 
+	memset(d, 0, sizeof(*d));
 	snprintf(link, sizeof(link), "%s/dev/block/%s", sysfs, devname);
 	n = readlink(link, target, sizeof(target) - 1);
 	if (n < 0 && errno == ENOENT)
@@ -73,47 +72,34 @@ static int dump_one(const char *sysfs, const char *devname, unsigned id,
 	target[n] = '\0';
 	snprintf(dir, sizeof(dir), "%s/dev/block/%s", sysfs, target);
 	name = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
-	partition = exists(dir, "partition");
-	if (partition) {
+	snprintf(d->dev, sizeof(d->dev), "%s", devname);
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->partition = exists(dir, "partition");
+	if (d->partition) {
 		snprintf(parent_dir, sizeof(parent_dir), "%s", dir);
 		slash = strrchr(parent_dir, '/');
 		if (slash)
 			*slash = '\0';
-		parent = strrchr(parent_dir, '/') ? strrchr(parent_dir, '/') + 1 : "";
-		read_attr(parent_dir, "diskseq", diskseq, sizeof(diskseq));
+		snprintf(d->parent, sizeof(d->parent), "%s",
+			 strrchr(parent_dir, '/') ? strrchr(parent_dir, '/') + 1 : "");
+		read_attr(parent_dir, "diskseq", value, sizeof(value));
 	} else {
-		read_attr(dir, "diskseq", diskseq, sizeof(diskseq));
+		read_attr(dir, "diskseq", value, sizeof(value));
 	}
-	read_attr(dir, "size", size, sizeof(size));
-	read_attr(dir, "dm/name", dm, sizeof(dm));
-
-	bm_marker_begin(&m, "dump");
-	bm_marker_addf(&m, "id", "%u", id);
-	bm_marker_add(&m, "dev", devname);
-	bm_marker_add(&m, "name", name);
-	bm_marker_add(&m, "kind", partition ? "partition" : "disk");
-	bm_marker_add(&m, "parent", parent);
-	bm_marker_add(&m, "diskseq", diskseq);
-	bm_marker_add(&m, "size", size);
-	bm_marker_add(&m, "dm", dm);
-	return mark(fn, ctx, &m) < 0 ? -1 : 1;
+	d->diskseq = strtoull(value, NULL, 10);
+	read_attr(dir, "size", value, sizeof(value));
+	d->sectors = strtoull(value, NULL, 10);
+	read_attr(dir, "dm/name", d->dm, sizeof(d->dm));
+	return 1;
 }
 
-int bm_sysfs_dump(const char *sysfs, unsigned id, const char *reason,
-		  bm_mark_fn fn, void *ctx)
+int bm_sysfs_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx)
 {
+	struct bm_blockdev d;
 	char path[PATH_MAX];
-	struct bm_marker m;
-	struct dirent *d;
+	struct dirent *e;
 	int count = 0, r;
 	DIR *dp;
-
-	bm_marker_begin(&m, "dump-begin");
-	bm_marker_addf(&m, "id", "%u", id);
-	bm_marker_add(&m, "source", "sysfs");
-	bm_marker_add(&m, "reason", reason);
-	if (mark(fn, ctx, &m) < 0)
-		return -1;
 
 	snprintf(path, sizeof(path), "%s/dev/block", sysfs);
 	dp = opendir(path);
@@ -121,20 +107,66 @@ int bm_sysfs_dump(const char *sysfs, unsigned id, const char *reason,
 		bm_error_errno("cannot list '%s'", path);
 		return -1;
 	}
-	while ((d = readdir(dp))) {
+	while ((e = readdir(dp))) {
 		unsigned ma, mi;
 
-		if (sscanf(d->d_name, "%u:%u", &ma, &mi) != 2)
+		if (sscanf(e->d_name, "%u:%u", &ma, &mi) != 2)
 			continue;
-		r = dump_one(sysfs, d->d_name, id, fn, ctx);
+		r = read_device(sysfs, e->d_name, &d);
+		if (r > 0)
+			r = fn(ctx, &d);
 		if (r < 0) {
 			closedir(dp);
 			return -1;
 		}
-		count += r;
+		count += r > 0;
 	}
 	closedir(dp);
+	return count;
+}
 
+struct dump_ctx {
+	unsigned id;
+	bm_mark_fn mark;
+	void *ctx;
+};
+
+static int dump_one(void *arg, const struct bm_blockdev *d)
+{
+	struct dump_ctx *c = arg;
+	struct bm_marker m;
+
+	bm_marker_begin(&m, "dump");
+	bm_marker_addf(&m, "id", "%u", c->id);
+	bm_marker_add(&m, "dev", d->dev);
+	bm_marker_add(&m, "name", d->name);
+	bm_marker_add(&m, "kind", d->partition ? "partition" : "disk");
+	bm_marker_add(&m, "parent", d->parent);
+	if (d->diskseq)
+		bm_marker_addf(&m, "diskseq", "%llu", (unsigned long long)d->diskseq);
+	else
+		bm_marker_add(&m, "diskseq", "");
+	bm_marker_addf(&m, "size", "%llu", (unsigned long long)d->sectors);
+	bm_marker_add(&m, "dm", d->dm);
+	return mark(c->mark, c->ctx, &m) < 0 ? -1 : 1;
+}
+
+int bm_sysfs_dump(const char *sysfs, unsigned id, const char *reason,
+		  bm_mark_fn fn, void *ctx)
+{
+	struct dump_ctx c = { id, fn, ctx };
+	struct bm_marker m;
+	int count;
+
+	bm_marker_begin(&m, "dump-begin");
+	bm_marker_addf(&m, "id", "%u", id);
+	bm_marker_add(&m, "source", "sysfs");
+	bm_marker_add(&m, "reason", reason);
+	if (mark(fn, ctx, &m) < 0)
+		return -1;
+	count = bm_sysfs_devices(sysfs, dump_one, &c);
+	if (count < 0)
+		return -1;
 	bm_marker_begin(&m, "dump-end");
 	bm_marker_addf(&m, "id", "%u", id);
 	bm_marker_addf(&m, "count", "%d", count);

@@ -7,10 +7,27 @@
  * (marker.h) through @mark, so they land in the recording's ring buffer
  * on its clock.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef int (*bm_mark_fn)(void *ctx, const char *text, size_t len);
+
+/* A block device as sysfs shows it. */
+struct bm_blockdev {
+	char dev[16];		/* "MAJ:MIN" */
+	char name[64];
+	bool partition;
+	char parent[64];	/* a partition's disk */
+	uint64_t diskseq;	/* 0 if the kernel has none */
+	uint64_t sectors;	/* 512-byte */
+	char dm[128];		/* device-mapper name */
+};
+
+typedef int (*bm_blockdev_fn)(void *ctx, const struct bm_blockdev *dev);
+
+/* Call @fn for each disk and partition under @sysfs/dev/block; count or -1. */
+int bm_sysfs_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx);
 
 /*
  * sysfs statedump: every disk and partition under @sysfs/dev/block as
