@@ -9,6 +9,7 @@
 #   make V=1           show the commands
 #   make module        the kernel module, for the running kernel or KDIR=
 #   make fuzz          fuzz the file reader for FUZZ_SECONDS (libFuzzer, clang)
+#   make install       PREFIX (/usr/local) and DESTDIR, as usual
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -95,6 +96,23 @@ fuzz: $(FUZZ_DIR)/fuzz_report
 		-max_len=262144 -artifact_prefix=$(FUZZ_DIR)/crashes/ -print_final_stats=1 \
 		$(FUZZ_DIR)/corpus
 
+# Installation, as Debian lays it out: PREFIX=/usr DESTDIR=... for packages.
+BINDIR     = $(PREFIX)/bin
+MANDIR     = $(PREFIX)/share/man
+COMPLETION = $(PREFIX)/share/bash-completion/completions
+
+install: $(PROGRAM)
+	install -D -m 755 $(PROGRAM) $(DESTDIR)$(BINDIR)/blkmap
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	for page in man/*.1; do gzip -9n <$$page >$(DESTDIR)$(MANDIR)/man1/$${page#man/}.gz; done
+	for page in man/*.5; do gzip -9n <$$page >$(DESTDIR)$(MANDIR)/man5/$${page#man/}.gz; done
+	install -D -m 644 scripts/blkmap.bash-completion $(DESTDIR)$(COMPLETION)/blkmap
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/blkmap $(DESTDIR)$(COMPLETION)/blkmap
+	for page in man/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$${page#man/}.gz; done
+	for page in man/*.5; do rm -f $(DESTDIR)$(MANDIR)/man5/$${page#man/}.gz; done
+
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
 module:
@@ -107,5 +125,5 @@ module-clean:
 clean:
 	rm -rf build build-san build-static build-fuzz blkmap blkmap-static blkmap-san
 
-.PHONY: all check clean fuzz module module-clean
+.PHONY: all check clean fuzz install uninstall module module-clean
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
