@@ -1,0 +1,52 @@
+# The Debian packages build, lintian finds nothing to warn about, blkmap
+# installs into a scratch root and runs, and DKMS builds the module for a
+# Debian kernel, which then records exact boundaries in that kernel.
+. "$(dirname "$0")/../live/lib.sh"
+need_root
+top=$(cd "$(dirname "$0")/../.." && pwd)
+command -v dpkg-buildpackage >/dev/null || skip "no dpkg-buildpackage (dpkg-dev)"
+command -v dkms >/dev/null || skip "no dkms"
+
+mkdir "$T/src"
+if [ -d "$top/.git" ]; then
+	git -C "$top" archive HEAD | tar xf - -C "$T/src"
+else
+	cp -a "$top/." "$T/src"
+fi
+(cd "$T/src" && dpkg-buildpackage -us -uc -b >"$T/build.log" 2>&1) ||
+	{ tail -30 "$T/build.log"; fail "dpkg-buildpackage failed"; }
+version=$(cd "$T/src" && dpkg-parsechangelog -S Version)
+deb=$T/blkmap_${version}_$(dpkg --print-architecture).deb
+dkms_deb=$T/blkmap-dkms_${version}_all.deb
+[ -f "$deb" ] && [ -f "$dkms_deb" ] || fail "packages missing: $(ls "$T")"
+note "built $(basename "$deb") and $(basename "$dkms_deb")"
+
+if command -v lintian >/dev/null; then
+	lintian "$T"/blkmap_*.changes >"$T/lintian" 2>&1 || true
+	cat "$T/lintian"
+	! grep -q '^[EW]:' "$T/lintian" || fail "lintian has errors or warnings"
+fi
+
+dpkg -x "$deb" "$T/root"
+"$T/root/usr/bin/blkmap" --version | grep -q "trace.dat version 6" || fail "the packaged blkmap does not run"
+"$T/root/usr/bin/blkmap" statedump >/dev/null || fail "the packaged statedump fails"
+for page in blkmap.1 blkmap-record.1 blkmap-report.1 blkmap.dat.5; do
+	section=${page##*.}
+	[ -s "$T/root/usr/share/man/man$section/$page.gz" ] || fail "no $page.gz"
+done
+[ -s "$T/root/usr/share/bash-completion/completions/blkmap" ] || fail "no bash completion"
+
+# DKMS, for the kernel the VM tests boot.
+eval "$("$top/tests/vm/prepare" default)"
+dpkg -i "$dkms_deb" >"$T/dkms.log" 2>&1 || { cat "$T/dkms.log"; fail "blkmap-dkms does not install"; }
+cleanup_dkms() { dpkg -P blkmap-dkms >/dev/null 2>&1 || true; }
+trap 'cleanup_dkms; cleanup' EXIT
+dkms build "blkmap/$version" -k "$release" --force >>"$T/dkms.log" 2>&1 ||
+	{ cat "$T/dkms.log"; fail "dkms build -k $release failed"; }
+ko=$(find "/var/lib/dkms/blkmap/$version/$release" -name 'blkmap.ko*' | head -n 1)
+[ -n "$ko" ] || fail "DKMS built no module for $release"
+note "DKMS built $ko"
+BLKMAP_VM_MODULE=$ko "$top/tests/vm/run" --kernel=default "$top/tests/vm/scenarios/hotplug.sh" \
+	"$T/vm" SOURCES=module MODULE=1 || { cat "$T/vm/console.log"; fail "the DKMS module failed in $release"; }
+"$BLKMAP" report --map -f csv "$T/vm/rec.dat" >"$T/map.csv"
+check_exact "$T/vm/writes.log" "$T/map.csv"
