@@ -2,7 +2,12 @@
 /* blkmap report: options, then the report pipeline. */
 #include <argp.h>
 #include <stdio.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "blkmap/mapfeed.h"
 
 #include "blkmap/report.h"
 #include "cmd.h"
@@ -10,7 +15,11 @@
 static char doc[] =
 	"Print the events of a recording (default blkmap.dat) in time order, each block "
 	"event with the name its device had at that moment; or, with --map, when each "
-	"device number carried which name.\v"
+	"device number carried which name; or per disk incarnation, with --disks, "
+	"--latency or --top, what it did. FILE may also be a recorder's spool directory.\v"
+	"Times for --since and --until: seconds from the start of the recording "
+	"(\"2.5\"), or an absolute timestamp of the trace clock in nanoseconds "
+	"(\"1234567890ns\").\n\n"
 	"Formats: text (default); csv with a header row; json as JSON Lines, one object "
 	"per line. The columns are listed in blkmap-report(1).\n"
 	"\n"
@@ -18,20 +27,67 @@ static char doc[] =
 	"at that time, 'parent' when the partition's disk picked one of several, "
 	"'guess' when several could and the nearest was taken, 'unknown' when none fits.";
 
-enum { OPT_MAP = 256, OPT_EXPLAIN };
+enum {
+	OPT_MAP = 256, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_SINCE, OPT_UNTIL,
+	OPT_DISK, OPT_DEV, OPT_PLOT,
+};
 
 static struct argp_option options[] = {
-	{ "format", 'f', "FORMAT", 0, "Output format: text, csv or json", 0 },
-	{ "map", OPT_MAP, NULL, 0, "Show the device map instead of the events", 0 },
+	{ NULL, 0, NULL, 0, "Views (default: the events):", 1 },
+	{ "map", OPT_MAP, NULL, 0, "When each device number carried which name", 1 },
+	{ "disks", OPT_DISKS, NULL, 0,
+	  "Per disk and partition incarnation: I/O, rates, depth, utilisation, latency", 1 },
+	{ "latency", OPT_LATENCY, NULL, 0, "Per incarnation: a log2 latency histogram", 1 },
+	{ "top", OPT_TOP, NULL, 0, "Per incarnation: which processes did the I/O", 1 },
+	{ "plot", OPT_PLOT, "FILE", 0,
+	  "Also draw throughput and latency over time per disk into FILE (.svg or .html)", 1 },
+	{ NULL, 0, NULL, 0, "Output:", 2 },
+	{ "format", 'f', "FORMAT", 0, "text, csv or json", 2 },
 	{ "explain", OPT_EXPLAIN, NULL, 0,
-	  "Say how each name was obtained and when it was valid (text)", 0 },
+	  "Say how each name was obtained and when it was valid (events, text)", 2 },
+	{ NULL, 0, NULL, 0, "Filters, on every view:", 3 },
+	{ "since", OPT_SINCE, "TIME", 0, "Only from TIME on", 3 },
+	{ "until", OPT_UNTIL, "TIME", 0, "Only up to TIME", 3 },
+	{ "disk", OPT_DISK, "NAME", 0, "Only the disk or partition NAME, whenever it existed", 3 },
+	{ "dev", OPT_DEV, "MAJ:MIN", 0, "Only the device number MAJ:MIN", 3 },
 	{ 0 }
 };
 
 struct args {
 	struct bm_report_opts opts;
 	const char *file;
+	bool view_set;
 };
+
+/* "2.5" (seconds from the start) or "1234ns" (absolute); -1 if neither. */
+static int parse_time(const char *arg, uint64_t *ns, bool *relative)
+{
+	char *end;
+	double s;
+
+	errno = 0;
+	if (strlen(arg) > 2 && !strcmp(arg + strlen(arg) - 2, "ns")) {
+		*ns = strtoull(arg, &end, 10);
+		*relative = false;
+		return errno || end != arg + strlen(arg) - 2 ? -1 : 0;
+	}
+	s = strtod(arg, &end);
+	if (errno || *end || s < 0 || end == arg)
+		return -1;
+	*ns = (uint64_t)(s * 1e9 + 0.5);
+	*relative = true;
+	return 0;
+}
+
+static void set_view(struct argp_state *state, enum bm_view view)
+{
+	struct args *a = state->input;
+
+	if (a->view_set && a->opts.view != view)
+		argp_error(state, "one view at a time: --map, --disks, --latency or --top");
+	a->opts.view = view;
+	a->view_set = true;
+}
 
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
@@ -43,7 +99,36 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--format takes text, csv or json, not '%s'", arg);
 		break;
 	case OPT_MAP:
-		a->opts.view = BM_VIEW_MAP;
+		set_view(state, BM_VIEW_MAP);
+		break;
+	case OPT_DISKS:
+		set_view(state, BM_VIEW_DISKS);
+		break;
+	case OPT_LATENCY:
+		set_view(state, BM_VIEW_LATENCY);
+		break;
+	case OPT_TOP:
+		set_view(state, BM_VIEW_TOP);
+		break;
+	case OPT_PLOT:
+		a->opts.plot = arg;
+		break;
+	case OPT_SINCE:
+		if (parse_time(arg, &a->opts.since, &a->opts.since_relative) < 0)
+			argp_error(state, "--since takes seconds (2.5) or nanoseconds (123ns), not '%s'",
+				   arg);
+		break;
+	case OPT_UNTIL:
+		if (parse_time(arg, &a->opts.until, &a->opts.until_relative) < 0)
+			argp_error(state, "--until takes seconds (2.5) or nanoseconds (123ns), not '%s'",
+				   arg);
+		break;
+	case OPT_DISK:
+		a->opts.disk = arg;
+		break;
+	case OPT_DEV:
+		if (bm_parse_dev(arg, &a->opts.dev) < 0)
+			argp_error(state, "--dev takes MAJ:MIN, not '%s'", arg);
 		break;
 	case OPT_EXPLAIN:
 		a->opts.explain = true;
@@ -64,6 +149,14 @@ static void warn(const char *line)
 	say("warning: %s", line);
 }
 
+/* On a terminal only: a line that rewrites itself, cleared at the end. */
+static void progress(const char *what, int percent)
+{
+	fprintf(stderr, "\rblkmap: %s: %3d%%\033[K", what, percent);
+	if (percent >= 100)
+		fputs("\r\033[K", stderr);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct argp argp = { .options = options, .parser = parse, .args_doc = "[FILE]",
@@ -73,8 +166,19 @@ int cmd_report(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (!a.file)
 		a.file = "blkmap.dat";
+	if (a.opts.plot && !a.view_set)
+		a.opts.view = BM_VIEW_NONE;
 	a.opts.warn = warn;
-	if (bm_report(a.file, &a.opts, stdout) < 0)
+	if (isatty(STDERR_FILENO))
+		a.opts.progress = progress;
+	if (bm_report(a.file, &a.opts, stdout) < 0) {
+		if (a.opts.progress)
+			fputs("\r\033[K", stderr);
 		return fail(NULL);
+	}
+	if (a.opts.progress)
+		fputs("\r\033[K", stderr);
+	if (a.opts.plot)
+		say("wrote %s", a.opts.plot);
 	return 0;
 }

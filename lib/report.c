@@ -9,6 +9,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "blkmap/analyse.h"
 #include "blkmap/decode.h"
 #include "blkmap/error.h"
 #include "blkmap/map.h"
@@ -16,6 +17,7 @@
 #include "blkmap/report.h"
 #include "blkmap/stream.h"
 #include "blkmap/tracefile.h"
+#include "blkmap/views.h"
 
 struct report {
 	const struct bm_report_opts *opts;
@@ -27,6 +29,9 @@ struct report {
 	struct bm_map *map;
 	struct bm_feeder feeder;
 	uint64_t first, last, events;
+	uint64_t since, until;		/* the window of interest */
+	uint64_t total_bytes;		/* of pages, for progress */
+	struct bm_analysis *analysis;
 	struct trace_seq seq;
 };
 
@@ -43,15 +48,28 @@ static void warn(struct report *r, const char *fmt, ...)
 	r->opts->warn(line);
 }
 
+static void progress(struct report *r, const char *what, uint64_t *next)
+{
+	uint64_t done = bm_stream_bytes_read(r->stream);
+
+	if (!r->opts->progress || done < *next)
+		return;
+	r->opts->progress(what, (int)(100 * done / r->total_bytes));
+	*next = done + r->total_bytes / 100;
+}
+
 /* Pass 1: the map, from map records only; other events are skipped by id. */
 static int build_map(struct report *r)
 {
+	uint64_t next = 0;
 	struct bm_event ev;
 	struct bm_rec rec;
 	bool any = false;
 	int ret;
 
 	while ((ret = bm_stream_next(r->stream, &rec)) > 0) {
+		if (!(r->events & 0xfff))
+			progress(r, "building the map", &next);
 		if (!any || rec.ts < r->first)
 			r->first = rec.ts;
 		if (rec.ts > r->last)
@@ -132,6 +150,17 @@ static bool span_near_loss(struct report *r, const struct bm_span *s)
 
 /* ---- map view ---- */
 
+static bool span_wanted(const struct report *r, const struct bm_span *s)
+{
+	const struct bm_report_opts *o = r->opts;
+
+	if (o->disk && strcmp(s->name, o->disk))
+		return false;
+	if (o->dev && s->dev != o->dev)
+		return false;
+	return (!s->from.known || s->from.lo <= r->until) && (!s->to.known || s->to.hi >= r->since);
+}
+
 static const char *bound_text(const struct bm_bound *b, bool is_from, char *buf, size_t size)
 {
 	char lo[32], hi[32], by[64];
@@ -158,6 +187,8 @@ static void map_text(struct report *r)
 		const struct bm_span *s = bm_map_span(r->map, i);
 		char dev[16], from[160], to[160], name[200];
 
+		if (!span_wanted(r, s))
+			continue;
 		snprintf(name, sizeof(name), "%s%s%s%s", s->name, s->dm[0] ? " (" : "", s->dm,
 			 s->dm[0] ? ")" : "");
 		fprintf(r->out, "%-9s %-16s %-9s %-48s %s%s\n",
@@ -192,6 +223,8 @@ static void map_csv(struct report *r)
 		const struct bm_span *s = bm_map_span(r->map, i);
 		char dev[16], by[64];
 
+		if (!span_wanted(r, s))
+			continue;
 		fprintf(r->out, "%s,", bm_dev_str(s->dev, dev, sizeof(dev)));
 		bm_csv_str(r->out, s->name);
 		fprintf(r->out, ",%s,", s->kind == BM_PARTITION ? "partition" : "disk");
@@ -240,6 +273,8 @@ static void map_json(struct report *r)
 		const struct bm_span *s = bm_map_span(r->map, i);
 		char dev[16];
 
+		if (!span_wanted(r, s))
+			continue;
 		fprintf(r->out, "{\"dev\":\"%s\",\"name\":", bm_dev_str(s->dev, dev, sizeof(dev)));
 		bm_json_str(r->out, s->name);
 		fprintf(r->out, ",\"kind\":\"%s\",", s->kind == BM_PARTITION ? "partition" : "disk");
@@ -421,42 +456,114 @@ static void event_json(struct report *r, const struct bm_rec *rec, const struct 
 	fputs("}\n", r->out);
 }
 
-static int list_events(struct report *r)
+static bool device_wanted(struct report *r, const struct bm_event *ev, const struct labelled *l)
 {
+	const struct bm_report_opts *o = r->opts;
+
+	if (!o->disk && !o->dev)
+		return true;
+	if (!is_block(ev->kind))
+		return false;
+	if (o->dev && ev->dev != o->dev && !(ev->kind == BM_EV_BIO_REMAP && ev->old_dev == o->dev))
+		return false;
+	if (o->disk && !(l->span && !strcmp(l->span->name, o->disk)) &&
+	    !(l->old_span && !strcmp(l->old_span->name, o->disk)))
+		return false;
+	return true;
+}
+
+static void print_event(struct report *r, const struct bm_rec *rec, const struct bm_event *ev,
+			const struct labelled *l)
+{
+	switch (r->opts->format) {
+	case BM_FORMAT_TEXT:
+		event_text(r, rec, ev, l);
+		break;
+	case BM_FORMAT_CSV:
+		event_csv(r, ev, l);
+		break;
+	case BM_FORMAT_JSON:
+		event_json(r, rec, ev, l);
+		break;
+	}
+}
+
+/* Analyses see every event of the window: a partition's I/O completes on its disk. */
+static void analyse_event(struct report *r, const struct bm_rec *rec, const struct bm_event *ev,
+			  const struct labelled *l)
+{
+	if (is_block(ev->kind))
+		bm_analysis_event(r->analysis, ev, l->span, l->old_span);
+}
+
+/* Pass 2: every event, labelled, within the filters, to @sink. */
+static int pass_events(struct report *r, bool filter_devices,
+		       void (*sink)(struct report *, const struct bm_rec *,
+				    const struct bm_event *, const struct labelled *))
+{
+	uint64_t next = 0, n = 0;
 	struct labelled l;
 	struct bm_event ev;
 	struct bm_rec rec;
 	int ret;
 
-	if (r->opts->format == BM_FORMAT_CSV)
-		fputs("ts_ns,cpu,pid,comm,event,dev,name,rwbs,sector,nr_sector,bytes,error,"
-		      "old_dev,old_name,old_sector,name_basis,old_name_basis\n", r->out);
 	if (bm_stream_rewind(r->stream) < 0)
 		return -1;
 	while ((ret = bm_stream_next(r->stream, &rec)) > 0) {
+		if (!(++n & 0xfff))
+			progress(r, "reading events", &next);
+		if (rec.ts < r->since || rec.ts > r->until)
+			continue;
 		bm_decode(r->dec, &rec, &ev);
 		label(r, &ev, &l);
-		switch (r->opts->format) {
-		case BM_FORMAT_TEXT:
-			event_text(r, &rec, &ev, &l);
-			break;
-		case BM_FORMAT_CSV:
-			event_csv(r, &ev, &l);
-			break;
-		case BM_FORMAT_JSON:
-			event_json(r, &rec, &ev, &l);
-			break;
-		}
+		if (filter_devices && !device_wanted(r, &ev, &l))
+			continue;
+		sink(r, &rec, &ev, &l);
 		if (ferror(r->out))
 			break;
 	}
 	return ret < 0 ? -1 : 0;
 }
 
+static int list_events(struct report *r)
+{
+	if (r->opts->format == BM_FORMAT_CSV)
+		fputs("ts_ns,cpu,pid,comm,event,dev,name,rwbs,sector,nr_sector,bytes,error,"
+		      "old_dev,old_name,old_sector,name_basis,old_name_basis\n", r->out);
+	return pass_events(r, true, print_event);
+}
+
+static int analyse(struct report *r)
+{
+	r->analysis = bm_analysis_new(r->since, r->until, r->opts->plot != NULL);
+	if (!r->analysis) {
+		bm_error_errno("cannot analyse '%s'", bm_trace_path(r->trace));
+		return -1;
+	}
+	if (pass_events(r, false, analyse_event) < 0)
+		return -1;
+	bm_analysis_finish(r->analysis);
+	bm_analysis_keep(r->analysis, r->opts->disk, r->opts->dev);
+	return 0;
+}
+
+/* The window of interest, from the filters, within the recording. */
+static void window(struct report *r)
+{
+	const struct bm_report_opts *o = r->opts;
+
+	r->since = o->since_relative ? r->first + o->since : o->since;
+	r->until = !o->until ? r->last : o->until_relative ? r->first + o->until : o->until;
+	if (r->since < r->first)
+		r->since = r->first;
+	if (r->until > r->last)
+		r->until = r->last;
+}
+
 int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 {
 	struct report r = { .opts = opts, .out = out };
-	int ret = -1;
+	int ret = -1, cpu;
 
 	trace_seq_init(&r.seq);
 	r.trace = bm_trace_open(path);
@@ -471,9 +578,18 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	}
 	bm_feeder_init(&r.feeder, r.map);
 	r.stream = bm_stream_open(r.trace);
-	if (!r.stream || build_map(&r) < 0)
+	if (!r.stream)
+		goto out;
+	for (cpu = 0; cpu < bm_trace_get_meta(r.trace)->ncpus; cpu++)
+		r.total_bytes += bm_trace_cpu(r.trace, cpu)->size;
+	if (!r.total_bytes)
+		r.total_bytes = 1;
+	if (build_map(&r) < 0)
 		goto out;
 	report_loss(&r);
+	window(&r);
+	if ((opts->plot || opts->view >= BM_VIEW_DISKS) && analyse(&r) < 0)
+		goto out;
 	switch (opts->view) {
 	case BM_VIEW_MAP:
 		if (opts->format == BM_FORMAT_TEXT)
@@ -487,7 +603,20 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		if (list_events(&r) < 0)
 			goto out;
 		break;
+	case BM_VIEW_DISKS:
+		bm_view_disks(out, opts->format, r.analysis);
+		break;
+	case BM_VIEW_LATENCY:
+		bm_view_latency(out, opts->format, r.analysis);
+		break;
+	case BM_VIEW_TOP:
+		bm_view_top(out, opts->format, r.analysis, r.tep);
+		break;
+	case BM_VIEW_NONE:
+		break;
 	}
+	if (opts->plot && bm_plot(opts->plot, r.analysis, r.map, r.since, r.until) < 0)
+		goto out;
 	if (fflush(out) != 0 || ferror(out)) {
 		bm_error_errno("cannot write the report");
 		goto out;
@@ -495,6 +624,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	ret = 0;
 out:
 	trace_seq_destroy(&r.seq);
+	bm_analysis_free(r.analysis);
 	bm_stream_close(r.stream);
 	bm_map_free(r.map);
 	bm_decoder_free(r.dec);
