@@ -65,10 +65,14 @@ $(BUILD)/%.o: %.c
 	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(UNIT_BIN): $(UNIT_OBJ) $(LIBBLKMAP)
-	$(call quiet,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs check)
+	$(call quiet,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs check) -lm
 
-check: $(PROGRAM) $(UNIT_BIN)
-	$(Q)BLKMAP=$(CURDIR)/$(PROGRAM) UNIT=$(CURDIR)/$(UNIT_BIN) \
+$(BUILD)/bench/mkbig: bench/mkbig.c $(LIBBLKMAP)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+check: $(PROGRAM) $(UNIT_BIN) $(BUILD)/bench/mkbig
+	$(Q)BLKMAP=$(CURDIR)/$(PROGRAM) UNIT=$(CURDIR)/$(UNIT_BIN) MKBIG=$(CURDIR)/$(BUILD)/bench/mkbig \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 tests/run
 
 # The fuzzer: clang's libFuzzer with ASan and UBSan over the report pipeline,

@@ -18,7 +18,8 @@
 struct inflight {
 	uint32_t dev;
 	uint64_t sector;
-	uint64_t q, d;		/* queued, issued; 0 if not seen */
+	uint64_t q, d;		/* queued, issued */
+	bool has_q, has_d;
 	int disk, part;		/* indexes into disks, -1 for none */
 	bool used;
 };
@@ -170,18 +171,21 @@ static void account(struct bm_inflight_time *t, uint64_t now, int delta)
 	t->inflight += delta;
 }
 
-static int op_of(const char *rwbs)
+/* 0 read, 1 write, -1 neither: a discard, or a flush without data. */
+static int op_of(const char *rwbs, uint32_t sectors)
 {
+	if (strchr(rwbs, 'D') || (rwbs[0] == 'F' && !sectors))
+		return -1;
 	if (strchr(rwbs, 'W'))
 		return 1;
 	if (strchr(rwbs, 'R'))
 		return 0;
-	return -1;	/* flush, discard: no data read or written */
+	return -1;
 }
 
 static void count(uint64_t counts[4], const char *rwbs, uint32_t sectors)
 {
-	int op = op_of(rwbs);
+	int op = op_of(rwbs, sectors);
 
 	if (op < 0)
 		return;
@@ -226,7 +230,7 @@ static void rehash(struct bm_analysis *a, size_t size, uint64_t now)
 		size_t j;
 
 		/* Bios merged into other requests never complete under their key. */
-		if (!e->used || (e->q ? e->q : e->d) + STALE_NS < now)
+		if (!e->used || (e->has_q ? e->q : e->d) + STALE_NS < now)
 			continue;
 		for (j = slot_of(a, e->dev, e->sector); t[j].used; j = (j + 1) & (size - 1))
 			;
@@ -327,7 +331,7 @@ found:
 static void queued_by(struct bm_analysis *a, int disk, const struct bm_event *ev)
 {
 	struct bm_top_row *r;
-	int op = op_of(ev->rwbs);
+	int op = op_of(ev->rwbs, ev->nr_sector);
 
 	if (disk < 0 || op < 0 || !(r = top_of(a, disk, ev->pid)))
 		return;
@@ -374,8 +378,8 @@ static void complete(struct bm_analysis *a, const struct bm_event *ev, int disk,
 {
 	struct inflight *e = lookup(a, ev->dev, ev->sector);
 	struct bm_disk_stats *d = a->disks[disk];
-	uint64_t bytes = op_of(ev->rwbs) < 0 ? 0 : (uint64_t)ev->nr_sector * 512;
-	uint64_t q2c = e && e->q ? ev->ts - e->q : 0;
+	uint64_t bytes = op_of(ev->rwbs, ev->nr_sector) < 0 ? 0 : (uint64_t)ev->nr_sector * 512;
+	uint64_t q2c = e && e->has_q ? ev->ts - e->q : 0;
 
 	seen(d, ev->ts);
 	count(request ? d->rq_counts : d->bio_counts, ev->rwbs, ev->nr_sector);
@@ -383,21 +387,21 @@ static void complete(struct bm_analysis *a, const struct bm_event *ev, int disk,
 		series_add(a, d, ev->ts, bytes, 0);
 		return;
 	}
-	if (e->q && e->disk >= 0) {
+	if (e->has_q && e->disk >= 0) {
 		hist_add(&d->q2c, q2c);
 		account(&d->bio_time, ev->ts, -1);
 	}
-	if (request && e->d) {
+	if (request && e->has_d) {
 		hist_add(&d->d2c, ev->ts - e->d);
 		account(&d->rq_time, ev->ts, -1);
 	}
-	series_add(a, d, ev->ts, bytes, request && e->d ? ev->ts - e->d : q2c);
+	series_add(a, d, ev->ts, bytes, request && e->has_d ? ev->ts - e->d : q2c);
 	if (e->part >= 0) {
 		struct bm_disk_stats *p = a->disks[e->part];
 
 		seen(p, ev->ts);
 		count(p->rq_counts, ev->rwbs, ev->nr_sector);
-		if (e->q) {
+		if (e->has_q) {
 			hist_add(&p->q2c, q2c);
 			account(&p->bio_time, ev->ts, -1);
 		}
@@ -423,6 +427,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_event *ev,
 			return;
 		e->part = part;
 		e->q = ev->ts;
+		e->has_q = true;
 		a->disks[part]->basis = BM_BASIS_REMAP;
 		account(&a->disks[part]->bio_time, ev->ts, +1);
 		queued_by(a, part, ev);
@@ -431,8 +436,10 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_event *ev,
 		e = insert(a, ev->dev, ev->sector, ev->ts);
 		if (!e)
 			return;
-		if (!e->q)
+		if (!e->has_q) {
 			e->q = ev->ts;
+			e->has_q = true;
+		}
 		if (e->disk < 0) {
 			e->disk = disk;
 			account(&a->disks[disk]->bio_time, ev->ts, +1);
@@ -441,15 +448,16 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_event *ev,
 		break;
 	case BM_EV_RQ_ISSUE:
 		e = insert(a, ev->dev, ev->sector, ev->ts);
-		if (e && !e->d) {
+		if (e && !e->has_d) {
 			e->d = ev->ts;
+			e->has_d = true;
 			account(&a->disks[disk]->rq_time, ev->ts, +1);
 		}
 		break;
 	case BM_EV_RQ_REQUEUE:
 		e = lookup(a, ev->dev, ev->sector);
-		if (e && e->d) {
-			e->d = 0;
+		if (e && e->has_d) {
+			e->has_d = false;
 			account(&a->disks[disk]->rq_time, ev->ts, -1);
 		}
 		break;

@@ -47,5 +47,6 @@ Suite *suite_tracefile(void);
 Suite *suite_merge(void);
 Suite *suite_marker(void);
 Suite *suite_map(void);
+Suite *suite_analyse(void);
 
 #endif

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Analyses: hand-computed latencies, counts, partitions, percentiles. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blkmap/analyse.h"
+#include "blkmap/map.h"
+#include "helpers.h"
+
+#define US 1000ULL
+#define DISK BM_MKDEV(7, 0)
+#define PART BM_MKDEV(259, 0)
+
+static struct bm_span disk_span = { .dev = DISK, .name = "loop0", .kind = BM_DISK };
+static struct bm_span part_span = { .dev = PART, .name = "loop0p1", .kind = BM_PARTITION,
+				    .parent = "loop0" };
+
+static void event(struct bm_analysis *a, enum bm_kind kind, uint64_t ts, uint64_t sector,
+		  uint32_t sectors, const char *rwbs)
+{
+	struct bm_event ev = { .ts = ts, .kind = kind, .dev = DISK, .sector = sector,
+			       .nr_sector = sectors, .pid = 42 };
+
+	snprintf(ev.rwbs, sizeof(ev.rwbs), "%s", rwbs);
+	if (kind == BM_EV_BIO_REMAP) {
+		ev.old_dev = PART;
+		ev.old_sector = sector - 2048;
+	}
+	bm_analysis_event(a, &ev, &disk_span, kind == BM_EV_BIO_REMAP ? &part_span : NULL);
+}
+
+static const struct bm_disk_stats *find(const struct bm_analysis *a, uint32_t dev)
+{
+	const struct bm_disk_stats *const *disks;
+	size_t i, n = bm_analysis_disks(a, &disks);
+
+	for (i = 0; i < n; i++)
+		if (disks[i]->dev == dev)
+			return disks[i];
+	return NULL;
+}
+
+START_TEST(request_latencies_match_a_hand_computation)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 10000 * US, false);
+	const struct bm_disk_stats *d;
+
+	/* Three writes of 4 KiB: Q, D, C at these times (µs). */
+	static const uint64_t q[] = { 0, 100, 200 }, dd[] = { 10, 150, 1200 }, c[] = { 110, 400, 1300 };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		event(a, BM_EV_BIO_QUEUE, q[i] * US, 1000 + 8 * i, 8, "W");
+	for (i = 0; i < 3; i++) {
+		event(a, BM_EV_RQ_ISSUE, dd[i] * US, 1000 + 8 * i, 8, "W");
+		event(a, BM_EV_RQ_COMPLETE, c[i] * US, 1000 + 8 * i, 8, "W");
+	}
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(d->basis, BM_BASIS_REQUEST);
+	ck_assert_uint_eq(d->writes, 3);
+	ck_assert_uint_eq(d->write_bytes, 3 * 4096);
+	ck_assert_uint_eq(d->reads, 0);
+	/* D2C: 100, 250, 100 µs; Q2C: 110, 300, 1100 µs. */
+	ck_assert_uint_eq(d->d2c.count, 3);
+	ck_assert_uint_eq(d->d2c.sum, 450 * US);
+	ck_assert_uint_eq(d->d2c.max, 250 * US);
+	ck_assert_uint_eq(d->d2c.min, 100 * US);
+	ck_assert_uint_eq(d->q2c.sum, 1510 * US);
+	ck_assert_uint_eq(d->q2c.max, 1100 * US);
+	/* In flight: [10,110] [150,400] [1200,1300]: 450 µs busy, depth 450/10000. */
+	ck_assert_uint_eq(d->busy_ns, 450 * US);
+	ck_assert(fabs(d->depth_ns - 450.0 * US) < 1);
+	bm_analysis_free(a);
+}
+END_TEST
+
+START_TEST(partition_io_is_counted_for_the_partition_and_its_disk)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+	const struct bm_disk_stats *d, *p;
+
+	event(a, BM_EV_BIO_REMAP, 0, 4096, 16, "R");
+	event(a, BM_EV_BIO_QUEUE, 1 * US, 4096, 16, "R");
+	event(a, BM_EV_RQ_ISSUE, 5 * US, 4096, 16, "R");
+	event(a, BM_EV_RQ_COMPLETE, 55 * US, 4096, 16, "R");
+	event(a, BM_EV_BIO_COMPLETE, 56 * US, 4096, 16, "R");	/* the remapped bio */
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	p = find(a, PART);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->basis, BM_BASIS_REMAP);
+	ck_assert_uint_eq(p->reads, 1);
+	ck_assert_uint_eq(p->read_bytes, 8192);
+	ck_assert_uint_eq(p->q2c.sum, 55 * US);
+	ck_assert_uint_eq(d->reads, 1);
+	ck_assert_uint_eq(d->read_bytes, 8192);
+	ck_assert_uint_eq(d->d2c.sum, 50 * US);
+	bm_analysis_free(a);
+}
+END_TEST
+
+START_TEST(bio_based_devices_count_bio_completions)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+	const struct bm_disk_stats *d;
+
+	event(a, BM_EV_BIO_QUEUE, 0, 0, 8, "WS");
+	event(a, BM_EV_BIO_COMPLETE, 3 * US, 0, 8, "WS");
+	event(a, BM_EV_BIO_QUEUE, 10 * US, 8, 8, "R");
+	event(a, BM_EV_BIO_COMPLETE, 12 * US, 8, 8, "R");
+	event(a, BM_EV_BIO_QUEUE, 20 * US, 0, 0, "FWS");	/* a flush: no data */
+	event(a, BM_EV_BIO_COMPLETE, 21 * US, 0, 0, "FWS");
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	ck_assert_int_eq(d->basis, BM_BASIS_BIO);
+	ck_assert_uint_eq(d->writes, 1);
+	ck_assert_uint_eq(d->reads, 1);
+	ck_assert_uint_eq(d->write_bytes + d->read_bytes, 8192);
+	ck_assert_uint_eq(d->q2c.count, 3);
+	ck_assert_uint_eq(d->d2c.count, 0);
+	bm_analysis_free(a);
+}
+END_TEST
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+START_TEST(percentiles_are_within_three_percent_of_exact)
+{
+	enum { N = 200000 };
+	static const double ps[] = { 1, 10, 50, 90, 99, 99.9 };
+	uint64_t *v = malloc(N * sizeof(*v));
+	struct bm_hist h = { 0 };
+	size_t i;
+
+	srand(7);
+	for (i = 0; i < N; i++) {
+		/* Log-normal-ish, from 1 µs to about a second. */
+		double u = (rand() + 1.0) / (RAND_MAX + 2.0), w = (rand() + 1.0) / (RAND_MAX + 2.0);
+		double z = sqrt(-2 * log(u)) * cos(2 * M_PI * w);
+
+		v[i] = (uint64_t)exp(11.5 + 2.0 * z) + 1000;
+	}
+	{	/* through the analysis itself: a bio-based device, Q then C */
+		struct bm_analysis *a = bm_analysis_new(0, UINT64_MAX / 2, false);
+		const struct bm_disk_stats *d;
+
+		for (i = 0; i < N; i++) {
+			event(a, BM_EV_BIO_QUEUE, 1000000000ULL * i, 8 * i, 8, "R");
+			event(a, BM_EV_BIO_COMPLETE, 1000000000ULL * i + v[i], 8 * i, 8, "R");
+		}
+		bm_analysis_finish(a);
+		d = find(a, DISK);
+		h = d->q2c;
+		qsort(v, N, sizeof(*v), cmp_u64);
+		ck_assert_uint_eq(h.count, N);
+		ck_assert_uint_eq(h.min, v[0]);
+		ck_assert_uint_eq(h.max, v[N - 1]);
+		for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+			uint64_t exact = v[(size_t)ceil(ps[i] / 100 * N) - 1];
+			uint64_t got = bm_hist_percentile(&h, ps[i]);
+
+			ck_assert_msg(fabs((double)got - exact) <= 0.032 * exact,
+				      "p%g: %llu, exact %llu", ps[i], (unsigned long long)got,
+				      (unsigned long long)exact);
+		}
+		bm_analysis_free(a);
+	}
+	free(v);
+}
+END_TEST
+
+START_TEST(log2_buckets_follow_biolatency)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000000 * US, false);
+	const struct bm_disk_stats *d;
+	uint64_t buckets[64];
+
+	/* 1 µs, 3 µs, 5 µs, 700 µs */
+	event(a, BM_EV_BIO_QUEUE, 0, 0, 8, "R");
+	event(a, BM_EV_BIO_COMPLETE, 1 * US, 0, 8, "R");
+	event(a, BM_EV_BIO_QUEUE, 10 * US, 8, 8, "R");
+	event(a, BM_EV_BIO_COMPLETE, 13 * US, 8, 8, "R");
+	event(a, BM_EV_BIO_QUEUE, 20 * US, 16, 8, "R");
+	event(a, BM_EV_BIO_COMPLETE, 25 * US, 16, 8, "R");
+	event(a, BM_EV_BIO_QUEUE, 30 * US, 24, 8, "R");
+	event(a, BM_EV_BIO_COMPLETE, 730 * US, 24, 8, "R");
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	bm_hist_log2_us(&d->q2c, buckets);
+	ck_assert_uint_eq(buckets[0], 1);	/* 0..1 */
+	ck_assert_uint_eq(buckets[1], 1);	/* 2..3 */
+	ck_assert_uint_eq(buckets[2], 1);	/* 4..7 */
+	ck_assert_uint_eq(buckets[9], 1);	/* 512..1023 */
+	bm_analysis_free(a);
+}
+END_TEST
+
+Suite *suite_analyse(void)
+{
+	Suite *s = suite_create("analyse");
+	TCase *tc = tcase_create("analyse");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, request_latencies_match_a_hand_computation);
+	tcase_add_test(tc, partition_io_is_counted_for_the_partition_and_its_disk);
+	tcase_add_test(tc, bio_based_devices_count_bio_completions);
+	tcase_add_test(tc, percentiles_are_within_three_percent_of_exact);
+	tcase_add_test(tc, log2_buckets_follow_biolatency);
+	suite_add_tcase(s, tc);
+	return s;
+}
