@@ -1,0 +1,54 @@
+# The per-disk views and the plot on a recorded fixture: every incarnation with
+# I/O has a row under its name, the views agree with each other, and the plot
+# is well-formed SVG that names each incarnation and marks its add and removal.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BLKMAP=${BLKMAP:-$top/blkmap}
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+rec=$top/tests/data/vm61-module.dat
+log=$top/tests/data/vm61-module.writes
+
+"$BLKMAP" report --disks -f csv "$rec" >"$T/disks.csv" 2>/dev/null
+# Each logged write is in its incarnation's row: one row per log line, in order.
+while read -r name dev start count; do
+	rows=$(awk -F, -v n="$name" -v d="$dev" 'NR > 1 && $1 == n && $2 == d' "$T/disks.csv" | wc -l)
+	[ "$rows" -ge 1 ] || fail "no --disks row for $name ($dev)"
+done <"$log"
+for dev in $(awk '{print $2}' "$log" | sort -u); do
+	want=$(awk -v d="$dev" '$2 == d {print $1}' "$log" | tr '\n' ' ')
+	got=$(awk -F, -v d="$dev" 'NR > 1 && $2 == d {print $1}' "$T/disks.csv" | tr '\n' ' ')
+	[ "$got" = "$want" ] || fail "--disks rows of $dev: '$got', written: '$want'"
+	bytes=$(awk -F, -v d="$dev" 'NR > 1 && $2 == d {s += $6} END {print s}' "$T/disks.csv")
+	wrote=$(awk -v d="$dev" '$2 == d {s += $4 * 512} END {print s}' "$log")
+	[ "$bytes" -eq "$wrote" ] || fail "$dev: --disks says $bytes bytes written, the log $wrote"
+done
+echo "# --disks: one row per incarnation written to, bytes as logged"
+
+# --top adds up to --disks; --latency counts what --disks counts.
+"$BLKMAP" report --top -f csv "$rec" >"$T/top.csv" 2>/dev/null
+"$BLKMAP" report --latency -f csv "$rec" >"$T/lat.csv" 2>/dev/null
+for name in alpha beta; do
+	d=$(awk -F, -v n="$name" 'NR > 1 && $1 == n {print $6}' "$T/disks.csv")
+	t=$(awk -F, -v n="$name" 'NR > 1 && $1 == n {s += $8} END {print s}' "$T/top.csv")
+	[ "$d" = "$t" ] || fail "$name: --top says $t bytes written, --disks $d"
+	c=$(awk -F, -v n="$name" 'NR > 1 && $1 == n {s += $6} END {print s}' "$T/lat.csv")
+	n=$(awk -F, -v n="$name" 'NR > 1 && $1 == n {print $27}' "$T/disks.csv")
+	[ "$c" = "$n" ] || fail "$name: --latency counts $c, --disks d2c_count $n"
+done
+echo "# --top and --latency agree with --disks"
+
+"$BLKMAP" report --plot "$T/plot.svg" "$rec" 2>/dev/null
+if command -v python3 >/dev/null; then
+	python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$T/plot.svg" ||
+		fail "the plot is not well-formed XML"
+fi
+for name in alpha beta zram1 loop0p1 loop1p1; do
+	grep -q ">$name<\|>$name (partition)<" "$T/plot.svg" || fail "the plot does not name $name"
+done
+grep -q '>added<' "$T/plot.svg" && grep -q '>removed<' "$T/plot.svg" ||
+	fail "the plot marks no add or removal"
+if command -v rsvg-convert >/dev/null; then
+	rsvg-convert "$T/plot.svg" -o "$T/plot.png" || fail "the plot does not render"
+	echo "# the plot renders ($(stat -c %s "$T/plot.png") bytes of PNG)"
+fi
