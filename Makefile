@@ -10,6 +10,7 @@
 #   make module        the kernel module, for the running kernel or KDIR=
 #   make fuzz          fuzz the file reader for FUZZ_SECONDS (libFuzzer, clang)
 #   make install       PREFIX (/usr/local) and DESTDIR, as usual
+#   make bench         benchmarks against trace-cmd and perf (root; bench/run)
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -67,9 +68,13 @@ $(BUILD)/%.o: %.c
 $(UNIT_BIN): $(UNIT_OBJ) $(LIBBLKMAP)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs check) -lm
 
-$(BUILD)/bench/mkbig: bench/mkbig.c $(LIBBLKMAP)
+$(BUILD)/bench/%: bench/%.c $(LIBBLKMAP)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Benchmarks against peers (root): see bench/run.
+bench: $(PROGRAM) $(BUILD)/bench/mkbig $(BUILD)/bench/walk
+	bench/run
 
 check: $(PROGRAM) $(UNIT_BIN) $(BUILD)/bench/mkbig
 	$(Q)BLKMAP=$(CURDIR)/$(PROGRAM) UNIT=$(CURDIR)/$(UNIT_BIN) MKBIG=$(CURDIR)/$(BUILD)/bench/mkbig \
@@ -129,5 +134,5 @@ module-clean:
 clean:
 	rm -rf build build-san build-static build-fuzz blkmap blkmap-static blkmap-san
 
-.PHONY: all check clean fuzz install uninstall module module-clean
+.PHONY: all bench check clean fuzz install uninstall module module-clean
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

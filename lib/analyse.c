@@ -171,22 +171,8 @@ static void account(struct bm_inflight_time *t, uint64_t now, int delta)
 	t->inflight += delta;
 }
 
-/* 0 read, 1 write, -1 neither: a discard, or a flush without data. */
-static int op_of(const char *rwbs, uint32_t sectors)
+static void count(uint64_t counts[4], int op, uint32_t sectors)
 {
-	if (strchr(rwbs, 'D') || (rwbs[0] == 'F' && !sectors))
-		return -1;
-	if (strchr(rwbs, 'W'))
-		return 1;
-	if (strchr(rwbs, 'R'))
-		return 0;
-	return -1;
-}
-
-static void count(uint64_t counts[4], const char *rwbs, uint32_t sectors)
-{
-	int op = op_of(rwbs, sectors);
-
 	if (op < 0)
 		return;
 	counts[op]++;
@@ -331,7 +317,7 @@ found:
 static void queued_by(struct bm_analysis *a, int disk, const struct bm_event *ev)
 {
 	struct bm_top_row *r;
-	int op = op_of(ev->rwbs, ev->nr_sector);
+	int op = ev->op;
 
 	if (disk < 0 || op < 0 || !(r = top_of(a, disk, ev->pid)))
 		return;
@@ -378,11 +364,11 @@ static void complete(struct bm_analysis *a, const struct bm_event *ev, int disk,
 {
 	struct inflight *e = lookup(a, ev->dev, ev->sector);
 	struct bm_disk_stats *d = a->disks[disk];
-	uint64_t bytes = op_of(ev->rwbs, ev->nr_sector) < 0 ? 0 : (uint64_t)ev->nr_sector * 512;
+	uint64_t bytes = ev->op < 0 ? 0 : (uint64_t)ev->nr_sector * 512;
 	uint64_t q2c = e && e->has_q ? ev->ts - e->q : 0;
 
 	seen(d, ev->ts);
-	count(request ? d->rq_counts : d->bio_counts, ev->rwbs, ev->nr_sector);
+	count(request ? d->rq_counts : d->bio_counts, ev->op, ev->nr_sector);
 	if (!e) {
 		series_add(a, d, ev->ts, bytes, 0);
 		return;
@@ -400,7 +386,7 @@ static void complete(struct bm_analysis *a, const struct bm_event *ev, int disk,
 		struct bm_disk_stats *p = a->disks[e->part];
 
 		seen(p, ev->ts);
-		count(p->rq_counts, ev->rwbs, ev->nr_sector);
+		count(p->rq_counts, ev->op, ev->nr_sector);
 		if (e->has_q) {
 			hist_add(&p->q2c, q2c);
 			account(&p->bio_time, ev->ts, -1);

@@ -24,6 +24,7 @@ struct layout {
 
 struct bm_decoder {
 	struct tep_handle *tep;
+	bool swap;		/* the file's byte order is not ours */
 	int nids;
 	struct layout *by_id;	/* indexed by event id */
 	struct layout other;
@@ -131,6 +132,7 @@ struct bm_decoder *bm_decoder_new(struct tep_handle *tep)
 	if (!d)
 		return NULL;
 	d->tep = tep;
+	d->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
 	d->other.kind = BM_EV_OTHER;
 	d->other.name = "unknown";
 	d->other.system = "unknown";
@@ -170,9 +172,53 @@ enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type)
 
 static uint64_t number(const struct bm_decoder *d, const struct bm_rec *rec, struct field f)
 {
-	if (!f.size || f.dynamic || f.offset + f.size > rec->size || f.size > 8)
+	const char *p = (const char *)rec->data + f.offset;
+
+	if (!f.size || f.dynamic || f.offset + f.size > rec->size)
 		return 0;
-	return tep_read_number(d->tep, (char *)rec->data + f.offset, f.size);
+	if (d->swap)
+		return f.size <= 8 ? tep_read_number(d->tep, p, f.size) : 0;
+	/* The file's byte order is ours: read in place, the per-event hot path. */
+	switch (f.size) {
+	case 1:
+		return *(const uint8_t *)p;
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		return v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return v;
+	}
+	case 8: {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		return v;
+	}
+	default:
+		return 0;
+	}
+}
+
+int bm_rwbs_op(const char *rwbs, uint32_t sectors)
+{
+	bool read = false, write = false;
+	const char *p;
+
+	if (rwbs[0] == 'F' && !sectors)
+		return -1;	/* a flush without data */
+	for (p = rwbs; *p; p++) {
+		if (*p == 'D')
+			return -1;	/* a discard */
+		write |= *p == 'W';
+		read |= *p == 'R';
+	}
+	return write ? 1 : read ? 0 : -1;
 }
 
 /*
@@ -228,6 +274,7 @@ void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_e
 		memcpy(ev->rwbs, (char *)rec->data + l->rwbs.offset, n);
 		ev->rwbs[n] = '\0';
 	}
+	ev->op = ev->rwbs[0] ? bm_rwbs_op(ev->rwbs, ev->nr_sector) : -1;
 	ev->text = NULL;
 	ev->text_len = 0;
 	if (l->kind >= BM_EV_K_ADD) {

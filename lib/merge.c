@@ -54,6 +54,7 @@ struct bm_stream {
 	struct cursor *cursors;
 	int *heap, nheap;
 	bool advance_top;		/* heap[0] was handed out, not yet advanced */
+	int scan_cpu;			/* the CPU an unordered pass reads */
 	uint64_t bytes_read;
 	struct bm_loss *losses;
 	size_t nlosses, caplosses;
@@ -228,6 +229,7 @@ int bm_stream_rewind(struct bm_stream *s)
 	int cpu, i;
 
 	s->nheap = 0;
+	s->scan_cpu = 0;
 	s->advance_top = false;
 	s->bytes_read = 0;
 	s->nlosses = 0;
@@ -277,6 +279,32 @@ int bm_stream_next(struct bm_stream *s, struct bm_rec *rec)
 	if (!s->nheap)
 		return 0;
 	c = &s->cursors[s->heap[0]];
+	memcpy(&type, c->event, sizeof(type));
+	rec->ts = c->ts;
+	rec->cpu = c->cpu;
+	rec->type = s->swap ? __builtin_bswap16(type) : type;
+	rec->data = c->event;
+	rec->size = kbuffer_event_size(c->kbuf);
+	s->advance_top = true;
+	return 1;
+}
+
+int bm_stream_next_unordered(struct bm_stream *s, struct bm_rec *rec)
+{
+	struct cursor *c;
+	uint16_t type;
+
+	if (s->advance_top) {
+		if (advance(s, &s->cursors[s->scan_cpu], false) < 0)
+			return -1;
+		s->advance_top = false;
+	}
+	/* Each CPU's events in turn: no heap, for passes that sort what they keep. */
+	while (s->scan_cpu < s->ncpus && !s->cursors[s->scan_cpu].event)
+		s->scan_cpu++;
+	if (s->scan_cpu >= s->ncpus)
+		return 0;
+	c = &s->cursors[s->scan_cpu];
 	memcpy(&type, c->event, sizeof(type));
 	rec->ts = c->ts;
 	rec->cpu = c->cpu;

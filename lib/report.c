@@ -14,6 +14,7 @@
 #include "blkmap/error.h"
 #include "blkmap/map.h"
 #include "blkmap/mapfeed.h"
+#include "blkmap/marker.h"
 #include "blkmap/report.h"
 #include "blkmap/stream.h"
 #include "blkmap/tracefile.h"
@@ -33,6 +34,9 @@ struct report {
 	uint64_t total_bytes;		/* of pages, for progress */
 	struct bm_analysis *analysis;
 	struct trace_seq seq;
+	struct bm_line line;
+	int comm_pid;		/* the last pid looked up, and its command */
+	const char *comm;
 };
 
 static void warn(struct report *r, const char *fmt, ...)
@@ -58,16 +62,50 @@ static void progress(struct report *r, const char *what, uint64_t *next)
 	*next = done + r->total_bytes / 100;
 }
 
-/* Pass 1: the map, from map records only; other events are skipped by id. */
+/* A map record kept from pass 1, with copies of the strings it points to. */
+struct kept {
+	struct bm_event ev;
+	uint64_t seq;		/* order within its CPU */
+	char text[BM_MARKER_MAX + 1], name[64], disk[64];
+};
+
+static int by_time(const void *x, const void *y)
+{
+	const struct kept *a = x, *b = y;
+
+	if (a->ev.ts != b->ev.ts)
+		return a->ev.ts < b->ev.ts ? -1 : 1;
+	if (a->ev.cpu != b->ev.cpu)
+		return a->ev.cpu < b->ev.cpu ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static const char *keep_string(char *dst, size_t size, const char *src, int *len)
+{
+	if (!src)
+		return NULL;
+	if (*len >= (int)size)
+		*len = size - 1;
+	memcpy(dst, src, *len);
+	dst[*len] = '\0';
+	return dst;
+}
+
+/*
+ * Pass 1: the map. Map records are few: read each CPU's events in turn
+ * (other events are skipped by id), keep the map records, sort them by
+ * time as the merge would, and feed them to the map.
+ */
 static int build_map(struct report *r)
 {
+	struct kept *kept = NULL, *k;
+	size_t n = 0, cap = 0, i;
 	uint64_t next = 0;
-	struct bm_event ev;
 	struct bm_rec rec;
 	bool any = false;
 	int ret;
 
-	while ((ret = bm_stream_next(r->stream, &rec)) > 0) {
+	while ((ret = bm_stream_next_unordered(r->stream, &rec)) > 0) {
 		if (!(r->events & 0xfff))
 			progress(r, "building the map", &next);
 		if (!any || rec.ts < r->first)
@@ -78,11 +116,37 @@ static int build_map(struct report *r)
 		r->events++;
 		if (!bm_feeds_map(bm_decoder_kind(r->dec, rec.type)))
 			continue;
-		bm_decode(r->dec, &rec, &ev);
-		bm_feed(&r->feeder, &ev);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			k = realloc(kept, cap * sizeof(*kept));
+			if (!k) {
+				free(kept);
+				bm_error_errno("cannot read '%s'", bm_trace_path(r->trace));
+				return -1;
+			}
+			kept = k;
+		}
+		k = &kept[n];
+		bm_decode(r->dec, &rec, &k->ev);
+		k->seq = n++;
+		k->ev.text = keep_string(k->text, sizeof(k->text), k->ev.text, &k->ev.text_len);
+		k->ev.k.name = keep_string(k->name, sizeof(k->name), k->ev.k.name, &k->ev.k.name_len);
+		k->ev.k.disk = keep_string(k->disk, sizeof(k->disk), k->ev.k.disk, &k->ev.k.disk_len);
 	}
-	if (ret < 0)
+	if (ret < 0) {
+		free(kept);
 		return -1;
+	}
+	qsort(kept, n, sizeof(*kept), by_time);
+	for (i = 0; i < n; i++) {
+		/* The copies moved with the array: point at them where they are now. */
+		k = &kept[i];
+		k->ev.text = k->ev.text ? k->text : NULL;
+		k->ev.k.name = k->ev.k.name ? k->name : NULL;
+		k->ev.k.disk = k->ev.k.disk ? k->disk : NULL;
+		bm_feed(&r->feeder, &k->ev);
+	}
+	free(kept);
 	bm_feeder_finish(&r->feeder, r->last);
 	bm_map_finish(r->map, r->first, r->last);
 	return 0;
@@ -95,11 +159,6 @@ static uint64_t stat_value(const char *stats, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
 }
 
-/*
- * Loss, from the pages (flags the kernel set when it overwrote events
- * before they were read) and from the per-CPU statistics at the end of the
- * recording (its instance was new, so they count only this recording).
- */
 static void report_loss(struct report *r)
 {
 	const struct bm_trace_meta *m = bm_trace_get_meta(r->trace);
@@ -319,7 +378,13 @@ static void label(struct report *r, const struct bm_event *ev, struct labelled *
 
 static const char *comm_of(struct report *r, int pid)
 {
-	return pid == 0 ? "<idle>" : tep_data_comm_from_pid(r->tep, pid);
+	if (pid == 0)
+		return "<idle>";
+	if (!r->comm || pid != r->comm_pid) {
+		r->comm = tep_data_comm_from_pid(r->tep, pid);
+		r->comm_pid = pid;
+	}
+	return r->comm;
 }
 
 /* Details of a non-block event, as the kernel's print format has them. */
@@ -355,26 +420,58 @@ static void explain_text(struct report *r, const struct bm_span *s, enum bm_basi
 static void event_text(struct report *r, const struct bm_rec *rec, const struct bm_event *ev,
 		       const struct labelled *l)
 {
-	char ts[32], dev[16], old[16];
+	struct bm_line *o = &r->line;
+	char pid[16];
 
-	fprintf(r->out, "%s [%03d] %16s-%-7d %-18s ", bm_ts_str(ev->ts, ts, sizeof(ts)),
-		ev->cpu, comm_of(r, ev->pid), ev->pid, ev->name);
+	bm_line_ts(o, ev->ts);
+	bm_line_str(o, " [");
+	bm_line_u64w(o, ev->cpu, 3, true);
+	bm_line_str(o, "] ");
+	bm_line_pad(o, comm_of(r, ev->pid), 16, true);
+	bm_line_char(o, '-');
+	snprintf(pid, sizeof(pid), "%d", ev->pid);
+	bm_line_pad(o, pid, 7, false);
+	bm_line_char(o, ' ');
+	bm_line_pad(o, ev->name, 18, false);
+	bm_line_char(o, ' ');
 	if (!is_block(ev->kind)) {
-		fprintf(r->out, "%s\n", details(r, rec, ev));
+		bm_line_str(o, details(r, rec, ev));
+		bm_line_char(o, '\n');
+		bm_line_write(o, r->out);
 		return;
 	}
-	fprintf(r->out, "%-8s %-10s %-4s ", bm_dev_str(ev->dev, dev, sizeof(dev)),
-		l->span ? l->span->name : "?", ev->rwbs);
-	if (ev->kind == BM_EV_BIO_REMAP)
-		fprintf(r->out, "%" PRIu64 " + %u <- %s %s %" PRIu64, ev->sector, ev->nr_sector,
-			bm_dev_str(ev->old_dev, old, sizeof(old)),
-			l->old_span ? l->old_span->name : "?", ev->old_sector);
-	else if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT)
-		fprintf(r->out, "%" PRIu64 " + %u (%u bytes)", ev->sector, ev->nr_sector, ev->bytes);
-	else if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE)
-		fprintf(r->out, "%" PRIu64 " + %u [%d]", ev->sector, ev->nr_sector, ev->error);
-	else
-		fprintf(r->out, "%" PRIu64 " + %u", ev->sector, ev->nr_sector);
+	{
+		size_t at = o->n;
+
+		bm_line_dev(o, ev->dev);
+		while (o->n - at < 8)
+			bm_line_char(o, ' ');
+	}
+	bm_line_char(o, ' ');
+	bm_line_pad(o, l->span ? l->span->name : "?", 10, false);
+	bm_line_char(o, ' ');
+	bm_line_pad(o, ev->rwbs, 4, false);
+	bm_line_char(o, ' ');
+	bm_line_u64(o, ev->sector);
+	bm_line_str(o, " + ");
+	bm_line_u64(o, ev->nr_sector);
+	if (ev->kind == BM_EV_BIO_REMAP) {
+		bm_line_str(o, " <- ");
+		bm_line_dev(o, ev->old_dev);
+		bm_line_char(o, ' ');
+		bm_line_str(o, l->old_span ? l->old_span->name : "?");
+		bm_line_char(o, ' ');
+		bm_line_u64(o, ev->old_sector);
+	} else if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT) {
+		bm_line_str(o, " (");
+		bm_line_u64(o, ev->bytes);
+		bm_line_str(o, " bytes)");
+	} else if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE) {
+		bm_line_str(o, " [");
+		bm_line_i64(o, ev->error);
+		bm_line_char(o, ']');
+	}
+	bm_line_write(o, r->out);
 	if (r->opts->explain) {
 		explain_text(r, l->span, l->basis);
 		if (ev->kind == BM_EV_BIO_REMAP)
@@ -392,34 +489,54 @@ static const char *name_of(const struct bm_span *s)
 
 static void event_csv(struct report *r, const struct bm_event *ev, const struct labelled *l)
 {
-	char dev[16];
 	bool block = is_block(ev->kind), remap = ev->kind == BM_EV_BIO_REMAP;
+	struct bm_line *o = &r->line;
 
-	fprintf(r->out, "%" PRIu64 ",%d,%d,", ev->ts, ev->cpu, ev->pid);
-	bm_csv_str(r->out, comm_of(r, ev->pid));
-	fprintf(r->out, ",%s,", ev->name);
+	bm_line_u64(o, ev->ts);
+	bm_line_char(o, ',');
+	bm_line_i64(o, ev->cpu);
+	bm_line_char(o, ',');
+	bm_line_i64(o, ev->pid);
+	bm_line_char(o, ',');
+	bm_line_csv(o, comm_of(r, ev->pid));
+	bm_line_char(o, ',');
+	bm_line_str(o, ev->name);
+	bm_line_char(o, ',');
 	if (block) {
-		fprintf(r->out, "%s,", bm_dev_str(ev->dev, dev, sizeof(dev)));
-		bm_csv_str(r->out, name_of(l->span));
-		fprintf(r->out, ",%s,%" PRIu64 ",%u,", ev->rwbs, ev->sector, ev->nr_sector);
+		bm_line_dev(o, ev->dev);
+		bm_line_char(o, ',');
+		bm_line_csv(o, name_of(l->span));
+		bm_line_char(o, ',');
+		bm_line_str(o, ev->rwbs);
+		bm_line_char(o, ',');
+		bm_line_u64(o, ev->sector);
+		bm_line_char(o, ',');
+		bm_line_u64(o, ev->nr_sector);
+		bm_line_char(o, ',');
 		if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT)
-			fprintf(r->out, "%u", ev->bytes);
-		putc(',', r->out);
+			bm_line_u64(o, ev->bytes);
+		bm_line_char(o, ',');
 		if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE)
-			fprintf(r->out, "%d", ev->error);
-		putc(',', r->out);
+			bm_line_i64(o, ev->error);
+		bm_line_char(o, ',');
 	} else {
-		fputs(",,,,,,,", r->out);
+		bm_line_str(o, ",,,,,,,");
 	}
 	if (remap) {
-		fprintf(r->out, "%s,", bm_dev_str(ev->old_dev, dev, sizeof(dev)));
-		bm_csv_str(r->out, name_of(l->old_span));
-		fprintf(r->out, ",%" PRIu64 ",", ev->old_sector);
+		bm_line_dev(o, ev->old_dev);
+		bm_line_char(o, ',');
+		bm_line_csv(o, name_of(l->old_span));
+		bm_line_char(o, ',');
+		bm_line_u64(o, ev->old_sector);
+		bm_line_char(o, ',');
 	} else {
-		fputs(",,,", r->out);
+		bm_line_str(o, ",,,");
 	}
-	fprintf(r->out, "%s,%s\n", block ? bm_basis_name(l->basis) : "",
-		remap ? bm_basis_name(l->old_basis) : "");
+	bm_line_str(o, block ? bm_basis_name(l->basis) : "");
+	bm_line_char(o, ',');
+	bm_line_str(o, remap ? bm_basis_name(l->old_basis) : "");
+	bm_line_char(o, '\n');
+	bm_line_write(o, r->out);
 }
 
 static void event_json(struct report *r, const struct bm_rec *rec, const struct bm_event *ev,

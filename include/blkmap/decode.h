@@ -52,6 +52,7 @@ struct bm_event {
 	uint32_t nr_sector, bytes;
 	int error;
 	char rwbs[12];
+	int op;			/* from rwbs: 0 read, 1 write, -1 neither (flush, discard) */
 	/* print: the text, without its trailing newline; bdi: the bdi name */
 	const char *text;
 	int text_len;
@@ -72,6 +73,8 @@ struct bm_decoder *bm_decoder_new(struct tep_handle *tep);
 void bm_decoder_free(struct bm_decoder *d);
 /* The kind of event id @type, without decoding anything. */
 enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type);
+/* What RWBS flags do: 0 read, 1 write, -1 neither (a discard, a flush without data). */
+int bm_rwbs_op(const char *rwbs, uint32_t sectors);
 /* Decode @rec into @ev; text points into @rec's data. */
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev);
 

@@ -3,6 +3,7 @@
 #define BLKMAP_OUTPUT_H
 
 /* Formatting shared by the report views. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -18,5 +19,34 @@ void bm_json_str(FILE *out, const char *s);
 const char *bm_dev_str(uint32_t dev, char *buf, size_t size);
 /* Seconds with nanoseconds: "1234.567890123". */
 const char *bm_ts_str(uint64_t ns, char *buf, size_t size);
+
+/*
+ * One output line built by hand: the events views print millions of lines,
+ * and printf's format parsing was most of their time.
+ */
+struct bm_line {
+	char buf[4096];
+	size_t n;
+};
+
+static inline void bm_line_reset(struct bm_line *l)
+{
+	l->n = 0;
+}
+
+void bm_line_strn(struct bm_line *l, const char *s, size_t n);
+void bm_line_str(struct bm_line *l, const char *s);
+void bm_line_char(struct bm_line *l, char c);
+/* @s padded with spaces to @width, on the left (@right) or the right. */
+void bm_line_pad(struct bm_line *l, const char *s, int width, bool right);
+void bm_line_u64(struct bm_line *l, uint64_t v);
+void bm_line_i64(struct bm_line *l, int64_t v);
+/* The number padded to @width: zeros if @zeros, else spaces on the left. */
+void bm_line_u64w(struct bm_line *l, uint64_t v, int width, bool zeros);
+void bm_line_ts(struct bm_line *l, uint64_t ns);
+void bm_line_dev(struct bm_line *l, uint32_t dev);
+/* A CSV field, quoted as bm_csv_str() does. */
+void bm_line_csv(struct bm_line *l, const char *s);
+void bm_line_write(struct bm_line *l, FILE *out);
 
 #endif

@@ -26,6 +26,11 @@ void bm_stream_close(struct bm_stream *stream);
 /* 1: @rec holds the next event; 0: no more events; -1: the file is damaged. */
 int bm_stream_next(struct bm_stream *stream, struct bm_rec *rec);
 /* @rec->data stays valid until the next call. */
+/*
+ * The same events CPU by CPU, in no global order: for a pass that keeps few
+ * of them and sorts those. Do not mix with bm_stream_next() before a rewind.
+ */
+int bm_stream_next_unordered(struct bm_stream *stream, struct bm_rec *rec);
 /* Start again from the first event. */
 int bm_stream_rewind(struct bm_stream *stream);
 /*

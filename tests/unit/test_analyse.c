@@ -24,6 +24,7 @@ static void event(struct bm_analysis *a, enum bm_kind kind, uint64_t ts, uint64_
 			       .nr_sector = sectors, .pid = 42 };
 
 	snprintf(ev.rwbs, sizeof(ev.rwbs), "%s", rwbs);
+	ev.op = bm_rwbs_op(rwbs, sectors);
 	if (kind == BM_EV_BIO_REMAP) {
 		ev.old_dev = PART;
 		ev.old_sector = sector - 2048;
