@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,8 +467,14 @@ static ssize_t format_crashing_the_parser(struct bm_trace *t)
 		return -1;
 	}
 	if (pid == 0) {
-		struct tep_handle *tep = tep_alloc();
+		static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+		struct tep_handle *tep;
+		size_t k;
 
+		/* Die of it quietly: no inherited crash handler (a sanitizer's) runs. */
+		for (k = 0; k < sizeof(fatal) / sizeof(fatal[0]); k++)
+			signal(fatal[k], SIG_DFL);
+		tep = tep_alloc();
 		close(fds[0]);
 		if (tep)
 			tep_parse_header_page(tep, m->header_page, m->header_page_len, t->long_size);
