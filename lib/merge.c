@@ -257,11 +257,23 @@ int bm_stream_rewind(struct bm_stream *s)
 	return 0;
 }
 
-int bm_stream_next(struct bm_stream *s, struct bm_rec *rec)
+/* The event @c stands on, into @rec; the cursor moves on at the next call. */
+static int hand_out(struct bm_stream *s, struct cursor *c, struct bm_rec *rec)
 {
-	struct cursor *c;
 	uint16_t type;
 
+	memcpy(&type, c->event, sizeof(type));
+	rec->ts = c->ts;
+	rec->cpu = c->cpu;
+	rec->type = s->swap ? __builtin_bswap16(type) : type;
+	rec->data = c->event;
+	rec->size = kbuffer_event_size(c->kbuf);
+	s->advance_top = true;
+	return 1;
+}
+
+int bm_stream_next(struct bm_stream *s, struct bm_rec *rec)
+{
 	/*
 	 * The record handed out last time points into its cursor's chunk,
 	 * which advancing may refill: so the cursor moves on only now.
@@ -278,22 +290,11 @@ int bm_stream_next(struct bm_stream *s, struct bm_rec *rec)
 	}
 	if (!s->nheap)
 		return 0;
-	c = &s->cursors[s->heap[0]];
-	memcpy(&type, c->event, sizeof(type));
-	rec->ts = c->ts;
-	rec->cpu = c->cpu;
-	rec->type = s->swap ? __builtin_bswap16(type) : type;
-	rec->data = c->event;
-	rec->size = kbuffer_event_size(c->kbuf);
-	s->advance_top = true;
-	return 1;
+	return hand_out(s, &s->cursors[s->heap[0]], rec);
 }
 
 int bm_stream_next_unordered(struct bm_stream *s, struct bm_rec *rec)
 {
-	struct cursor *c;
-	uint16_t type;
-
 	if (s->advance_top) {
 		if (advance(s, &s->cursors[s->scan_cpu], false) < 0)
 			return -1;
@@ -304,15 +305,7 @@ int bm_stream_next_unordered(struct bm_stream *s, struct bm_rec *rec)
 		s->scan_cpu++;
 	if (s->scan_cpu >= s->ncpus)
 		return 0;
-	c = &s->cursors[s->scan_cpu];
-	memcpy(&type, c->event, sizeof(type));
-	rec->ts = c->ts;
-	rec->cpu = c->cpu;
-	rec->type = s->swap ? __builtin_bswap16(type) : type;
-	rec->data = c->event;
-	rec->size = kbuffer_event_size(c->kbuf);
-	s->advance_top = true;
-	return 1;
+	return hand_out(s, &s->cursors[s->scan_cpu], rec);
 }
 
 struct bm_stream *bm_stream_open(struct bm_trace *trace)
