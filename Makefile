@@ -99,7 +99,7 @@ $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_OBJ)
 
 fuzz: $(FUZZ_DIR)/fuzz_report
 	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/crashes
-	cp -n tests/data/*.dat $(FUZZ_DIR)/corpus/
+	cp -n tests/data/*.dat tests/data/bad/*.dat tests/data/fuzz/*.dat $(FUZZ_DIR)/corpus/
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	$(FUZZ_DIR)/fuzz_report -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=10 \
 		-max_len=262144 -artifact_prefix=$(FUZZ_DIR)/crashes/ -print_final_stats=1 \

@@ -277,6 +277,7 @@ void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_e
 	ev->op = ev->rwbs[0] ? bm_rwbs_op(ev->rwbs, ev->nr_sector) : -1;
 	ev->text = NULL;
 	ev->text_len = 0;
+	memset(&ev->k, 0, sizeof(ev->k));
 	if (l->kind >= BM_EV_K_ADD) {
 		if (l->major.size)
 			ev->dev = BM_MKDEV((uint32_t)number(d, rec, l->major) & 0xfff,

@@ -137,7 +137,8 @@ static int build_map(struct report *r)
 		free(kept);
 		return -1;
 	}
-	qsort(kept, n, sizeof(*kept), by_time);
+	if (n)
+		qsort(kept, n, sizeof(*kept), by_time);
 	for (i = 0; i < n; i++) {
 		/* The copies moved with the array: point at them where they are now. */
 		k = &kept[i];

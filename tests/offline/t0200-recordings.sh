@@ -46,3 +46,13 @@ for f in "$top"/tests/data/bad/*.dat; do
 	grep -q "offset [0-9]*:" "$T/err" || fail "$(basename "$f"): no offset in '$(cat "$T/err")'"
 	note "$(basename "$f"): $(cat "$T/err")"
 done
+
+# Inputs the fuzzer once crashed report with: now they read, or are refused.
+for f in "$top"/tests/data/fuzz/*.dat; do
+	set +e
+	"$BLKMAP" report --disks "$f" >/dev/null 2>"$T/err"
+	status=$?
+	set -e
+	[ $status -le 1 ] || fail "$(basename "$f"): exit $status"
+	note "$(basename "$f"): exit $status"
+done
