@@ -77,6 +77,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	close(out);
+	for (cpu = 0; cpu < m->ncpus; cpu++)
+		close(fds[cpu]);
+	free(fds);
 	bm_trace_close(t);
 	return 0;
 }
