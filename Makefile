@@ -78,6 +78,7 @@ bench: $(PROGRAM) $(BUILD)/bench/mkbig $(BUILD)/bench/walk
 
 check: $(PROGRAM) $(UNIT_BIN) $(BUILD)/bench/mkbig
 	$(Q)BLKMAP=$(CURDIR)/$(PROGRAM) UNIT=$(CURDIR)/$(UNIT_BIN) MKBIG=$(CURDIR)/$(BUILD)/bench/mkbig \
+		SANITIZED=$(SANITIZE) \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 tests/run
 
 # The fuzzer: clang's libFuzzer with ASan and UBSan over the report pipeline,

@@ -4,6 +4,7 @@
 need_root
 [ -x "${MKBIG:-}" ] || skip "no mkbig (make check builds it)"
 [ -x /usr/bin/time ] || skip "no /usr/bin/time"
+[ "${SANITIZED:-}" != 1 ] || skip "AddressSanitizer keeps freed memory in quarantine: RSS says nothing"
 
 truncate -s 128M "$T/img"
 L=$(new_loop "$T/img")
