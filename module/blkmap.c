@@ -14,6 +14,12 @@
  * The block class and the disk device type are not exported: they are read
  * from a disk that is allocated and freed at load (no dev_t, no sysfs entry,
  * no uevent). The module only reads kernel state.
+ *
+ * The synthetic event belongs to the module, so the module cannot be
+ * unloaded while a recording has it enabled; it unloads once the recording
+ * lets go. That is on purpose: removing an event that was enabled in an
+ * instance makes the kernel clear that instance's buffers, which would drop
+ * what the recording had not read yet.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
