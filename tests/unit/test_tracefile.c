@@ -199,6 +199,18 @@ START_TEST(other_versions_are_refused)
 }
 END_TEST
 
+START_TEST(the_wrong_byte_order_is_refused_with_an_offset)
+{
+	char big = 1;
+
+	write_two_cpus();
+	/* The endianness byte follows the magic and "6\0". */
+	patch(12, &big, 1);
+	ck_assert_int_lt(read_all(path), 0);
+	ck_assert_ptr_nonnull(strstr(bm_error_message(), "offset"));
+}
+END_TEST
+
 START_TEST(absurd_cpu_count_is_refused)
 {
 	struct bm_trace *t;
@@ -279,6 +291,7 @@ Suite *suite_tracefile(void)
 	tcase_add_test(tc, every_truncation_is_rejected_with_an_offset);
 	tcase_add_test(tc, bad_magic_is_not_a_trace);
 	tcase_add_test(tc, other_versions_are_refused);
+	tcase_add_test(tc, the_wrong_byte_order_is_refused_with_an_offset);
 	tcase_add_test(tc, absurd_cpu_count_is_refused);
 	tcase_add_test(tc, corrupt_commit_is_rejected);
 	tcase_add_test(tc, garbage_event_lengths_do_not_crash);
