@@ -76,9 +76,17 @@ $(BUILD)/bench/%: bench/%.c $(LIBBLKMAP)
 bench: $(PROGRAM) $(BUILD)/bench/mkbig $(BUILD)/bench/walk
 	bench/run
 
-check: $(PROGRAM) $(UNIT_BIN) $(BUILD)/bench/mkbig
+# A FUSE file system that fails writes with EIO, for the live tests (if libfuse3 is there).
+HELPERS := $(if $(shell pkg-config --exists fuse3 && echo y),$(BUILD)/tests/helpers/eiofs)
+
+$(BUILD)/tests/helpers/eiofs: tests/helpers/eiofs.c
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) -O2 -g -Wall -Wextra -Wno-unused-parameter \
+		$(shell pkg-config --cflags fuse3) -o $@ $< $(shell pkg-config --libs fuse3)
+
+check: $(PROGRAM) $(UNIT_BIN) $(BUILD)/bench/mkbig $(HELPERS)
 	$(Q)BLKMAP=$(CURDIR)/$(PROGRAM) UNIT=$(CURDIR)/$(UNIT_BIN) MKBIG=$(CURDIR)/$(BUILD)/bench/mkbig \
-		SANITIZED=$(SANITIZE) \
+		SANITIZED=$(SANITIZE) EIOFS=$(if $(HELPERS),$(CURDIR)/$(HELPERS)) \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 tests/run
 
 # The fuzzer: clang's libFuzzer with ASan and UBSan over the report pipeline,

@@ -571,7 +571,7 @@ static void keep_spool(struct recorder *r)
 	r->keep_spool = true;
 	snprintf(cause, sizeof(cause), "%s", bm_error_message());
 	bm_error("%s; what was recorded is kept in '%s': read it with 'blkmap report %s', "
-		 "or write it out with 'blkmap recover %s -o FILE' once there is room", cause,
+		 "or write it out elsewhere with 'blkmap recover %s -o FILE'", cause,
 		 r->spool_dir, r->spool_dir, r->spool_dir);
 }
 
