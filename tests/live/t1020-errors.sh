@@ -65,5 +65,6 @@ note "the kept spool holds $n write requests"
 m=$("$BLKMAP" report "$T/recovered.dat" | grep -c "block_rq_issue .*$(basename "$L")" || true)
 [ "$m" -eq "$n" ] || fail "recovered $m write requests of $n"
 umount "$T/small"
-rm -f /run/blkmap/*	# the registry entries of that recorder (it is gone)
+pid=${spool##*/.blkmap-}
+rm -f "/run/blkmap/${pid%.spool}"	# the registry entry of that recorder (it is gone)
 assert_clean
