@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -114,6 +115,34 @@ static void remove_spool(const char *dir, int ncpus)
 	rmdir(dir);
 }
 
+/* Forget the registry entry of @spool, written out or gone. */
+static void unregister_spool(const char *spool)
+{
+	char real[PATH_MAX], path[PATH_MAX], line[PATH_MAX + 16];
+	struct dirent *d;
+	DIR *dp;
+
+	if (!realpath(spool, real) || !(dp = opendir(BM_REGISTRY_DIR)))
+		return;
+	while ((d = readdir(dp))) {
+		FILE *f;
+		bool match = false;
+
+		snprintf(path, sizeof(path), BM_REGISTRY_DIR "/%s", d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = '\0';
+			match |= !strncmp(line, "spool=", 6) && !strcmp(line + 6, real);
+		}
+		fclose(f);
+		if (match)
+			unlink(path);
+	}
+	closedir(dp);
+}
+
 int bm_recover(const char *spool_dir, const char *output, uint64_t *bytes)
 {
 	char tmp[PATH_MAX];
@@ -153,6 +182,7 @@ int bm_recover(const char *spool_dir, const char *output, uint64_t *bytes)
 	}
 	if (bytes)
 		*bytes = st.st_size;
+	unregister_spool(spool_dir);
 	remove_spool(spool_dir, meta->ncpus);
 	ret = 0;
 out:

@@ -29,5 +29,5 @@ m=$("$BLKMAP" report "$T/recovered.dat" | grep -c "block_rq_issue .*$(basename "
 [ "$m" -eq "$n" ] || fail "recovered $m write requests of $n"
 fusermount3 -u "$T/bad" 2>/dev/null || umount "$T/bad"
 pid=${spool##*/.blkmap-}
-rm -f "/run/blkmap/${pid%.spool}"	# the registry entry of that recorder (it is gone)
+[ ! -e "/run/blkmap/${pid%.spool}" ] || fail "recover left the spool's registry entry"
 assert_clean
