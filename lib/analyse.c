@@ -234,10 +234,9 @@ static struct inflight *insert(struct bm_analysis *a, uint32_t dev, uint64_t sec
 	if (e)
 		return e;
 	if (2 * (a->tused + 1) > a->tsize) {
-		size_t before = a->tsize;
-
-		rehash(a, a->tsize ? a->tsize : 1024, now);	/* drop the stale first */
-		if (2 * (a->tused + 1) > a->tsize || a->tsize != (before ? before : 1024))
+		/* At the same size first: that drops the stale entries. */
+		rehash(a, a->tsize ? a->tsize : 1024, now);
+		if (2 * (a->tused + 1) > a->tsize)
 			rehash(a, 2 * a->tsize, now);
 	}
 	if (!a->tsize)

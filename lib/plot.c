@@ -65,8 +65,7 @@ static const char *human_rate(double bytes_per_s, char *buf, size_t size)
 	return buf;
 }
 
-static void track(FILE *f, const struct bm_analysis *a, const struct bm_disk_stats *d, int row,
-		  uint64_t first, uint64_t last)
+static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t first, uint64_t last)
 {
 	const struct bm_series *s = d->series;
 	double y0 = TOP + row * TRACK, h = TRACK - 22, bin_s, max_rate = 0, max_lat = 0;
@@ -133,11 +132,9 @@ static void track(FILE *f, const struct bm_analysis *a, const struct bm_disk_sta
 			x_of(d->span->to.hi, first, last), y0 + h,
 			x_of(d->span->to.hi, first, last) + 2, y0 + h + 11);
 	fputs("</g>\n", f);
-	(void)a;
 }
 
-int bm_plot(const char *path, const struct bm_analysis *a, const struct bm_map *map,
-	    uint64_t first, uint64_t last)
+int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint64_t last)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks), rows = 0;
@@ -166,7 +163,7 @@ int bm_plot(const char *path, const struct bm_analysis *a, const struct bm_map *
 		"incarnation's life; scale per track at the right</text>\n");
 	for (i = 0, rows = 0; i < n; i++)
 		if (disks[i]->series && disks[i]->reads + disks[i]->writes > 0)
-			track(f, a, disks[i], rows++, first, last);
+			track(f, disks[i], rows++, first, last);
 	if (!rows)
 		fprintf(f, "<text x='%d' y='%d' font-size='14'>no I/O in this recording</text>\n",
 			LEFT, TOP + 30);
@@ -183,7 +180,6 @@ int bm_plot(const char *path, const struct bm_analysis *a, const struct bm_map *
 	fputs("</svg>\n", f);
 	if (html)
 		fputs("</body></html>\n", f);
-	(void)map;
 	if (fclose(f) != 0) {
 		bm_error_errno("cannot write '%s'", path);
 		return -1;

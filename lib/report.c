@@ -733,7 +733,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	case BM_VIEW_NONE:
 		break;
 	}
-	if (opts->plot && bm_plot(opts->plot, r.analysis, r.map, r.since, r.until) < 0)
+	if (opts->plot && bm_plot(opts->plot, r.analysis, r.since, r.until) < 0)
 		goto out;
 	if (fflush(out) != 0 || ferror(out)) {
 		bm_error_errno("cannot write the report");

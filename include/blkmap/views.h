@@ -9,14 +9,12 @@
 #include "blkmap/output.h"
 
 struct tep_handle;
-struct bm_map;
 
 void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
 void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
 void bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		 struct tep_handle *tep);
 /* An SVG picture (or an HTML page holding it): throughput and latency over time. */
-int bm_plot(const char *path, const struct bm_analysis *a, const struct bm_map *map,
-	    uint64_t first, uint64_t last);
+int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint64_t last);
 
 #endif
