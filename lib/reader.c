@@ -686,3 +686,18 @@ const struct bm_cpu_data *bm_trace_cpu(const struct bm_trace *t, int cpu)
 {
 	return cpu >= 0 && cpu < t->meta.ncpus ? &t->cpus[cpu] : NULL;
 }
+
+uint64_t bm_cpustat_value(const char *stats, const char *key)
+{
+	const char *p = stats;
+	size_t n = strlen(key);
+
+	/* Keys start lines: "overrun" must not match "commit overrun". */
+	while (p && *p) {
+		if (!strncmp(p, key, n) && p[n] == ':')
+			return strtoull(p + n + 1, NULL, 10);
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return 0;
+}

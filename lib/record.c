@@ -486,13 +486,8 @@ static int write_file(struct recorder *r)
 		fds[cpu] = bm_capture_spool_fd(r->capture, cpu);
 	if (bm_session_collect_final(r->session, &r->meta) < 0)
 		goto out;
-	for (cpu = 0; cpu < r->res->ncpus; cpu++) {
-		const char *text = r->meta.cpustats[cpu];
-		const char *p = text ? strstr(text, "read events:") : NULL;
-
-		if (p)
-			r->res->events += strtoull(p + 12, NULL, 10);
-	}
+	for (cpu = 0; cpu < r->res->ncpus; cpu++)
+		r->res->events += bm_cpustat_value(r->meta.cpustats[cpu], "read events");
 	fd = open(r->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		bm_error_errno("cannot create '%s'", r->tmp_path);

@@ -153,13 +153,6 @@ static int build_map(struct report *r)
 	return 0;
 }
 
-static uint64_t stat_value(const char *stats, const char *key)
-{
-	const char *p = stats ? strstr(stats, key) : NULL;
-
-	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
-}
-
 static void report_loss(struct report *r)
 {
 	const struct bm_trace_meta *m = bm_trace_get_meta(r->trace);
@@ -169,8 +162,8 @@ static void report_loss(struct report *r)
 
 	for (cpu = 0; cpu < m->ncpus; cpu++) {
 		uint64_t missed = bm_stream_missed(r->stream, cpu, &uncounted);
-		uint64_t stats = stat_value(m->cpustats[cpu], "\noverrun:") +
-				 stat_value(m->cpustats[cpu], "\ndropped events:");
+		uint64_t stats = bm_cpustat_value(m->cpustats[cpu], "overrun") +
+				 bm_cpustat_value(m->cpustats[cpu], "dropped events");
 
 		if (stats > missed)
 			missed = stats;

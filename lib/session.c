@@ -286,20 +286,6 @@ int bm_session_mark(struct bm_session *s, const char *text, size_t len)
 	return 0;
 }
 
-static uint64_t stat_value(const char *text, const char *key)
-{
-	const char *p = text;
-	size_t n = strlen(key);
-
-	while (p && *p) {
-		if (!strncmp(p, key, n) && p[n] == ':')
-			return strtoull(p + n + 1, NULL, 10);
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-	return 0;
-}
-
 static char *cpu_stats_text(struct bm_session *s, int cpu)
 {
 	char file[64];
@@ -316,10 +302,10 @@ int bm_session_cpu_stats(struct bm_session *s, int cpu, struct bm_cpu_stats *st)
 		bm_error_errno("cannot read %s/per_cpu/cpu%d/stats", s->name, cpu);
 		return -1;
 	}
-	st->overrun = stat_value(text, "overrun");
-	st->commit_overrun = stat_value(text, "commit overrun");
-	st->dropped = stat_value(text, "dropped events");
-	st->entries = stat_value(text, "entries");
+	st->overrun = bm_cpustat_value(text, "overrun");
+	st->commit_overrun = bm_cpustat_value(text, "commit overrun");
+	st->dropped = bm_cpustat_value(text, "dropped events");
+	st->entries = bm_cpustat_value(text, "entries");
 	free(text);
 	return 0;
 }

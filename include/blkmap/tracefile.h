@@ -55,6 +55,8 @@ struct bm_cpu_data {
 #define BM_TRACE_FILE_VERSION 6
 
 void bm_trace_meta_release(struct bm_trace_meta *meta);
+/* The value of "KEY: N" in per-CPU statistics text (cpustats); 0 if absent. */
+uint64_t bm_cpustat_value(const char *stats, const char *key);
 int bm_trace_meta_add_format(struct bm_trace_meta *meta, const char *system,
 			     const char *text, size_t len);
 
