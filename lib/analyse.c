@@ -29,6 +29,8 @@ struct bm_analysis {
 	bool series;
 	struct bm_disk_stats **disks;
 	size_t ndisks, capdisks;
+	int *index;		/* open addressing over disks, -1 empty */
+	size_t index_size;
 	const struct bm_disk_stats **sorted;
 	size_t nsorted;
 	struct inflight *table;
@@ -120,16 +122,53 @@ void bm_hist_log2_us(const struct bm_hist *h, uint64_t out[64])
 
 /* ---- incarnations ---- */
 
+/* Incarnations are found through a hash of their span (or device, if none). */
+static size_t disk_slot(const struct bm_analysis *a, uint32_t dev, const struct bm_span *span)
+{
+	uint64_t key = span ? (uintptr_t)span : ((uint64_t)dev << 1 | 1);
+
+	return (key * 0x9E3779B97F4A7C15ULL >> 20) & (a->index_size - 1);
+}
+
+static bool is_disk(const struct bm_disk_stats *d, uint32_t dev, const struct bm_span *span)
+{
+	return d->span == span && (span || d->dev == dev);
+}
+
+static int grow_index(struct bm_analysis *a)
+{
+	size_t size = a->index_size ? 2 * a->index_size : 64, i;
+	int *index = malloc(size * sizeof(*index));
+
+	if (!index)
+		return -1;
+	memset(index, -1, size * sizeof(*index));
+	free(a->index);
+	a->index = index;
+	a->index_size = size;
+	for (i = 0; i < a->ndisks; i++) {
+		size_t j = disk_slot(a, a->disks[i]->dev, a->disks[i]->span);
+
+		while (index[j] >= 0)
+			j = (j + 1) & (size - 1);
+		index[j] = i;
+	}
+	return 0;
+}
+
 static int disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 		   enum bm_io_basis basis)
 {
 	struct bm_disk_stats *d;
-	size_t i;
+	size_t j;
+	int i;
 
 	if (a->last_disk >= 0 && a->last_span == span && a->last_dev == dev)
 		return a->last_disk;
-	for (i = a->ndisks; i-- > 0;)
-		if (a->disks[i]->span == span && (span || a->disks[i]->dev == dev))
+	if (2 * (a->ndisks + 1) > a->index_size && grow_index(a) < 0)
+		return -1;
+	for (j = disk_slot(a, dev, span); a->index[j] >= 0; j = (j + 1) & (a->index_size - 1))
+		if (is_disk(a->disks[a->index[j]], dev, span))
 			goto found;
 	if (a->ndisks == a->capdisks) {
 		size_t cap = a->capdisks ? 2 * a->capdisks : 32;
@@ -148,9 +187,10 @@ static int disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *sp
 	d->span = span;
 	d->dev = span ? span->dev : dev;
 	d->basis = basis;
-	i = a->ndisks++;
-	a->disks[i] = d;
+	a->index[j] = a->ndisks;
+	a->disks[a->ndisks++] = d;
 found:
+	i = a->index[j];
 	a->last_span = span;
 	a->last_dev = dev;
 	a->last_disk = i;
@@ -587,6 +627,7 @@ void bm_analysis_free(struct bm_analysis *a)
 		free(a->disks[i]);
 	}
 	free(a->disks);
+	free(a->index);
 	free(a->sorted);
 	free(a->table);
 	free(a->top);

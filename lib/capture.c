@@ -32,6 +32,7 @@ struct cpu_reader {
 	int pipe_fd;		/* trace_pipe_raw */
 	int flush_fd;		/* eventfd: drain now */
 	atomic_uint flushed;	/* drains done on request */
+	unsigned flush_wanted;	/* the count bm_capture_flush() waits for */
 	int spool_fd;
 	char spool_path[4096];
 	pthread_t thread;
@@ -243,16 +244,16 @@ int bm_capture_stop(struct bm_capture *c)
 
 void bm_capture_flush(struct bm_capture *c)
 {
-	unsigned before[256];
-	int cpu, tries, n = c->ncpus < 256 ? c->ncpus : 256;
+	int cpu, tries;
 
-	for (cpu = 0; cpu < n; cpu++) {
-		before[cpu] = atomic_load(&c->cpus[cpu].flushed);
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		c->cpus[cpu].flush_wanted = atomic_load(&c->cpus[cpu].flushed) + 1;
 		eventfd_write(c->cpus[cpu].flush_fd, 1);
 	}
 	/* A drain takes microseconds; do not wait on a stuck thread for long. */
-	for (cpu = 0, tries = 0; cpu < n && tries < 1000; tries++) {
-		if (atomic_load(&c->cpus[cpu].flushed) != before[cpu] || atomic_load(&c->failed))
+	for (cpu = 0, tries = 0; cpu < c->ncpus && tries < 1000; tries++) {
+		if (atomic_load(&c->cpus[cpu].flushed) >= c->cpus[cpu].flush_wanted ||
+		    atomic_load(&c->failed))
 			cpu++;
 		else
 			usleep(100);
