@@ -94,22 +94,17 @@ static void resolve(struct layout *l, struct tep_event *e)
 	l->bytes = find(e, "bytes");
 	l->error = find(e, "error");
 	l->rwbs = find(e, "rwbs");
-	if (l->kind >= BM_EV_K_ADD) {
-		l->dev = find(e, "devt");
+	if (l->kind >= BM_EV_K_ADD) {	/* probe and module events: absent fields stay 0 */
+		bool module = l->kind == BM_EV_M_DEV;
+
+		l->dev = find(e, module ? "dev" : "devt");
+		l->seq = find(e, module ? "diskseq" : "seq");
 		l->major = find(e, "major");
 		l->minor = find(e, "minor");
 		l->kname = find(e, "name");
 		l->kdisk = find(e, "disk");
 		l->partno = find(e, "partno");
-		l->seq = find(e, "seq");
-	}
-	if (l->kind == BM_EV_M_DEV) {
-		l->dev = find(e, "dev");
 		l->op = find(e, "op");
-		l->kname = find(e, "name");
-		l->kdisk = find(e, "disk");
-		l->partno = find(e, "partno");
-		l->seq = find(e, "diskseq");
 		l->sectors = find(e, "sectors");
 	}
 	if (l->kind == BM_EV_PRINT) {
