@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Per-CPU page streams merged by timestamp. Each CPU has a cursor reading
- * its pages a chunk at a time; a binary heap keyed on (timestamp, CPU)
+ * its pages a window at a time; a binary heap keyed on (timestamp, CPU)
  * yields the earliest head event.
+ *
+ * Windows are read with pread(2). Mapping them instead was measured
+ * slower: setting up and tearing down the mappings costs more than the
+ * copy out of the page cache.
  */
 #include <endian.h>
 #include <errno.h>
@@ -12,34 +16,25 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 
 #include "blkmap/error.h"
+#include "blkmap/page.h"
 #include "blkmap/stream.h"
 #include "blkmap/tracefile.h"
 
-#define CHUNK_PAGES	16
-#define SLACK		64	/* kbuffer may peek a few bytes past a page */
-#define MISSED_EVENTS	(1ULL << 31)
-#define MISSED_STORED	(1ULL << 30)
-/*
- * The kernel adds the flags to a long as the int (1 << 31), which sign-
- * extends: the bits above 31 are noise. The size is below the flags.
- */
-#define COMMIT_SIZE	((1ULL << 30) - 1)
+#define WINDOW_BYTES	(1u << 16)	/* measured: fits the cache, fewest calls */
 
 struct cursor {
 	int cpu;
 	int fd;
 	uint64_t next_off, end_off;	/* file range of pages not yet read */
-	char *chunk;			/* CHUNK_PAGES pages + SLACK */
-	unsigned npages, page;		/* pages in chunk, current page */
+	char *window;			/* window_bytes of pages */
+	unsigned npages, page;		/* pages in the window, current page */
 	uint64_t page_off;		/* file offset of the current page */
-	struct kbuffer *kbuf;
-	void *event;			/* current event, NULL when exhausted */
-	unsigned long long ts;
+	struct bm_page reader;
+	struct bm_page_event event;	/* current event; data NULL when exhausted */
+	uint64_t ts;
 	uint64_t last_ts;		/* of the last event before this page */
-	int last_offset;
 	uint64_t missed;
 	int uncounted;
 };
@@ -47,9 +42,8 @@ struct cursor {
 struct bm_stream {
 	struct bm_trace *trace;
 	int ncpus;
-	uint32_t page_size;
-	int header_size;		/* timestamp + commit */
-	int long_size;
+	struct bm_page_format format;
+	size_t window_bytes;		/* whole pages, at least one */
 	bool swap;
 	struct cursor *cursors;
 	int *heap, nheap;
@@ -68,21 +62,6 @@ static int corrupt(struct bm_stream *s, struct cursor *c, const char *what)
 	return -1;
 }
 
-static uint64_t page_commit(struct bm_stream *s, const char *page)
-{
-	uint64_t v;
-
-	if (s->long_size == 8) {
-		memcpy(&v, page + 8, 8);
-		return s->swap ? __builtin_bswap64(v) : v;
-	} else {
-		uint32_t w;
-
-		memcpy(&w, page + 8, 4);
-		return s->swap ? __builtin_bswap32(w) : w;
-	}
-}
-
 static void note_loss(struct bm_stream *s, struct cursor *c, uint64_t count)
 {
 	struct bm_loss *l;
@@ -99,104 +78,96 @@ static void note_loss(struct bm_stream *s, struct cursor *c, uint64_t count)
 	l = &s->losses[s->nlosses++];
 	l->cpu = c->cpu;
 	l->from = c->last_ts;
-	l->to = c->event ? c->ts : c->last_ts;
+	l->to = c->event.data ? c->ts : c->last_ts;
 	l->count = count;
 }
 
-/* Load the next non-empty page into the kbuffer; 0 at the end of the CPU. */
+/* Read the next window of @c's pages; 0 at the end of the CPU. */
+static int next_window(struct bm_stream *s, struct cursor *c)
+{
+	uint64_t left = c->end_off - c->next_off;
+	size_t want = s->window_bytes;
+	ssize_t n;
+
+	if (!left)
+		return 0;
+	if (want > left)
+		want = left;
+	n = pread(c->fd, c->window, want, c->next_off);
+	if (n < 0 || (size_t)n != want) {
+		bm_error_errno("cannot read '%s' at offset %llu", bm_trace_path(s->trace),
+			       (unsigned long long)c->next_off);
+		return -1;
+	}
+	c->page_off = c->next_off;
+	c->next_off += want;
+	c->npages = want / s->format.page_size;
+	c->page = 0;
+	s->bytes_read += want;
+	return 1;
+}
+
+/* Move @c to the next page that holds an event; 0 at the end of the CPU. */
 static int next_page(struct bm_stream *s, struct cursor *c)
 {
+	uint32_t page_size = s->format.page_size;
+
 	for (;;) {
-		char *page;
-		uint64_t commit, used;
+		const char *why;
+		int64_t missed;
+		int r;
 
 		if (c->page + 1 < c->npages) {
 			c->page++;
-			c->page_off += s->page_size;
+			c->page_off += page_size;
 		} else {
-			uint64_t left = c->end_off - c->next_off;
-			size_t want = CHUNK_PAGES * (size_t)s->page_size;
-			ssize_t n;
-
-			if (!left)
-				return 0;
-			if (want > left)
-				want = left;
-			n = pread(c->fd, c->chunk, want, c->next_off);
-			if (n < 0 || (size_t)n != want) {
-				bm_error_errno("cannot read '%s' at offset %llu",
-					       bm_trace_path(s->trace),
-					       (unsigned long long)c->next_off);
-				return -1;
-			}
-			c->page_off = c->next_off;
-			c->next_off += want;
-			c->npages = want / s->page_size;
-			c->page = 0;
-			s->bytes_read += want;
+			r = next_window(s, c);
+			if (r <= 0)
+				return r;
 		}
-		page = c->chunk + (size_t)c->page * s->page_size;
-		commit = page_commit(s, page);
-		used = commit & COMMIT_SIZE;
-		if (used > s->page_size - s->header_size)
-			return corrupt(s, c, "commit size exceeds the page");
-		/* Stored counts sit after the data and must fit as well. */
-		if ((commit & MISSED_STORED) &&
-		    used + s->long_size > s->page_size - s->header_size)
-			return corrupt(s, c, "lost-event count exceeds the page");
-		if (kbuffer_load_subbuffer(c->kbuf, page) < 0)
-			return corrupt(s, c, "unreadable page header");
-		c->last_offset = -1;
-		c->event = kbuffer_read_event(c->kbuf, &c->ts);
-		if (commit & MISSED_EVENTS) {
-			int missed = kbuffer_missed_events(c->kbuf);
-
+		if (bm_page_load(&c->reader, &s->format,
+				 c->window + (size_t)c->page * page_size, &missed, &why) < 0)
+			return corrupt(s, c, why);
+		r = bm_page_next(&c->reader, &c->event, &why);
+		if (r < 0)
+			return corrupt(s, c, why);
+		c->event.data = r ? c->event.data : NULL;
+		c->ts = c->reader.ts;
+		if (missed) {
 			if (missed > 0)
 				c->missed += missed;
 			else
 				c->uncounted = 1;
 			note_loss(s, c, missed > 0 ? missed : 0);
 		}
-		if (c->event)
+		if (r)
 			return 1;
 	}
-}
-
-static int check_event(struct bm_stream *s, struct cursor *c)
-{
-	const char *page = c->chunk + (size_t)c->page * s->page_size;
-	const char *data_end = page + s->header_size + kbuffer_subbuffer_size(c->kbuf);
-	int offset = kbuffer_curr_offset(c->kbuf);
-	int size = kbuffer_event_size(c->kbuf);
-
-	if (offset <= c->last_offset)
-		return corrupt(s, c, "event offsets do not advance");
-	c->last_offset = offset;
-	if (size < 2 || (const char *)c->event < page ||
-	    (const char *)c->event + size > data_end)
-		return corrupt(s, c, "event runs past the page's data");
-	return 0;
 }
 
 /* Advance @c to its next event; 0 when the CPU is exhausted. */
 static int advance(struct bm_stream *s, struct cursor *c, bool first)
 {
+	const char *why;
+	int r;
+
 	if (!first) {
 		c->last_ts = c->ts;
-		c->event = kbuffer_next_event(c->kbuf, &c->ts);
-		if (!c->event) {
-			int r = next_page(s, c);
-
-			if (r <= 0)
-				return r;
+		r = bm_page_next(&c->reader, &c->event, &why);
+		if (r < 0)
+			return corrupt(s, c, why);
+		if (r) {
+			c->ts = c->reader.ts;
+		} else {
+			c->event.data = NULL;
+			r = next_page(s, c);
 		}
 	} else {
-		int r = next_page(s, c);
-
-		if (r <= 0)
-			return r;
+		r = next_page(s, c);
 	}
-	return check_event(s, c) < 0 ? -1 : 1;
+	if (r > 0 && c->event.size < 2)
+		return corrupt(s, c, "an event too short for its type");
+	return r;
 }
 
 static bool before(const struct bm_stream *s, int a, int b)
@@ -245,7 +216,7 @@ int bm_stream_rewind(struct bm_stream *s)
 		c->missed = 0;
 		c->uncounted = 0;
 		c->last_ts = 0;
-		c->event = NULL;
+		c->event.data = NULL;
 		r = advance(s, c, true);
 		if (r < 0)
 			return -1;
@@ -262,12 +233,12 @@ static int hand_out(struct bm_stream *s, struct cursor *c, struct bm_rec *rec)
 {
 	uint16_t type;
 
-	memcpy(&type, c->event, sizeof(type));
+	memcpy(&type, c->event.data, sizeof(type));
 	rec->ts = c->ts;
 	rec->cpu = c->cpu;
 	rec->type = s->swap ? __builtin_bswap16(type) : type;
-	rec->data = c->event;
-	rec->size = kbuffer_event_size(c->kbuf);
+	rec->data = (void *)c->event.data;
+	rec->size = c->event.size;
 	s->advance_top = true;
 	return 1;
 }
@@ -275,7 +246,7 @@ static int hand_out(struct bm_stream *s, struct cursor *c, struct bm_rec *rec)
 int bm_stream_next(struct bm_stream *s, struct bm_rec *rec)
 {
 	/*
-	 * The record handed out last time points into its cursor's chunk,
+	 * The record handed out last time points into its cursor's window,
 	 * which advancing may refill: so the cursor moves on only now.
 	 */
 	if (s->advance_top) {
@@ -301,7 +272,7 @@ int bm_stream_next_unordered(struct bm_stream *s, struct bm_rec *rec)
 		s->advance_top = false;
 	}
 	/* Each CPU's events in turn: no heap, for passes that sort what they keep. */
-	while (s->scan_cpu < s->ncpus && !s->cursors[s->scan_cpu].event)
+	while (s->scan_cpu < s->ncpus && !s->cursors[s->scan_cpu].event.data)
 		s->scan_cpu++;
 	if (s->scan_cpu >= s->ncpus)
 		return 0;
@@ -320,10 +291,14 @@ struct bm_stream *bm_stream_open(struct bm_trace *trace)
 		goto nomem;
 	s->trace = trace;
 	s->ncpus = m->ncpus;
-	s->page_size = m->page_size;
-	s->long_size = tep_get_long_size(tep);
-	s->header_size = 8 + s->long_size;
-	s->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
+	s->format.page_size = m->page_size;
+	s->format.long_size = tep_get_long_size(tep);
+	s->format.big_endian = tep_is_file_bigendian(tep);
+	s->format.swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
+	s->swap = s->format.swap;
+	s->window_bytes = WINDOW_BYTES - WINDOW_BYTES % m->page_size;
+	if (s->window_bytes < m->page_size)
+		s->window_bytes = m->page_size;
 	s->cursors = calloc(s->ncpus, sizeof(*s->cursors));
 	s->heap = calloc(s->ncpus, sizeof(*s->heap));
 	if (!s->cursors || !s->heap)
@@ -332,11 +307,8 @@ struct bm_stream *bm_stream_open(struct bm_trace *trace)
 		struct cursor *c = &s->cursors[cpu];
 
 		c->cpu = cpu;
-		c->chunk = calloc(1, CHUNK_PAGES * (size_t)s->page_size + SLACK);
-		c->kbuf = kbuffer_alloc(s->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-					tep_is_file_bigendian(tep) ? KBUFFER_ENDIAN_BIG :
-					KBUFFER_ENDIAN_LITTLE);
-		if (!c->chunk || !c->kbuf)
+		c->window = malloc(s->window_bytes);
+		if (!c->window)
 			goto nomem;
 	}
 	if (bm_stream_rewind(s) < 0) {
@@ -357,9 +329,7 @@ void bm_stream_close(struct bm_stream *s)
 	if (!s)
 		return;
 	for (cpu = 0; s->cursors && cpu < s->ncpus; cpu++) {
-		free(s->cursors[cpu].chunk);
-		if (s->cursors[cpu].kbuf)
-			kbuffer_free(s->cursors[cpu].kbuf);
+		free(s->cursors[cpu].window);
 	}
 	free(s->cursors);
 	free(s->heap);

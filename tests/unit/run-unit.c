@@ -9,6 +9,7 @@ int main(void)
 	SRunner *sr = srunner_create(suite_tracefile());
 	int failed;
 
+	srunner_add_suite(sr, suite_page());
 	srunner_add_suite(sr, suite_merge());
 	srunner_add_suite(sr, suite_marker());
 	srunner_add_suite(sr, suite_map());
