@@ -461,10 +461,15 @@ static bool certain(const struct bm_span *s, uint64_t ts)
 	return ts >= s->from.hi && (!s->to.known || ts < s->to.lo);
 }
 
-const struct bm_span *bm_map_label(const struct bm_map *m, uint32_t dev, uint64_t ts,
-				   uint32_t disk_dev, enum bm_basis *basis)
+/*
+ * bm_map_label(), and when the answer is the only possible incarnation, the
+ * times [*hold_from, *hold_to] around @ts over which it stays so.
+ */
+static const struct bm_span *label(const struct bm_map *m, uint32_t dev, uint64_t ts,
+				   uint32_t disk_dev, enum bm_basis *basis,
+				   uint64_t *hold_from, uint64_t *hold_to)
 {
-	const struct bm_span *cand[16], *pick = NULL;
+	const struct bm_span *cand[16], *pick = NULL, *older = NULL;
 	const struct devstate *d;
 	ssize_t i = find_index(m, dev, NULL);
 	size_t lo, hi, k, n = 0;
@@ -486,16 +491,27 @@ const struct bm_span *bm_map_label(const struct bm_map *m, uint32_t dev, uint64_
 			hi = mid;
 	}
 	for (k = lo; k-- > 0 && n < 16;) {
-		if (possible(&d->spans[k], ts))
+		if (possible(&d->spans[k], ts)) {
 			cand[n++] = &d->spans[k];
-		else if (d->spans[k].to.known && d->spans[k].to.hi < ts)
+		} else if (d->spans[k].to.known && d->spans[k].to.hi < ts) {
+			older = &d->spans[k];
 			break;	/* removals are in time order: older ones too */
+		}
 	}
 	if (!n)
 		return NULL;
 	if (n == 1) {
+		const struct bm_span *s = cand[0];
+
+		/* Until the next span may start, or this one may be gone. */
+		*hold_from = s->from.known ? s->from.lo : 0;
+		if (older && older->to.hi + 1 > *hold_from)
+			*hold_from = older->to.hi + 1;
+		*hold_to = s->to.known ? s->to.hi : UINT64_MAX;
+		if (lo < d->n && d->spans[lo].from.lo - 1 < *hold_to)
+			*hold_to = d->spans[lo].from.lo - 1;
 		*basis = BM_LABEL_ONLY;
-		return cand[0];
+		return s;
 	}
 	if (disk_dev) {
 		enum bm_basis b;
@@ -519,6 +535,36 @@ const struct bm_span *bm_map_label(const struct bm_map *m, uint32_t dev, uint64_
 		if (certain(cand[k], ts))
 			return cand[k];
 	return cand[n - 1];
+}
+
+const struct bm_span *bm_map_label(const struct bm_map *m, uint32_t dev, uint64_t ts,
+				   uint32_t disk_dev, enum bm_basis *basis)
+{
+	uint64_t from, to;
+
+	return label(m, dev, ts, disk_dev, basis, &from, &to);
+}
+
+const struct bm_span *bm_map_label_cached(const struct bm_map *m, struct bm_label_cache *c,
+					  uint32_t dev, uint64_t ts, uint32_t disk_dev,
+					  enum bm_basis *basis)
+{
+	struct bm_label_hold *h = &c->slot[(dev ^ dev >> 20) % BM_LABEL_CACHE_SLOTS];
+	const struct bm_span *s;
+	uint64_t from, to;
+
+	if (h->span && h->dev == dev && ts >= h->from && ts <= h->to) {
+		*basis = BM_LABEL_ONLY;
+		return h->span;
+	}
+	s = label(m, dev, ts, disk_dev, basis, &from, &to);
+	if (*basis == BM_LABEL_ONLY) {
+		h->dev = dev;
+		h->from = from;
+		h->to = to;
+		h->span = s;
+	}
+	return s;
 }
 
 size_t bm_map_count(const struct bm_map *m)

@@ -28,6 +28,7 @@ struct report {
 	struct bm_decoder *dec;
 	struct bm_stream *stream;
 	struct bm_map *map;
+	struct bm_label_cache labels;
 	struct bm_feeder feeder;
 	uint64_t first, last, events;
 	uint64_t since, until;		/* the window of interest */
@@ -365,9 +366,10 @@ static void label(struct report *r, const struct bm_event *ev, struct labelled *
 	memset(l, 0, sizeof(*l));
 	if (!is_block(ev->kind))
 		return;
-	l->span = bm_map_label(r->map, ev->dev, ev->ts, 0, &l->basis);
+	l->span = bm_map_label_cached(r->map, &r->labels, ev->dev, ev->ts, 0, &l->basis);
 	if (ev->kind == BM_EV_BIO_REMAP)
-		l->old_span = bm_map_label(r->map, ev->old_dev, ev->ts, ev->dev, &l->old_basis);
+		l->old_span = bm_map_label_cached(r->map, &r->labels, ev->old_dev, ev->ts, ev->dev,
+						  &l->old_basis);
 }
 
 static const char *comm_of(struct report *r, int pid)

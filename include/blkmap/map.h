@@ -91,6 +91,23 @@ void bm_map_finish(struct bm_map *map, uint64_t first, uint64_t last);
  */
 const struct bm_span *bm_map_label(const struct bm_map *map, uint32_t dev, uint64_t ts,
 				   uint32_t disk_dev, enum bm_basis *basis);
+/*
+ * The same answers, remembered per device while the time stays where its
+ * only possible incarnation holds: a device's events then cost no search.
+ * Zero-initialise the cache; it is valid for one finished map.
+ */
+#define BM_LABEL_CACHE_SLOTS 64
+struct bm_label_hold {
+	uint32_t dev;
+	uint64_t from, to;
+	const struct bm_span *span;	/* NULL: empty */
+};
+struct bm_label_cache {
+	struct bm_label_hold slot[BM_LABEL_CACHE_SLOTS];
+};
+const struct bm_span *bm_map_label_cached(const struct bm_map *map, struct bm_label_cache *cache,
+					  uint32_t dev, uint64_t ts, uint32_t disk_dev,
+					  enum bm_basis *basis);
 
 size_t bm_map_count(const struct bm_map *map);
 /* Spans ordered by device number, then time. */
