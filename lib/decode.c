@@ -165,7 +165,8 @@ enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type)
 	return layout_of(d, type)->kind;
 }
 
-static uint64_t number(const struct bm_decoder *d, const struct bm_rec *rec, struct field f)
+static inline __attribute__((always_inline)) uint64_t
+number(const struct bm_decoder *d, const struct bm_rec *rec, struct field f)
 {
 	const char *p = (const char *)rec->data + f.offset;
 
@@ -200,20 +201,22 @@ static uint64_t number(const struct bm_decoder *d, const struct bm_rec *rec, str
 	}
 }
 
+/*
+ * The kernel's blk_fill_rwbs() writes an optional 'F' (preflush), then one
+ * letter for the operation ('W', 'R', 'D' discard, "DE" secure erase, 'F'
+ * flush, 'N' other), then flags ('F' FUA, 'A', 'S', 'M'): the operation is
+ * the first or, after a preflush, the second letter.
+ */
 int bm_rwbs_op(const char *rwbs, uint32_t sectors)
 {
-	bool read = false, write = false;
-	const char *p;
+	char op = rwbs[0];
 
-	if (rwbs[0] == 'F' && !sectors)
-		return -1;	/* a flush without data */
-	for (p = rwbs; *p; p++) {
-		if (*p == 'D')
-			return -1;	/* a discard */
-		write |= *p == 'W';
-		read |= *p == 'R';
+	if (op == 'F') {
+		if (!sectors)
+			return -1;	/* a flush without data */
+		op = rwbs[1];
 	}
-	return write ? 1 : read ? 0 : -1;
+	return op == 'W' ? 1 : op == 'R' ? 0 : -1;
 }
 
 /*
