@@ -9,10 +9,12 @@
 #define MS 1000000ULL
 
 static struct bm_map *map;
+static struct bm_label_cache cache;
 
 static void setup(void)
 {
 	map = bm_map_new();
+	memset(&cache, 0, sizeof(cache));
 }
 
 static void teardown(void)
@@ -57,11 +59,14 @@ static void dump(uint64_t begin, const uint32_t *devs, const char *const *names,
 	observe(BM_OBS_DUMP_END, end, 0, NULL, 0, 0);
 }
 
+/* Every answer is asked of the cache too, which must agree. */
 static const char *name_at(uint32_t dev, uint64_t ts, enum bm_basis *basis)
 {
-	enum bm_basis b;
+	enum bm_basis b, cached_basis;
 	const struct bm_span *s = bm_map_label(map, dev, ts, 0, basis ? basis : &b);
 
+	ck_assert_ptr_eq(bm_map_label_cached(map, &cache, dev, ts, 0, &cached_basis), s);
+	ck_assert_int_eq(cached_basis, basis ? *basis : b);
 	return s ? s->name : NULL;
 }
 
@@ -89,6 +94,29 @@ START_TEST(reuse_of_one_dev_t_gives_two_incarnations)
 	ck_assert_uint_eq(bm_map_span(map, 0)->to.lo, 19 * MS);
 	ck_assert_uint_eq(bm_map_span(map, 0)->to.hi, 20 * MS);
 	ck_assert(!bm_map_span(map, 1)->to.known);
+}
+END_TEST
+
+/* The cache, swept forwards and backwards over incarnations and their windows. */
+START_TEST(remembered_labels_agree_at_every_time)
+{
+	uint64_t ts;
+
+	dump(1 * MS, NULL, NULL, 0, 2 * MS);
+	uevent("add", 10 * MS, ZRAM1, "zram1", 9 * MS);
+	uevent("remove", 20 * MS, ZRAM1, "zram1", 19 * MS);
+	uevent("add", 30 * MS, ZRAM1, "nullb-beta", 29 * MS);
+	uevent("remove", 40 * MS, ZRAM1, "nullb-beta", 35 * MS);
+	uevent("add", 41 * MS, ZRAM1, "zram1", 0);
+	bm_map_finish(map, 0, 100 * MS);
+	for (ts = 0; ts <= 100 * MS; ts += MS / 4)
+		name_at(ZRAM1, ts, NULL);
+	for (ts = 100 * MS; ts >= MS / 3; ts -= MS / 3)
+		name_at(ZRAM1, ts, NULL);
+	for (ts = 1; ts <= 100 * MS; ts = ts * 3 + 1)
+		name_at(ZRAM1, 100 * MS - ts, NULL);
+	ck_assert_str_eq(name_at(ZRAM1, 12 * MS, NULL), "zram1");
+	ck_assert_str_eq(name_at(ZRAM1, 32 * MS, NULL), "nullb-beta");
 }
 END_TEST
 
@@ -288,6 +316,7 @@ Suite *suite_map(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, reuse_of_one_dev_t_gives_two_incarnations);
+	tcase_add_test(tc, remembered_labels_agree_at_every_time);
 	tcase_add_test(tc, io_after_a_removal_belongs_to_the_next_incarnation_known_later);
 	tcase_add_test(tc, a_registration_tracepoint_makes_the_add_exact);
 	tcase_add_test(tc, a_registration_caps_the_previous_removal);
