@@ -353,19 +353,19 @@ found:
 	return &a->top[i];
 }
 
-static void queued_by(struct bm_analysis *a, int disk, const struct bm_event *ev)
+static void queued_by(struct bm_analysis *a, int disk, const struct bm_io *io)
 {
 	struct bm_top_row *r;
-	int op = ev->op;
+	int op = io->op;
 
-	if (disk < 0 || op < 0 || !(r = top_of(a, disk, ev->pid)))
+	if (disk < 0 || op < 0 || !(r = top_of(a, disk, io->pid)))
 		return;
 	if (op) {
 		r->writes++;
-		r->write_bytes += (uint64_t)ev->nr_sector * 512;
+		r->write_bytes += (uint64_t)io->nr_sector * 512;
 	} else {
 		r->reads++;
-		r->read_bytes += (uint64_t)ev->nr_sector * 512;
+		r->read_bytes += (uint64_t)io->nr_sector * 512;
 	}
 }
 
@@ -399,98 +399,98 @@ static void seen(struct bm_disk_stats *d, uint64_t ts)
 		d->last_io = ts;
 }
 
-static void complete(struct bm_analysis *a, const struct bm_event *ev, int disk, bool request)
+static void complete(struct bm_analysis *a, const struct bm_io *io, int disk, bool request)
 {
-	struct inflight *e = lookup(a, ev->dev, ev->sector);
+	struct inflight *e = lookup(a, io->dev, io->sector);
 	struct bm_disk_stats *d = a->disks[disk];
-	uint64_t bytes = ev->op < 0 ? 0 : (uint64_t)ev->nr_sector * 512;
-	uint64_t q2c = e && e->has_q ? ev->ts - e->q : 0;
+	uint64_t bytes = io->op < 0 ? 0 : (uint64_t)io->nr_sector * 512;
+	uint64_t q2c = e && e->has_q ? io->ts - e->q : 0;
 
-	seen(d, ev->ts);
-	count(request ? d->rq_counts : d->bio_counts, ev->op, ev->nr_sector);
+	seen(d, io->ts);
+	count(request ? d->rq_counts : d->bio_counts, io->op, io->nr_sector);
 	if (!e) {
-		series_add(a, d, ev->ts, bytes, 0);
+		series_add(a, d, io->ts, bytes, 0);
 		return;
 	}
 	if (e->has_q && e->disk >= 0) {
 		hist_add(&d->q2c, q2c);
-		account(&d->bio_time, ev->ts, -1);
+		account(&d->bio_time, io->ts, -1);
 	}
 	if (request && e->has_d) {
-		hist_add(&d->d2c, ev->ts - e->d);
-		account(&d->rq_time, ev->ts, -1);
+		hist_add(&d->d2c, io->ts - e->d);
+		account(&d->rq_time, io->ts, -1);
 	}
-	series_add(a, d, ev->ts, bytes, request && e->has_d ? ev->ts - e->d : q2c);
+	series_add(a, d, io->ts, bytes, request && e->has_d ? io->ts - e->d : q2c);
 	if (e->part >= 0) {
 		struct bm_disk_stats *p = a->disks[e->part];
 
-		seen(p, ev->ts);
-		count(p->rq_counts, ev->op, ev->nr_sector);
+		seen(p, io->ts);
+		count(p->rq_counts, io->op, io->nr_sector);
 		if (e->has_q) {
 			hist_add(&p->q2c, q2c);
-			account(&p->bio_time, ev->ts, -1);
+			account(&p->bio_time, io->ts, -1);
 		}
-		series_add(a, p, ev->ts, bytes, q2c);
+		series_add(a, p, io->ts, bytes, q2c);
 	}
 	erase(a, e);
 }
 
-void bm_analysis_event(struct bm_analysis *a, const struct bm_event *ev,
+void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span)
 {
-	int disk = disk_of(a, ev->dev, span, BM_BASIS_REQUEST), part;
+	int disk = disk_of(a, io->dev, span, BM_BASIS_REQUEST), part;
 	struct inflight *e;
 
 	if (disk < 0)
 		return;
-	switch (ev->kind) {
+	switch (io->kind) {
 	case BM_EV_BIO_REMAP:
 		/* From a partition (or dm device) onto the disk, at the disk's sector. */
-		part = disk_of(a, ev->old_dev, old_span, BM_BASIS_REMAP);
-		e = part >= 0 ? insert(a, ev->dev, ev->sector, ev->ts) : NULL;
+		part = disk_of(a, io->old_dev, old_span, BM_BASIS_REMAP);
+		e = part >= 0 ? insert(a, io->dev, io->sector, io->ts) : NULL;
 		if (!e)
 			return;
 		e->part = part;
-		e->q = ev->ts;
+		e->q = io->ts;
 		e->has_q = true;
 		a->disks[part]->basis = BM_BASIS_REMAP;
-		account(&a->disks[part]->bio_time, ev->ts, +1);
-		queued_by(a, part, ev);
+		account(&a->disks[part]->bio_time, io->ts, +1);
+		queued_by(a, part, io);
 		break;
 	case BM_EV_BIO_QUEUE:
-		e = insert(a, ev->dev, ev->sector, ev->ts);
+		e = insert(a, io->dev, io->sector, io->ts);
 		if (!e)
 			return;
 		if (!e->has_q) {
-			e->q = ev->ts;
+			e->q = io->ts;
 			e->has_q = true;
 		}
 		if (e->disk < 0) {
 			e->disk = disk;
-			account(&a->disks[disk]->bio_time, ev->ts, +1);
+			account(&a->disks[disk]->bio_time, io->ts, +1);
 		}
-		queued_by(a, disk, ev);
+		queued_by(a, disk, io);
 		break;
 	case BM_EV_RQ_ISSUE:
-		e = insert(a, ev->dev, ev->sector, ev->ts);
+		e = insert(a, io->dev, io->sector, io->ts);
 		if (e && !e->has_d) {
-			e->d = ev->ts;
+			e->d = io->ts;
 			e->has_d = true;
-			account(&a->disks[disk]->rq_time, ev->ts, +1);
+			account(&a->disks[disk]->rq_time, io->ts, +1);
 		}
 		break;
 	case BM_EV_RQ_REQUEUE:
-		e = lookup(a, ev->dev, ev->sector);
+		e = lookup(a, io->dev, io->sector);
 		if (e && e->has_d) {
 			e->has_d = false;
-			account(&a->disks[disk]->rq_time, ev->ts, -1);
+			account(&a->disks[disk]->rq_time, io->ts, -1);
 		}
 		break;
 	case BM_EV_RQ_COMPLETE:
-		complete(a, ev, disk, true);
+		complete(a, io, disk, true);
 		break;
 	case BM_EV_BIO_COMPLETE:
-		complete(a, ev, disk, false);
+		complete(a, io, disk, false);
 		break;
 	default:
 		break;

@@ -247,6 +247,40 @@ static const char *string(const struct bm_decoder *d, const struct bm_rec *rec, 
 	return (const char *)rec->data + off;
 }
 
+static bool is_block(enum bm_kind k)
+{
+	return k >= BM_EV_RQ_INSERT && k <= BM_EV_BIO_REMAP;
+}
+
+/* The operation, read from the event's RWBS field without copying it. */
+static int op_of(const struct bm_rec *rec, struct field rwbs, uint32_t sectors)
+{
+	char letters[2] = { 0, 0 };
+
+	if (rwbs.size >= 2 && rwbs.offset + 2 <= rec->size)
+		memcpy(letters, (const char *)rec->data + rwbs.offset, 2);
+	else if (rwbs.size == 1 && rwbs.offset < rec->size)
+		letters[0] = *((const char *)rec->data + rwbs.offset);
+	return bm_rwbs_op(letters, sectors);
+}
+
+bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io)
+{
+	const struct layout *l = layout_of(d, rec->type);
+
+	if (!is_block(l->kind))
+		return false;
+	io->ts = rec->ts;
+	io->kind = l->kind;
+	io->pid = (int32_t)number(d, rec, l->pid);
+	io->dev = number(d, rec, l->dev);
+	io->old_dev = number(d, rec, l->old_dev);
+	io->sector = number(d, rec, l->sector);
+	io->nr_sector = number(d, rec, l->nr_sector);
+	io->op = l->rwbs.size ? op_of(rec, l->rwbs, io->nr_sector) : -1;
+	return true;
+}
+
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev)
 {
 	const struct layout *l = layout_of(d, rec->type);

@@ -361,14 +361,15 @@ static bool is_block(enum bm_kind k)
 	return k >= BM_EV_RQ_INSERT && k <= BM_EV_BIO_REMAP;
 }
 
-static void label(struct report *r, const struct bm_event *ev, struct labelled *l)
+static void label(struct report *r, enum bm_kind kind, uint32_t dev, uint32_t old_dev,
+		  uint64_t ts, struct labelled *l)
 {
 	memset(l, 0, sizeof(*l));
-	if (!is_block(ev->kind))
+	if (!is_block(kind))
 		return;
-	l->span = bm_map_label_cached(r->map, &r->labels, ev->dev, ev->ts, 0, &l->basis);
-	if (ev->kind == BM_EV_BIO_REMAP)
-		l->old_span = bm_map_label_cached(r->map, &r->labels, ev->old_dev, ev->ts, ev->dev,
+	l->span = bm_map_label_cached(r->map, &r->labels, dev, ts, 0, &l->basis);
+	if (kind == BM_EV_BIO_REMAP)
+		l->old_span = bm_map_label_cached(r->map, &r->labels, old_dev, ts, dev,
 						  &l->old_basis);
 }
 
@@ -601,18 +602,8 @@ static void print_event(struct report *r, const struct bm_rec *rec, const struct
 	}
 }
 
-/* Analyses see every event of the window: a partition's I/O completes on its disk. */
-static void analyse_event(struct report *r, const struct bm_rec *rec, const struct bm_event *ev,
-			  const struct labelled *l)
-{
-	if (is_block(ev->kind))
-		bm_analysis_event(r->analysis, ev, l->span, l->old_span);
-}
-
 /* Pass 2: every event, labelled, within the filters, to @sink. */
-static int pass_events(struct report *r, bool filter_devices,
-		       void (*sink)(struct report *, const struct bm_rec *,
-				    const struct bm_event *, const struct labelled *))
+static int pass_events(struct report *r)
 {
 	uint64_t next = 0, n = 0;
 	struct labelled l;
@@ -628,10 +619,10 @@ static int pass_events(struct report *r, bool filter_devices,
 		if (rec.ts < r->since || rec.ts > r->until)
 			continue;
 		bm_decode(r->dec, &rec, &ev);
-		label(r, &ev, &l);
-		if (filter_devices && !device_wanted(r, &ev, &l))
+		label(r, ev.kind, ev.dev, ev.old_dev, ev.ts, &l);
+		if (!device_wanted(r, &ev, &l))
 			continue;
-		sink(r, &rec, &ev, &l);
+		print_event(r, &rec, &ev, &l);
 		if (ferror(r->out))
 			break;
 	}
@@ -643,7 +634,32 @@ static int list_events(struct report *r)
 	if (r->opts->format == BM_FORMAT_CSV)
 		fputs("ts_ns,cpu,pid,comm,event,dev,name,rwbs,sector,nr_sector,bytes,error,"
 		      "old_dev,old_name,old_sector,name_basis,old_name_basis\n", r->out);
-	return pass_events(r, true, print_event);
+	return pass_events(r);
+}
+
+/*
+ * Pass 2 for analyses: the block events of the window, labelled. Every
+ * device: a partition's I/O completes on its disk.
+ */
+static int analyse_events(struct report *r)
+{
+	uint64_t next = 0, n = 0;
+	struct labelled l;
+	struct bm_rec rec;
+	struct bm_io io;
+	int ret;
+
+	if (bm_stream_rewind(r->stream) < 0)
+		return -1;
+	while ((ret = bm_stream_next(r->stream, &rec)) > 0) {
+		if (!(++n & 0xfff))
+			progress(r, "reading events", &next);
+		if (rec.ts < r->since || rec.ts > r->until || !bm_decode_io(r->dec, &rec, &io))
+			continue;
+		label(r, io.kind, io.dev, io.old_dev, io.ts, &l);
+		bm_analysis_event(r->analysis, &io, l.span, l.old_span);
+	}
+	return ret < 0 ? -1 : 0;
 }
 
 static int analyse(struct report *r)
@@ -653,7 +669,7 @@ static int analyse(struct report *r)
 		bm_error_errno("cannot analyse '%s'", bm_trace_path(r->trace));
 		return -1;
 	}
-	if (pass_events(r, false, analyse_event) < 0)
+	if (analyse_events(r) < 0)
 		return -1;
 	bm_analysis_finish(r->analysis);
 	bm_analysis_keep(r->analysis, r->opts->disk, r->opts->dev);

@@ -76,7 +76,7 @@ struct bm_analysis;
 struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, bool series);
 void bm_analysis_free(struct bm_analysis *a);
 /* A block event; @span labels its device, @old_span a remap's source. */
-void bm_analysis_event(struct bm_analysis *a, const struct bm_event *ev,
+void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span);
 void bm_analysis_finish(struct bm_analysis *a);
 /* Keep only the incarnations named @name (if not NULL) with number @dev (if not 0). */

@@ -6,6 +6,7 @@
  * Decoding of the events blkmap reads: field offsets are resolved once per
  * event id from the file's formats, then read directly from each record.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "blkmap/stream.h"
@@ -67,6 +68,20 @@ struct bm_event {
 	} k;
 };
 
+/*
+ * What the analyses read of a block event, and nothing else: decoding only
+ * these fields is what keeps an analysis pass close to the speed of reading.
+ */
+struct bm_io {
+	uint64_t ts;
+	uint64_t sector;
+	uint32_t dev, old_dev;	/* old_dev: a remap's source */
+	uint32_t nr_sector;
+	int32_t pid;
+	int8_t kind;		/* enum bm_kind, a block event's */
+	int8_t op;		/* as bm_event's */
+};
+
 struct bm_decoder;
 
 struct bm_decoder *bm_decoder_new(struct tep_handle *tep);
@@ -77,5 +92,7 @@ enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type);
 int bm_rwbs_op(const char *rwbs, uint32_t sectors);
 /* Decode @rec into @ev; text points into @rec's data. */
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev);
+/* Decode a block event's I/O fields; false, and nothing decoded, for other events. */
+bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io);
 
 #endif

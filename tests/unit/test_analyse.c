@@ -20,15 +20,12 @@ static struct bm_span part_span = { .dev = PART, .name = "loop0p1", .kind = BM_P
 static void event(struct bm_analysis *a, enum bm_kind kind, uint64_t ts, uint64_t sector,
 		  uint32_t sectors, const char *rwbs)
 {
-	struct bm_event ev = { .ts = ts, .kind = kind, .dev = DISK, .sector = sector,
-			       .nr_sector = sectors, .pid = 42 };
+	struct bm_io ev = { .ts = ts, .kind = kind, .dev = DISK, .sector = sector,
+			    .nr_sector = sectors, .pid = 42 };
 
-	snprintf(ev.rwbs, sizeof(ev.rwbs), "%s", rwbs);
 	ev.op = bm_rwbs_op(rwbs, sectors);
-	if (kind == BM_EV_BIO_REMAP) {
+	if (kind == BM_EV_BIO_REMAP)
 		ev.old_dev = PART;
-		ev.old_sector = sector - 2048;
-	}
 	bm_analysis_event(a, &ev, &disk_span, kind == BM_EV_BIO_REMAP ? &part_span : NULL);
 }
 
