@@ -12,6 +12,7 @@
 #include "blkmap/analyse.h"
 #include "blkmap/decode.h"
 #include "blkmap/error.h"
+#include "blkmap/iofeed.h"
 #include "blkmap/map.h"
 #include "blkmap/mapfeed.h"
 #include "blkmap/marker.h"
@@ -53,10 +54,8 @@ static void warn(struct report *r, const char *fmt, ...)
 	r->opts->warn(line);
 }
 
-static void progress(struct report *r, const char *what, uint64_t *next)
+static void progress(struct report *r, const char *what, uint64_t done, uint64_t *next)
 {
-	uint64_t done = bm_stream_bytes_read(r->stream);
-
 	if (!r->opts->progress || done < *next)
 		return;
 	r->opts->progress(what, (int)(100 * done / r->total_bytes));
@@ -108,7 +107,7 @@ static int build_map(struct report *r)
 
 	while ((ret = bm_stream_next_unordered(r->stream, &rec)) > 0) {
 		if (!(r->events & 0xfff))
-			progress(r, "building the map", &next);
+			progress(r, "building the map", bm_stream_bytes_read(r->stream), &next);
 		if (!any || rec.ts < r->first)
 			r->first = rec.ts;
 		if (rec.ts > r->last)
@@ -615,7 +614,7 @@ static int pass_events(struct report *r)
 		return -1;
 	while ((ret = bm_stream_next(r->stream, &rec)) > 0) {
 		if (!(++n & 0xfff))
-			progress(r, "reading events", &next);
+			progress(r, "reading events", bm_stream_bytes_read(r->stream), &next);
 		if (rec.ts < r->since || rec.ts > r->until)
 			continue;
 		bm_decode(r->dec, &rec, &ev);
@@ -643,23 +642,23 @@ static int list_events(struct report *r)
  */
 static int analyse_events(struct report *r)
 {
-	uint64_t next = 0, n = 0;
+	struct bm_iofeed *feed = bm_iofeed_start(r->stream, r->dec, r->since, r->until);
+	uint64_t next = 0, bytes;
+	const struct bm_io *io;
 	struct labelled l;
-	struct bm_rec rec;
-	struct bm_io io;
-	int ret;
+	ssize_t n, i;
 
-	if (bm_stream_rewind(r->stream) < 0)
+	if (!feed)
 		return -1;
-	while ((ret = bm_stream_next(r->stream, &rec)) > 0) {
-		if (!(++n & 0xfff))
-			progress(r, "reading events", &next);
-		if (rec.ts < r->since || rec.ts > r->until || !bm_decode_io(r->dec, &rec, &io))
-			continue;
-		label(r, io.kind, io.dev, io.old_dev, io.ts, &l);
-		bm_analysis_event(r->analysis, &io, l.span, l.old_span);
+	while ((n = bm_iofeed_next(feed, &io, &bytes)) > 0) {
+		progress(r, "reading events", bytes, &next);
+		for (i = 0; i < n; i++, io++) {
+			label(r, io->kind, io->dev, io->old_dev, io->ts, &l);
+			bm_analysis_event(r->analysis, io, l.span, l.old_span);
+		}
 	}
-	return ret < 0 ? -1 : 0;
+	bm_iofeed_stop(feed);
+	return n < 0 ? -1 : 0;
 }
 
 static int analyse(struct report *r)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,16 @@ static const char test_format[] =
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 	"\tfield:unsigned int seq;\toffset:8;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"seq=%u\", REC->seq\n";
+
+/* The same layout under a block event's name: "seq" read as its sector. */
+static const char block_format[] =
+	"name: block_bio_queue\nID: 200\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned int sector;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"sector=%u\", REC->sector\n";
 
 void test_page_init(struct test_page *p)
 {
@@ -109,14 +120,20 @@ int test_spool(const struct test_page *pages, size_t n)
 	return fd;
 }
 
-void test_write_trace(const char *path, int ncpus, const struct test_event *const *events,
-		      const size_t *counts)
+static void write_trace(const char *path, bool as_block, int ncpus,
+			const struct test_event *const *events, const size_t *counts)
 {
 	struct bm_trace_meta meta;
 	int fds[64], cpu, fd;
 
 	ck_assert_int_le(ncpus, 64);
 	test_meta_init(&meta, ncpus);
+	if (as_block) {
+		free(meta.formats[0].system);
+		free(meta.formats[0].text);
+		meta.nformats = 0;
+		bm_trace_meta_add_format(&meta, "block", block_format, strlen(block_format));
+	}
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		struct test_page *pages = calloc(counts[cpu] + 1, sizeof(*pages));
 		size_t i, n = 0;
@@ -141,6 +158,18 @@ void test_write_trace(const char *path, int ncpus, const struct test_event *cons
 	for (cpu = 0; cpu < ncpus; cpu++)
 		close(fds[cpu]);
 	bm_trace_meta_release(&meta);
+}
+
+void test_write_trace(const char *path, int ncpus, const struct test_event *const *events,
+		      const size_t *counts)
+{
+	write_trace(path, false, ncpus, events, counts);
+}
+
+void test_write_block_trace(const char *path, int ncpus, const struct test_event *const *events,
+			    const size_t *counts)
+{
+	write_trace(path, true, ncpus, events, counts);
 }
 
 void test_tmpname(char *buf, size_t size)

@@ -39,6 +39,9 @@ struct test_event {
 };
 void test_write_trace(const char *path, int ncpus, const struct test_event *const *events,
 		      const size_t *counts);
+/* The same, the events named block:block_bio_queue with @seq as their sector. */
+void test_write_block_trace(const char *path, int ncpus, const struct test_event *const *events,
+			    const size_t *counts);
 
 /* A fresh temporary file name (the file does not exist). */
 void test_tmpname(char *buf, size_t size);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Merging per-CPU streams by timestamp. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "blkmap/decode.h"
 #include "blkmap/error.h"
+#include "blkmap/iofeed.h"
 #include "blkmap/stream.h"
 #include "blkmap/tracefile.h"
 #include "helpers.h"
@@ -135,6 +138,114 @@ START_TEST(rewind_replays_the_same_stream)
 }
 END_TEST
 
+/* Two CPUs of interleaved block events; sector = position in time order. */
+static void write_interleaved(size_t n)
+{
+	struct test_event *c0 = calloc(n, sizeof(*c0)), *c1 = calloc(n, sizeof(*c1));
+	const struct test_event *events[] = { c0, c1 };
+	size_t counts[] = { n, n }, i;
+
+	for (i = 0; i < n; i++) {
+		c0[i] = (struct test_event){ 1000 + 10 * i, 2 * i };
+		c1[i] = (struct test_event){ 1000 + 10 * i + 5, 2 * i + 1 };
+	}
+	test_write_block_trace(path, 2, events, counts);
+	free(c0);
+	free(c1);
+}
+
+/* The feed's events, checked to be @first, @first + 1, ... of write_interleaved. */
+static ssize_t feed_all(struct bm_iofeed *feed, uint32_t first)
+{
+	const struct bm_io *io;
+	uint64_t bytes, last_bytes = 0;
+	ssize_t n, i, total = 0;
+
+	while ((n = bm_iofeed_next(feed, &io, &bytes)) > 0) {
+		ck_assert_uint_ge(bytes, last_bytes);
+		last_bytes = bytes;
+		for (i = 0; i < n; i++, total++) {
+			ck_assert_int_eq(io[i].kind, BM_EV_BIO_QUEUE);
+			ck_assert_uint_eq(io[i].sector, first + total);
+			ck_assert_uint_eq(io[i].ts, 1000 + 5 * (first + total));
+			ck_assert_int_eq(io[i].pid, 4242);
+		}
+	}
+	return n < 0 ? -1 : total;
+}
+
+START_TEST(the_read_ahead_feed_yields_the_merged_stream_and_its_window)
+{
+	enum { N = 30000 };	/* many batches */
+	struct bm_trace *t;
+	struct bm_stream *s;
+	struct bm_decoder *dec;
+	struct bm_iofeed *feed;
+
+	write_interleaved(N);
+	t = bm_trace_open(path);
+	ck_assert_msg(t, "%s", bm_error_message());
+	s = bm_stream_open(t);
+	dec = bm_decoder_new(bm_trace_tep(t));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(dec);
+
+	feed = bm_iofeed_start(s, dec, 0, UINT64_MAX);
+	ck_assert_int_eq(feed_all(feed, 0), 2 * N);
+	bm_iofeed_stop(feed);
+
+	/* A window: sectors 100..40099 are at 1500..201495 ns. */
+	feed = bm_iofeed_start(s, dec, 1500, 1000 + 5 * 40099);
+	ck_assert_int_eq(feed_all(feed, 100), 40000);
+	bm_iofeed_stop(feed);
+
+	/* Stopped after one batch: the reader, waiting for room, must end. */
+	feed = bm_iofeed_start(s, dec, 0, UINT64_MAX);
+	{
+		const struct bm_io *io;
+		uint64_t bytes;
+
+		ck_assert_int_gt(bm_iofeed_next(feed, &io, &bytes), 0);
+	}
+	bm_iofeed_stop(feed);
+
+	bm_decoder_free(dec);
+	bm_stream_close(s);
+	bm_trace_close(t);
+}
+END_TEST
+
+START_TEST(a_damaged_page_stops_the_feed_with_its_message)
+{
+	enum { N = 30000 };
+	struct bm_trace *t;
+	struct bm_stream *s;
+	struct bm_decoder *dec;
+	struct bm_iofeed *feed;
+	uint64_t commit = 1ULL << 20;	/* more than a page holds */
+	int fd;
+
+	write_interleaved(N);
+	t = bm_trace_open(path);
+	ck_assert_msg(t, "%s", bm_error_message());
+	/* CPU 1's 50th page: the events before it still come out first. */
+	fd = open(path, O_WRONLY);
+	ck_assert_int_eq(pwrite(fd, &commit, 8, bm_trace_cpu(t, 1)->offset + 50 * TEST_PAGE_SIZE + 8),
+			 8);
+	close(fd);
+	s = bm_stream_open(t);
+	dec = bm_decoder_new(bm_trace_tep(t));
+	feed = bm_iofeed_start(s, dec, 0, UINT64_MAX);
+	ck_assert_int_eq(feed_all(feed, 0), -1);
+	ck_assert_msg(strstr(bm_error_message(), "corrupt ring-buffer page of CPU 1"), "%s",
+		      bm_error_message());
+	bm_iofeed_stop(feed);
+	bm_decoder_free(dec);
+	bm_stream_close(s);
+	bm_trace_close(t);
+}
+END_TEST
+
 Suite *suite_merge(void)
 {
 	Suite *s = suite_create("merge");
@@ -145,6 +256,8 @@ Suite *suite_merge(void)
 	tcase_add_test(tc, equal_timestamps_go_to_the_lower_cpu_and_keep_cpu_order);
 	tcase_add_test(tc, many_pages_long_gaps_and_an_empty_cpu);
 	tcase_add_test(tc, rewind_replays_the_same_stream);
+	tcase_add_test(tc, the_read_ahead_feed_yields_the_merged_stream_and_its_window);
+	tcase_add_test(tc, a_damaged_page_stops_the_feed_with_its_message);
 	suite_add_tcase(s, tc);
 	return s;
 }
