@@ -8,7 +8,6 @@
  * slower: setting up and tearing down the mappings costs more than the
  * copy out of the page cache.
  */
-#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -44,7 +43,6 @@ struct bm_stream {
 	int ncpus;
 	struct bm_page_format format;
 	size_t window_bytes;		/* whole pages, at least one */
-	bool swap;
 	struct cursor *cursors;
 	int *heap, nheap;
 	bool advance_top;		/* heap[0] was handed out, not yet advanced */
@@ -94,9 +92,15 @@ static int next_window(struct bm_stream *s, struct cursor *c)
 	if (want > left)
 		want = left;
 	n = pread(c->fd, c->window, want, c->next_off);
-	if (n < 0 || (size_t)n != want) {
+	if (n < 0) {
 		bm_error_errno("cannot read '%s' at offset %llu", bm_trace_path(s->trace),
 			       (unsigned long long)c->next_off);
+		return -1;
+	}
+	if ((size_t)n != want) {
+		bm_error("'%s': offset %llu: the file ends before its pages do (cut while read?)",
+			 bm_trace_path(s->trace), (unsigned long long)(c->next_off + n));
+		errno = EINVAL;
 		return -1;
 	}
 	c->page_off = c->next_off;
@@ -151,23 +155,18 @@ static int advance(struct bm_stream *s, struct cursor *c, bool first)
 	const char *why;
 	int r;
 
-	if (!first) {
-		c->last_ts = c->ts;
-		r = bm_page_next(&c->reader, &c->event, &why);
-		if (r < 0)
-			return corrupt(s, c, why);
-		if (r) {
-			c->ts = c->reader.ts;
-		} else {
-			c->event.data = NULL;
-			r = next_page(s, c);
-		}
-	} else {
-		r = next_page(s, c);
+	if (first)
+		return next_page(s, c);
+	c->last_ts = c->ts;
+	r = bm_page_next(&c->reader, &c->event, &why);
+	if (r < 0)
+		return corrupt(s, c, why);
+	if (!r) {
+		c->event.data = NULL;
+		return next_page(s, c);
 	}
-	if (r > 0 && c->event.size < 2)
-		return corrupt(s, c, "an event too short for its type");
-	return r;
+	c->ts = c->reader.ts;
+	return 1;
 }
 
 static bool before(const struct bm_stream *s, int a, int b)
@@ -236,7 +235,7 @@ static int hand_out(struct bm_stream *s, struct cursor *c, struct bm_rec *rec)
 	memcpy(&type, c->event.data, sizeof(type));
 	rec->ts = c->ts;
 	rec->cpu = c->cpu;
-	rec->type = s->swap ? __builtin_bswap16(type) : type;
+	rec->type = s->format.swap ? __builtin_bswap16(type) : type;
 	rec->data = (void *)c->event.data;
 	rec->size = c->event.size;
 	s->advance_top = true;
@@ -295,7 +294,6 @@ struct bm_stream *bm_stream_open(struct bm_trace *trace)
 	s->format.long_size = tep_get_long_size(tep);
 	s->format.big_endian = tep_is_file_bigendian(tep);
 	s->format.swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
-	s->swap = s->format.swap;
 	s->window_bytes = WINDOW_BYTES - WINDOW_BYTES % m->page_size;
 	if (s->window_bytes < m->page_size)
 		s->window_bytes = m->page_size;

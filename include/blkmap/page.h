@@ -75,7 +75,7 @@ static inline uint32_t bm_page_u32(const struct bm_page *p, const unsigned char 
 /* An event's data: its common fields first, then its own. */
 struct bm_page_event {
 	const void *data;
-	uint32_t size;		/* rounded up to 4 bytes, as kbuffer reports it */
+	uint32_t size;		/* at least 4, rounded up to 4 as kbuffer reports it */
 };
 
 /*
