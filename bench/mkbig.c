@@ -20,7 +20,8 @@ int main(int argc, char **argv)
 	struct bm_trace *t;
 	uint64_t first = UINT64_MAX, last = 0, shift;
 	long copies;
-	int cpu, *fds, out;
+	struct bm_cpu_data *spools;
+	int cpu, out;
 
 	if (argc != 4 || (copies = strtol(argv[3], NULL, 10)) < 1) {
 		fprintf(stderr, "usage: mkbig IN OUT COPIES\n");
@@ -32,7 +33,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	m = bm_trace_get_meta(t);
-	fds = calloc(m->ncpus, sizeof(*fds));
+	spools = calloc(m->ncpus, sizeof(*spools));
+	if (!spools)
+		return 1;
 	/* The time one copy covers: from the first page's start to the last one's. */
 	for (cpu = 0; cpu < m->ncpus; cpu++) {
 		const struct bm_cpu_data *c = bm_trace_cpu(t, cpu);
@@ -53,13 +56,15 @@ int main(int argc, char **argv)
 		char *pages = malloc(c->size ? c->size : 1);
 		long k;
 
-		fds[cpu] = memfd_create("cpu", 0);
-		if (!pages || fds[cpu] < 0 || pread(c->fd, pages, c->size, c->offset) != (ssize_t)c->size)
+		spools[cpu].fd = memfd_create("cpu", 0);
+		spools[cpu].size = c->size * copies;
+		if (!pages || spools[cpu].fd < 0 ||
+		    pread(c->fd, pages, c->size, c->offset) != (ssize_t)c->size)
 			return 1;
 		for (k = 0; k < copies; k++) {
 			uint64_t off;
 
-			if (write(fds[cpu], pages, c->size) != (ssize_t)c->size)
+			if (write(spools[cpu].fd, pages, c->size) != (ssize_t)c->size)
 				return 1;
 			for (off = 0; off < c->size; off += m->page_size) {
 				uint64_t ts;
@@ -72,14 +77,14 @@ int main(int argc, char **argv)
 		free(pages);
 	}
 	out = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (out < 0 || bm_trace_write(out, argv[2], m, fds) < 0) {
+	if (out < 0 || bm_trace_write(out, argv[2], m, spools) < 0) {
 		fprintf(stderr, "mkbig: %s\n", bm_error_message());
 		return 1;
 	}
 	close(out);
 	for (cpu = 0; cpu < m->ncpus; cpu++)
-		close(fds[cpu]);
-	free(fds);
+		close(spools[cpu].fd);
+	free(spools);
 	bm_trace_close(t);
 	return 0;
 }

@@ -22,6 +22,7 @@
 
 #include "blkmap/capture.h"
 #include "blkmap/error.h"
+#include "blkmap/spool.h"
 
 #define BATCH_PAGES	64	/* pages gathered before one write(2) */
 #define POLL_MS		1000	/* read partial pages at least this often */
@@ -33,8 +34,7 @@ struct cpu_reader {
 	int flush_fd;		/* eventfd: drain now */
 	atomic_uint flushed;	/* drains done on request */
 	unsigned flush_wanted;	/* the count bm_capture_flush() waits for */
-	int spool_fd;
-	char spool_path[4096];
+	int spool_fd;		/* the spool's page file, at this CPU's region */
 	pthread_t thread;
 	bool started;
 	uint64_t bytes;
@@ -44,6 +44,9 @@ struct cpu_reader {
 struct bm_capture {
 	int ncpus;
 	uint32_t page_size;
+	char spool_path[4096];
+	uint64_t region;	/* bytes each CPU may spool */
+	bool spool_created;
 	int stop_fd;		/* eventfd: readable once stopping */
 	int notify_fd;
 	atomic_bool failed;
@@ -67,7 +70,7 @@ static int write_out(int fd, const char *buf, size_t len)
 }
 
 int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
-		   size_t batch_pages, uint64_t *bytes, bool *write_failed)
+		   size_t batch_pages, uint64_t room, uint64_t *bytes, bool *write_failed)
 {
 	size_t len = 0;
 
@@ -88,16 +91,18 @@ int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
 		len += page_size;
 		if (len < batch_pages * page_size)
 			continue;
-		if (write_out(out_fd, batch, len) < 0)
+		if (len > room - *bytes || write_out(out_fd, batch, len) < 0)
 			goto write_error;
 		*bytes += len;
 		len = 0;
 	}
-	if (write_out(out_fd, batch, len) < 0)
+	if (len > room - *bytes || write_out(out_fd, batch, len) < 0)
 		goto write_error;
 	*bytes += len;
 	return 0;
 write_error:
+	if (len > room - *bytes)
+		errno = EFBIG;
 	*write_failed = true;
 	return -1;
 }
@@ -108,11 +113,15 @@ static int drain(struct cpu_reader *r, char *batch)
 	bool write_failed;
 
 	if (bm_drain_pages(r->pipe_fd, r->spool_fd, r->capture->page_size, batch, BATCH_PAGES,
-			   &r->bytes, &write_failed) == 0)
+			   r->capture->region, &r->bytes, &write_failed) == 0)
 		return 0;
-	if (write_failed)
+	if (write_failed && errno == EFBIG)
+		snprintf(r->error, sizeof(r->error), "CPU %d filled its %llu MiB of spool file "
+			 "'%s'", r->cpu, (unsigned long long)(r->capture->region >> 20),
+			 r->capture->spool_path);
+	else if (write_failed)
 		snprintf(r->error, sizeof(r->error), "cannot write spool file '%s': %s",
-			 r->spool_path, strerror(errno));
+			 r->capture->spool_path, strerror(errno));
 	else
 		snprintf(r->error, sizeof(r->error), "cannot read CPU %d's trace_pipe_raw: %s",
 			 r->cpu, strerror(errno));
@@ -165,7 +174,7 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 				    uint32_t page_size, const char *spool_dir, int notify_fd)
 {
 	struct bm_capture *c;
-	int cpu;
+	int cpu, *fds;
 
 	c = calloc(1, sizeof(*c));
 	if (!c || !(c->cpus = calloc(ncpus, sizeof(*c->cpus)))) {
@@ -190,6 +199,18 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 		bm_error_errno("cannot start capture");
 		goto fail;
 	}
+	snprintf(c->spool_path, sizeof(c->spool_path), "%s/" BM_SPOOL_PAGES, spool_dir);
+	fds = calloc(ncpus, sizeof(*fds));
+	if (!fds || bm_spool_create(spool_dir, ncpus, fds, &c->region) < 0) {
+		if (!fds)
+			bm_error_errno("cannot start capture");
+		free(fds);
+		goto fail;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++)
+		c->cpus[cpu].spool_fd = fds[cpu];
+	free(fds);
+	c->spool_created = true;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		struct cpu_reader *r = &c->cpus[cpu];
 		char file[64];
@@ -200,12 +221,6 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 		r->pipe_fd = tracefs_instance_file_open(inst, file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (r->pipe_fd < 0) {
 			bm_error_errno("cannot open %s", file);
-			goto fail;
-		}
-		snprintf(r->spool_path, sizeof(r->spool_path), "%s/cpu%d", spool_dir, cpu);
-		r->spool_fd = open(r->spool_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (r->spool_fd < 0) {
-			bm_error_errno("cannot create spool file '%s'", r->spool_path);
 			goto fail;
 		}
 	}
@@ -272,9 +287,9 @@ const char *bm_capture_failure(struct bm_capture *c)
 	return "capture failed";
 }
 
-int bm_capture_spool_fd(struct bm_capture *c, int cpu)
+uint64_t bm_capture_region(struct bm_capture *c)
 {
-	return c->cpus[cpu].spool_fd;
+	return c->region;
 }
 
 uint64_t bm_capture_bytes(struct bm_capture *c)
@@ -298,16 +313,15 @@ void bm_capture_free(struct bm_capture *c, bool keep_files)
 
 		if (r->pipe_fd >= 0)
 			close(r->pipe_fd);
-		if (r->spool_fd >= 0) {
+		if (r->spool_fd >= 0)
 			close(r->spool_fd);
-			if (!keep_files)
-				unlink(r->spool_path);
-		}
 		if (r->flush_fd >= 0)
 			close(r->flush_fd);
 	}
 	if (c->stop_fd >= 0)
 		close(c->stop_fd);
+	if (c->spool_created && !keep_files)
+		unlink(c->spool_path);
 	free(c->cpus);
 	free(c);
 }

@@ -19,6 +19,7 @@
 #include <event-parse.h>
 
 #include "blkmap/error.h"
+#include "blkmap/spool.h"
 #include "blkmap/tracefile.h"
 
 #define OPTION_DONE		0
@@ -585,31 +586,12 @@ static int read_headers(struct bm_trace *t)
 	return read_cpus(t);
 }
 
-/* A spool directory: its meta.dat, and the pages of each CPU in cpuN. */
+/* A spool directory: its meta.dat, and the pages of its page file (spool.h). */
 static int open_spool(struct bm_trace *t, const char *dir)
 {
-	char path[4096];
-	struct stat st;
-	int cpu;
+	uint64_t region;
 
-	for (cpu = 0; cpu < t->meta.ncpus; cpu++) {
-		struct bm_cpu_data *c = &t->cpus[cpu];
-
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, cpu);
-		c->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (c->fd < 0 && errno == ENOENT) {
-			c->size = 0;
-			continue;
-		}
-		if (c->fd < 0 || fstat(c->fd, &st) < 0) {
-			bm_error_errno("cannot open '%s'", path);
-			return -1;
-		}
-		c->offset = 0;
-		/* A page cut short by a crash is left out. */
-		c->size = st.st_size - st.st_size % t->meta.page_size;
-	}
-	return 0;
+	return bm_spool_locate(dir, t->meta.ncpus, t->meta.page_size, t->cpus, &region);
 }
 
 struct bm_trace *bm_trace_open(const char *path)

@@ -29,6 +29,7 @@
 #include "blkmap/record.h"
 #include "blkmap/reset.h"
 #include "blkmap/session.h"
+#include "blkmap/spool.h"
 #include "blkmap/sources.h"
 #include "blkmap/tracefile.h"
 
@@ -106,7 +107,6 @@ struct recorder {
 	struct bm_kmodule *kmodule;
 	unsigned sources;
 	char spool_dir[PATH_MAX];
-	char tmp_path[PATH_MAX];
 	int sig_fd;
 	int notify_fd;		/* capture failures */
 	pid_t child;
@@ -152,7 +152,7 @@ static int dump(struct recorder *r, const char *reason)
 /* Where spool files and the unfinished output live: beside the output. */
 static int make_spool_dir(struct recorder *r)
 {
-	char copy[PATH_MAX], *dir, *base;
+	char copy[PATH_MAX], *dir;
 	struct stat st;
 
 	if (strlen(r->opts->output) >= sizeof(copy) - 64) {
@@ -166,14 +166,11 @@ static int make_spool_dir(struct recorder *r)
 	strcpy(copy, r->opts->output);
 	dir = dirname(copy);
 	snprintf(r->spool_dir, sizeof(r->spool_dir), "%s/.blkmap-%d.spool", dir, (int)getpid());
-	strcpy(copy, r->opts->output);
-	base = basename(copy);
 	if (mkdir(r->spool_dir, 0700) < 0) {
 		bm_error_errno("cannot write '%s' (creating '%s')", r->opts->output, r->spool_dir);
 		r->spool_dir[0] = '\0';
 		return -1;
 	}
-	snprintf(r->tmp_path, sizeof(r->tmp_path), "%s/%s", r->spool_dir, base);
 	return 0;
 }
 
@@ -238,25 +235,19 @@ static int arm_sources(struct recorder *r)
 static int write_spool_meta(struct recorder *r)
 {
 	char path[PATH_MAX];
-	int *fds, fd, cpu, ret = -1;
+	int fd, ret = -1;
 
 	if (bm_session_collect_formats(r->session, &r->meta) < 0)
 		return -1;
-	fds = calloc(r->res->ncpus, sizeof(*fds));
-	if (!fds)
-		return -1;
-	for (cpu = 0; cpu < r->res->ncpus; cpu++)
-		fds[cpu] = bm_capture_spool_fd(r->capture, cpu);
 	snprintf(path, sizeof(path), "%s/" BM_SPOOL_META, r->spool_dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		bm_error_errno("cannot create '%s'", path);
 	} else {
-		ret = bm_trace_write(fd, path, &r->meta, fds);
+		ret = bm_trace_write(fd, path, &r->meta, NULL);
 		close(fd);
 	}
 	r->spool_ready = ret == 0;
-	free(fds);
 	return ret;
 }
 
@@ -474,43 +465,13 @@ static int stop(struct recorder *r)
 
 static int write_file(struct recorder *r)
 {
-	int *fds, fd, cpu, ret = -1;
-	struct stat st;
+	int cpu;
 
-	fds = calloc(r->res->ncpus, sizeof(*fds));
-	if (!fds) {
-		bm_error_errno("cannot write '%s'", r->opts->output);
-		return -1;
-	}
-	for (cpu = 0; cpu < r->res->ncpus; cpu++)
-		fds[cpu] = bm_capture_spool_fd(r->capture, cpu);
 	if (bm_session_collect_final(r->session, &r->meta) < 0)
-		goto out;
+		return -1;
 	for (cpu = 0; cpu < r->res->ncpus; cpu++)
 		r->res->events += bm_cpustat_value(r->meta.cpustats[cpu], "read events");
-	fd = open(r->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		bm_error_errno("cannot create '%s'", r->tmp_path);
-		goto out;
-	}
-	if (bm_trace_write(fd, r->opts->output, &r->meta, fds) < 0 || fsync(fd) < 0 ||
-	    fstat(fd, &st) < 0) {
-		if (errno)
-			bm_error_errno("cannot write '%s'", r->opts->output);
-		close(fd);
-		goto out;
-	}
-	close(fd);
-	if (rename(r->tmp_path, r->opts->output) < 0) {
-		bm_error_errno("cannot create '%s'", r->opts->output);
-		goto out;
-	}
-	r->tmp_path[0] = '\0';
-	r->res->file_bytes = st.st_size;
-	ret = 0;
-out:
-	free(fds);
-	return ret;
+	return bm_spool_write_out(r->spool_dir, &r->meta, r->opts->output, &r->res->file_bytes);
 }
 
 /*
@@ -520,8 +481,6 @@ out:
  */
 static void teardown(struct recorder *r)
 {
-	char path[PATH_MAX];
-
 	if (r->capture)
 		bm_capture_stop(r->capture);
 	bm_uevents_stop(r->uevents);
@@ -536,13 +495,8 @@ static void teardown(struct recorder *r)
 	/* After the instance: probes enabled anywhere cannot be removed. */
 	bm_kprobes_remove(r->kprobes);
 	r->kprobes = NULL;
-	if (r->tmp_path[0])
-		unlink(r->tmp_path);
-	r->tmp_path[0] = '\0';
 	if (r->spool_dir[0] && !r->keep_spool) {
-		snprintf(path, sizeof(path), "%s/" BM_SPOOL_META, r->spool_dir);
-		unlink(path);
-		rmdir(r->spool_dir);
+		bm_spool_remove(r->spool_dir);
 		if (r->registered)
 			bm_registry_remove();
 		r->registered = false;

@@ -20,6 +20,7 @@
 #include "blkmap/kmodule.h"
 #include "blkmap/reset.h"
 #include "blkmap/session.h"
+#include "blkmap/spool.h"
 #include "blkmap/tracefile.h"
 
 static void say(void (*notify)(const char *), const char *fmt, ...)
@@ -101,20 +102,6 @@ bool bm_recorder_alive(pid_t pid)
 	return !strncmp(comm, "blkmap", 6);
 }
 
-static void remove_spool(const char *dir, int ncpus)
-{
-	char path[PATH_MAX];
-	int cpu;
-
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, cpu);
-		unlink(path);
-	}
-	snprintf(path, sizeof(path), "%s/" BM_SPOOL_META, dir);
-	unlink(path);
-	rmdir(dir);
-}
-
 /* Forget the registry entry of @spool, written out or gone. */
 static void unregister_spool(const char *spool)
 {
@@ -145,50 +132,18 @@ static void unregister_spool(const char *spool)
 
 int bm_recover(const char *spool_dir, const char *output, uint64_t *bytes)
 {
-	char tmp[PATH_MAX];
-	struct bm_trace *t;
-	const struct bm_trace_meta *meta;
-	struct stat st;
-	int *fds, cpu, fd, ret = -1;
+	struct bm_trace *t = bm_trace_open(spool_dir);
+	int ret;
 
-	t = bm_trace_open(spool_dir);
 	if (!t)
 		return -1;
-	meta = bm_trace_get_meta(t);
-	fds = calloc(meta->ncpus, sizeof(*fds));
-	if (!fds)
-		goto out;
-	for (cpu = 0; cpu < meta->ncpus; cpu++) {
-		const struct bm_cpu_data *c = bm_trace_cpu(t, cpu);
-
-		fds[cpu] = c->size ? c->fd : -1;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", output, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		bm_error_errno("cannot create '%s'", tmp);
-		goto out;
-	}
-	if (bm_trace_write(fd, output, meta, fds) < 0 || fsync(fd) < 0 || fstat(fd, &st) < 0) {
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	close(fd);
-	if (rename(tmp, output) < 0) {
-		bm_error_errno("cannot create '%s'", output);
-		unlink(tmp);
-		goto out;
-	}
-	if (bytes)
-		*bytes = st.st_size;
-	unregister_spool(spool_dir);
-	remove_spool(spool_dir, meta->ncpus);
-	ret = 0;
-out:
-	free(fds);
+	ret = bm_spool_write_out(spool_dir, bm_trace_get_meta(t), output, bytes);
 	bm_trace_close(t);
-	return ret;
+	if (ret < 0)
+		return -1;
+	unregister_spool(spool_dir);
+	bm_spool_remove(spool_dir);
+	return 0;
 }
 
 /* Where to recover a dead recorder's spool without overwriting anything. */
@@ -210,8 +165,10 @@ static void drain_dead_instance(pid_t pid, const char *spool)
 {
 	char name[64], path[PATH_MAX], file[64];
 	struct tracefs_instance *inst;
+	struct bm_cpu_data *cpus = NULL;
 	struct bm_trace *t;
 	uint32_t page_size;
+	uint64_t region = 0;
 	int cpu, ncpus;
 	char *batch;
 
@@ -226,30 +183,37 @@ static void drain_dead_instance(pid_t pid, const char *spool)
 	bm_trace_close(t);
 	inst = tracefs_instance_alloc(NULL, name);
 	batch = malloc(16 * (size_t)page_size);
-	if (!inst || !batch)
+	cpus = calloc(ncpus, sizeof(*cpus));
+	/* Only a spool as the recorder left it, not one it was finishing. */
+	if (!inst || !batch || !cpus ||
+	    bm_spool_locate(spool, ncpus, page_size, cpus, &region) < 0)
 		goto out;
+	for (cpu = 0; cpu < ncpus; cpu++)
+		if (cpus[cpu].fd >= 0 && cpus[cpu].offset != (cpu + 1) * region)
+			region = 0;
 	tracefs_instance_file_write(inst, "tracing_on", "0");
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		uint64_t bytes = 0;
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, spool);
+	for (cpu = 0; cpu < ncpus && region; cpu++) {
+		uint64_t bytes = cpus[cpu].size;
 		bool write_failed;
-		struct stat st;
 		int in, out;
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
-		snprintf(path, sizeof(path), "%s/cpu%d", spool, cpu);
 		in = tracefs_instance_file_open(inst, file, O_RDONLY | O_NONBLOCK);
-		out = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-		/* Append after the last whole page: a crash may have cut one. */
-		if (in >= 0 && out >= 0 && fstat(out, &st) == 0 &&
-		    ftruncate(out, st.st_size - st.st_size % page_size) == 0 &&
-		    lseek(out, 0, SEEK_END) >= 0)
-			bm_drain_pages(in, out, page_size, batch, 16, &bytes, &write_failed);
+		out = open(path, O_WRONLY | O_CLOEXEC);
+		/* After the CPU's last page, in its region. */
+		if (in >= 0 && out >= 0 && lseek(out, (cpu + 1) * region + bytes, SEEK_SET) >= 0)
+			bm_drain_pages(in, out, page_size, batch, 16, region, &bytes, &write_failed);
 		if (in >= 0)
 			close(in);
 		if (out >= 0)
 			close(out);
 	}
 out:
+	for (cpu = 0; cpus && cpu < ncpus; cpu++)
+		if (cpus[cpu].fd >= 0)
+			close(cpus[cpu].fd);
+	free(cpus);
 	free(batch);
 	tracefs_instance_free(inst);
 }

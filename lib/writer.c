@@ -155,10 +155,9 @@ static int write_all(int fd, const char *path, const void *p, size_t n)
 	return 0;
 }
 
-/* Copy @size bytes of @in from offset 0 to the current position of @out. */
-static int copy_spool(int out, const char *path, int in, uint64_t size)
+/* Copy @size bytes of @in from @in_off on to the current position of @out. */
+static int copy_pages(int out, const char *path, int in, loff_t in_off, uint64_t size)
 {
-	loff_t in_off = 0;
 	char chunk[65536];
 
 	while (size) {
@@ -197,30 +196,17 @@ static int copy_spool(int out, const char *path, int in, uint64_t size)
 	return 0;
 }
 
-int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
-		   const int *spool_fds)
+static uint64_t page_align(uint64_t v, uint32_t page_size)
+{
+	return (v + page_size - 1) / page_size * page_size;
+}
+
+char *bm_trace_header(const struct bm_trace_meta *meta, const uint64_t *sizes, size_t *len)
 {
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	uint64_t *sizes, offset;
 	struct buf b = { 0 };
-	int cpu, ret = -1;
-
-	sizes = calloc(meta->ncpus ? meta->ncpus : 1, sizeof(*sizes));
-	if (!sizes) {
-		bm_error_errno("cannot write '%s'", path);
-		return -1;
-	}
-	for (cpu = 0; cpu < meta->ncpus; cpu++) {
-		struct stat st;
-
-		if (spool_fds[cpu] < 0)		/* no pages for this CPU */
-			continue;
-		if (fstat(spool_fds[cpu], &st) < 0) {
-			bm_error_errno("cannot read the spool of CPU %d for '%s'", cpu, path);
-			goto out;
-		}
-		sizes[cpu] = st.st_size - st.st_size % meta->page_size;
-	}
+	uint64_t offset;
+	int cpu;
 
 	put(&b, magic, sizeof(magic));
 	put_str(&b, "6");
@@ -247,8 +233,8 @@ int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
 	offset = b.len + 16 * (uint64_t)meta->ncpus;
 	if (meta->clock)
 		offset += 8 + strlen(meta->clock) + 2;
+	offset = page_align(offset, meta->page_size);
 	for (cpu = 0; cpu < meta->ncpus; cpu++) {
-		offset = (offset + meta->page_size - 1) / meta->page_size * meta->page_size;
 		put_u64(&b, sizes[cpu] ? offset : 0);
 		put_u64(&b, sizes[cpu]);
 		offset += sizes[cpu];
@@ -260,30 +246,51 @@ int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
 		put(&b, "]", 1);
 	}
 	if (b.failed) {
+		free(b.data);
 		errno = ENOMEM;
+		return NULL;
+	}
+	*len = b.len;
+	return b.data;
+}
+
+int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
+		   const struct bm_cpu_data *cpus)
+{
+	static const char zeros[65536];
+	uint64_t *sizes, offset;
+	char *header = NULL;
+	size_t len;
+	int cpu, ret = -1;
+
+	sizes = calloc(meta->ncpus ? meta->ncpus : 1, sizeof(*sizes));
+	if (!sizes) {
+		bm_error_errno("cannot write '%s'", path);
+		return -1;
+	}
+	for (cpu = 0; cpu < meta->ncpus && cpus; cpu++)
+		sizes[cpu] = cpus[cpu].fd < 0 ? 0 : cpus[cpu].size - cpus[cpu].size % meta->page_size;
+	header = bm_trace_header(meta, sizes, &len);
+	if (!header) {
 		bm_error_errno("cannot write '%s'", path);
 		goto out;
 	}
-	if (write_all(fd, path, b.data, b.len) < 0)
+	if (write_all(fd, path, header, len) < 0)
 		goto out;
-
-	offset = b.len;
+	offset = len;
 	for (cpu = 0; cpu < meta->ncpus; cpu++) {
-		static const char zeros[65536];
-		uint64_t pad;
+		uint64_t pad = page_align(offset, meta->page_size) - offset;
 
 		if (!sizes[cpu])
 			continue;
-		pad = (meta->page_size - offset % meta->page_size) % meta->page_size;
-		if (write_all(fd, path, zeros, pad) < 0)
-			goto out;
-		if (copy_spool(fd, path, spool_fds[cpu], sizes[cpu]) < 0)
+		if (write_all(fd, path, zeros, pad) < 0 ||
+		    copy_pages(fd, path, cpus[cpu].fd, cpus[cpu].offset, sizes[cpu]) < 0)
 			goto out;
 		offset += pad + sizes[cpu];
 	}
 	ret = 0;
 out:
-	free(b.data);
+	free(header);
 	free(sizes);
 	return ret;
 }

@@ -14,7 +14,8 @@ struct tracefs_instance;
 struct bm_capture;
 
 /*
- * Start draining CPUs 0..@ncpus-1 of @inst into @spool_dir/cpuN.
+ * Start draining CPUs 0..@ncpus-1 of @inst into the page file of
+ * @spool_dir (spool.h).
  * @notify_fd (an eventfd, or -1) is signalled if a thread fails.
  */
 struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
@@ -28,17 +29,19 @@ int bm_capture_stop(struct bm_capture *c);
 void bm_capture_flush(struct bm_capture *c);
 /* Has a thread failed (disk full, I/O error)? Its message, or NULL. */
 const char *bm_capture_failure(struct bm_capture *c);
-int bm_capture_spool_fd(struct bm_capture *c, int cpu);
+/* The bytes of spool each CPU has (R of spool.h). */
+uint64_t bm_capture_region(struct bm_capture *c);
 uint64_t bm_capture_bytes(struct bm_capture *c);
 /*
  * Read @pipe_fd (a trace_pipe_raw, non-blocking) until empty, writing whole
  * pages to @out_fd, @batch_pages at a time through @batch. Adds what it
- * wrote to @bytes. -1 with errno; @write_failed says which side failed.
+ * wrote to @bytes, which may not pass @room (EFBIG). -1 with errno;
+ * @write_failed says which side failed.
  */
 int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
-		   size_t batch_pages, uint64_t *bytes, bool *write_failed);
+		   size_t batch_pages, uint64_t room, uint64_t *bytes, bool *write_failed);
 
-/* Close the spool files, and remove them unless @keep_files; NULL is fine. */
+/* Close the spool file, and remove it unless @keep_files; NULL is fine. */
 void bm_capture_free(struct bm_capture *c, bool keep_files);
 
 #endif

@@ -46,9 +46,9 @@ struct bm_cpu_data {
 
 /*
  * A recording in progress keeps, in its spool directory, "meta.dat" (a
- * trace file without pages, written when tracing is armed) and one file
- * of pages per CPU, "cpuN". bm_trace_open() reads such a directory as a
- * recording, which is how a recording cut short is recovered.
+ * trace file without pages, written when tracing is armed) and its pages
+ * (spool.h). bm_trace_open() reads such a directory as a recording, which
+ * is how a recording cut short is recovered.
  */
 #define BM_SPOOL_META "meta.dat"
 
@@ -62,11 +62,17 @@ int bm_trace_meta_add_format(struct bm_trace_meta *meta, const char *system,
 
 /*
  * Write a complete file to @fd: @meta, then the pages of CPU i copied from
- * @spool_fds[i] (whole pages, from offset 0 to its end; -1 for none).
+ * @cpus[i] (whole pages; fd -1 for none; @cpus NULL for no pages at all).
  * @path names the output in messages.
  */
 int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
-		   const int *spool_fds);
+		   const struct bm_cpu_data *cpus);
+/*
+ * The bytes of a trace file before its pages, for CPUs holding @sizes
+ * bytes of pages each (whole pages); malloc'ed, *@len long. The pages
+ * follow at the next page boundary, CPU after CPU.
+ */
+char *bm_trace_header(const struct bm_trace_meta *meta, const uint64_t *sizes, size_t *len);
 
 /* A trace file opened for reading. */
 struct bm_trace;

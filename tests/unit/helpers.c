@@ -5,6 +5,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -109,6 +110,16 @@ void test_meta_init(struct bm_trace_meta *meta, int ncpus)
 	meta->page_size = TEST_PAGE_SIZE;
 }
 
+struct bm_cpu_data test_pages_of(int fd)
+{
+	struct stat st;
+
+	if (fd < 0)
+		return (struct bm_cpu_data){ .fd = -1 };
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	return (struct bm_cpu_data){ .fd = fd, .size = st.st_size };
+}
+
 int test_spool(const struct test_page *pages, size_t n)
 {
 	int fd = memfd_create("spool", 0);
@@ -124,6 +135,7 @@ static void write_trace(const char *path, bool as_block, int ncpus,
 			const struct test_event *const *events, const size_t *counts)
 {
 	struct bm_trace_meta meta;
+	struct bm_cpu_data cpus[64];
 	int fds[64], cpu, fd;
 
 	ck_assert_int_le(ncpus, 64);
@@ -153,7 +165,9 @@ static void write_trace(const char *path, bool as_block, int ncpus,
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(bm_trace_write(fd, path, &meta, fds), 0);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		cpus[cpu] = test_pages_of(fds[cpu]);
+	ck_assert_int_eq(bm_trace_write(fd, path, &meta, cpus), 0);
 	close(fd);
 	for (cpu = 0; cpu < ncpus; cpu++)
 		close(fds[cpu]);

@@ -31,6 +31,8 @@ void test_meta_init(struct bm_trace_meta *meta, int ncpus);
 
 /* An anonymous file holding @n pages. */
 int test_spool(const struct test_page *pages, size_t n);
+/* The pages of @fd (all of it; -1 for none), for bm_trace_write(). */
+struct bm_cpu_data test_pages_of(int fd);
 
 /* Write a trace file with @events[cpu] = list of (ts, seq) into @path. */
 struct test_event {

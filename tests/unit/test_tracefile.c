@@ -87,6 +87,7 @@ END_TEST
 START_TEST(missed_events_are_counted)
 {
 	struct bm_trace_meta meta;
+	struct bm_cpu_data pages;
 	struct test_page page;
 	struct bm_trace *t;
 	struct bm_stream *s;
@@ -99,7 +100,8 @@ START_TEST(missed_events_are_counted)
 	test_page_finish(&page, 37);
 	spool = test_spool(&page, 1);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ck_assert_int_eq(bm_trace_write(fd, path, &meta, &spool), 0);
+	pages = test_pages_of(spool);
+	ck_assert_int_eq(bm_trace_write(fd, path, &meta, &pages), 0);
 	close(fd);
 	close(spool);
 	bm_trace_meta_release(&meta);
