@@ -51,6 +51,7 @@ void test_tmpname(char *buf, size_t size);
 Suite *suite_tracefile(void);
 Suite *suite_merge(void);
 Suite *suite_page(void);
+Suite *suite_spool(void);
 Suite *suite_marker(void);
 Suite *suite_map(void);
 Suite *suite_analyse(void);

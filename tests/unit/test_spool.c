@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The spool's page file: CPU regions read back, finished in place into the
+ * same bytes a copy would write, and read at every point of a collapse a
+ * recorder could be killed in.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <linux/falloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blkmap/capture.h"
+#include "blkmap/error.h"
+#include "blkmap/spool.h"
+#include "blkmap/stream.h"
+#include "blkmap/tracefile.h"
+#include "helpers.h"
+
+#define NCPUS	3
+
+static char dir[256], out[300], ref[300];
+static struct bm_trace_meta meta;
+static const size_t npages[NCPUS] = { 5, 0, 3 };	/* CPU 1 has none */
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "%s/blkmap-unit-spool-%d",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(out, sizeof(out), "%s.dat", dir);
+	snprintf(ref, sizeof(ref), "%s.ref", dir);
+	test_meta_init(&meta, NCPUS);
+}
+
+static void teardown(void)
+{
+	bm_spool_remove(dir);
+	unlink(out);
+	unlink(ref);
+	bm_trace_meta_release(&meta);
+}
+
+/* A spool as a recorder leaves it: meta.dat, and pages of event seq = cpu * 1000 + i. */
+static uint64_t make_spool(void)
+{
+	char path[400];
+	uint64_t region;
+	int fds[NCPUS], cpu, fd;
+
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_META, dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_eq(bm_trace_write(fd, path, &meta, NULL), 0);
+	close(fd);
+	ck_assert_msg(bm_spool_create(dir, NCPUS, fds, &region) == 0, "%s", bm_error_message());
+	ck_assert_uint_eq(region % (1 << 20), 0);
+	for (cpu = 0; cpu < NCPUS; cpu++) {
+		for (size_t p = 0; p < npages[cpu]; p++) {
+			struct test_page page;
+
+			test_page_init(&page);
+			for (uint32_t i = 0; i < 10; i++)
+				test_page_add(&page, 1000 + 100 * (p * 10 + i) + cpu,
+					      cpu * 1000 + p * 10 + i);
+			test_page_finish(&page, 0);
+			ck_assert_int_eq(write(fds[cpu], page.data, TEST_PAGE_SIZE), TEST_PAGE_SIZE);
+		}
+		close(fds[cpu]);
+	}
+	return region;
+}
+
+/* Every event of @path, in order, is the one make_spool() wrote. */
+static void check_events(const char *path)
+{
+	struct bm_trace *t = bm_trace_open(path);
+	size_t seen[NCPUS] = { 0 }, n = 0;
+	struct bm_stream *s;
+	struct bm_rec rec;
+	uint64_t last = 0;
+
+	ck_assert_msg(t, "%s", bm_error_message());
+	s = bm_stream_open(t);
+	ck_assert_msg(s, "%s", bm_error_message());
+	while (bm_stream_next(s, &rec) > 0) {
+		uint32_t seq;
+
+		memcpy(&seq, (char *)rec.data + 8, 4);
+		ck_assert_uint_eq(seq, rec.cpu * 1000 + seen[rec.cpu]);
+		ck_assert_uint_ge(rec.ts, last);
+		last = rec.ts;
+		seen[rec.cpu]++;
+		n++;
+	}
+	for (int cpu = 0; cpu < NCPUS; cpu++)
+		ck_assert_uint_eq(seen[cpu], npages[cpu] * 10);
+	ck_assert_uint_eq(n, 80);
+	bm_stream_close(s);
+	bm_trace_close(t);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	char *data;
+	int fd = open(path, O_RDONLY);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	data = malloc(st.st_size + 1);
+	ck_assert_int_eq(pread(fd, data, st.st_size, 0), st.st_size);
+	close(fd);
+	*len = st.st_size;
+	return data;
+}
+
+/* What a copy writes from the spool as it stands, for comparison. */
+static void write_reference(void)
+{
+	struct bm_cpu_data cpus[NCPUS];
+	uint64_t region;
+	int fd, cpu;
+
+	ck_assert_int_eq(bm_spool_locate(dir, NCPUS, TEST_PAGE_SIZE, cpus, &region), 0);
+	fd = open(ref, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_eq(bm_trace_write(fd, ref, &meta, cpus), 0);
+	close(fd);
+	for (cpu = 0; cpu < NCPUS; cpu++)
+		if (cpus[cpu].fd >= 0)
+			close(cpus[cpu].fd);
+}
+
+START_TEST(a_spool_reads_as_its_recording)
+{
+	make_spool();
+	check_events(dir);
+}
+END_TEST
+
+/* Does the file system under the test's directory collapse ranges? */
+static bool fs_collapses(void)
+{
+	char path[400];
+	bool ok;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/probe", dir);
+	fd = open(path, O_RDWR | O_CREAT, 0600);
+	ok = ftruncate(fd, 3 << 20) == 0 && fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 1 << 20, 1 << 20) == 0;
+	close(fd);
+	unlink(path);
+	return ok;
+}
+
+START_TEST(written_out_in_place_or_copied_the_bytes_are_the_same)
+{
+	struct stat st, pages;
+	size_t alen, blen;
+	char *a, *b, path[400];
+	uint64_t bytes;
+
+	make_spool();
+	write_reference();
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, dir);
+	ck_assert_int_eq(stat(path, &pages), 0);
+	ck_assert_msg(bm_spool_write_out(dir, &meta, out, &bytes) == 0, "%s", bm_error_message());
+	ck_assert_int_eq(stat(out, &st), 0);
+	ck_assert_uint_eq(bytes, st.st_size);
+	/* In place, the spool's file is the recording; copied, it is not. */
+	if (fs_collapses())
+		ck_assert_uint_eq(st.st_ino, pages.st_ino);
+	else
+		ck_assert_uint_ne(st.st_ino, pages.st_ino);
+	a = slurp(out, &alen);
+	b = slurp(ref, &blen);
+	ck_assert_uint_eq(alen, blen);
+	ck_assert_int_eq(memcmp(a, b, alen), 0);
+	free(a);
+	free(b);
+	check_events(out);
+}
+END_TEST
+
+/* Killed after @_i steps of a collapse: the spool still reads whole. */
+START_TEST(a_collapse_cut_short_leaves_a_readable_spool)
+{
+	const uint64_t header = 2 * TEST_PAGE_SIZE;
+	uint64_t region = make_spool(), sizes[NCPUS], at[3], len[3];
+	char path[400];
+	FILE *f;
+	int fd, i;
+
+	for (i = 0; i < NCPUS; i++)
+		sizes[i] = npages[i] * TEST_PAGE_SIZE;
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_COLLAPSING, dir);
+	f = fopen(path, "w");
+	fprintf(f, "%llu %llu %llu %llu %llu\n", (unsigned long long)region,
+		(unsigned long long)header, (unsigned long long)sizes[0],
+		(unsigned long long)sizes[1], (unsigned long long)sizes[2]);
+	fclose(f);
+	/* The steps, as spool.h describes them: from the last region back. */
+	at[0] = 2 * region + sizes[1];
+	len[0] = region - sizes[1];
+	at[1] = region + sizes[0];
+	len[1] = region - sizes[0];
+	at[2] = header;
+	len[2] = region - header;
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, dir);
+	fd = open(path, O_RDWR);
+	ck_assert_int_eq(ftruncate(fd, 3 * region + sizes[2]), 0);
+	for (i = 0; i < _i; i++)
+		if (fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, at[i], len[i]) < 0) {
+			close(fd);
+			return;	/* this file system cannot collapse: nothing to test */
+		}
+	close(fd);
+	check_events(dir);
+	/* And it can be written out from there. */
+	ck_assert_msg(bm_spool_write_out(dir, &meta, out, NULL) == 0, "%s", bm_error_message());
+	check_events(out);
+}
+END_TEST
+
+START_TEST(a_region_holds_what_it_was_given)
+{
+	int fds[NCPUS], cpu;
+	uint64_t region, size;
+	struct bm_cpu_data cpus[NCPUS];
+	char path[400];
+	struct stat st;
+
+	ck_assert_int_eq(bm_spool_create(dir, NCPUS, fds, &region), 0);
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_size, (NCPUS + 1) * region);
+	/* Sparse: nothing is allocated for the regions. */
+	ck_assert_uint_lt(st.st_blocks * 512, 1 << 20);
+	for (cpu = 0; cpu < NCPUS; cpu++)
+		close(fds[cpu]);
+	ck_assert_int_eq(bm_spool_locate(dir, NCPUS, TEST_PAGE_SIZE, cpus, &size), 0);
+	ck_assert_uint_eq(size, region);
+	for (cpu = 0; cpu < NCPUS; cpu++) {
+		ck_assert_int_eq(cpus[cpu].fd, -1);
+		ck_assert_uint_eq(cpus[cpu].size, 0);
+	}
+}
+END_TEST
+
+/* A CPU's region full: the drain stops with EFBIG, and what fitted is written. */
+START_TEST(a_full_region_refuses_more)
+{
+	char page[TEST_PAGE_SIZE] = { 1 }, batch[TEST_PAGE_SIZE];
+	int pipefd[2], region = memfd_create("region", 0), i;
+	bool write_failed;
+	uint64_t bytes = 0;
+	struct stat st;
+
+	ck_assert_int_eq(pipe2(pipefd, O_NONBLOCK), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(write(pipefd[1], page, sizeof(page)), sizeof(page));
+	ck_assert_int_eq(bm_drain_pages(pipefd[0], region, TEST_PAGE_SIZE, batch, 1,
+					2 * TEST_PAGE_SIZE, &bytes, &write_failed), -1);
+	ck_assert(write_failed);
+	ck_assert_int_eq(errno, EFBIG);
+	ck_assert_uint_eq(bytes, 2 * TEST_PAGE_SIZE);
+	ck_assert_int_eq(fstat(region, &st), 0);
+	ck_assert_int_eq(st.st_size, 2 * TEST_PAGE_SIZE);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	close(region);
+}
+END_TEST
+
+Suite *suite_spool(void)
+{
+	Suite *s = suite_create("spool");
+	TCase *tc = tcase_create("spool");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, a_spool_reads_as_its_recording);
+	tcase_add_test(tc, written_out_in_place_or_copied_the_bytes_are_the_same);
+	tcase_add_loop_test(tc, a_collapse_cut_short_leaves_a_readable_spool, 0, 4);
+	tcase_add_test(tc, a_region_holds_what_it_was_given);
+	tcase_add_test(tc, a_full_region_refuses_more);
+	suite_add_tcase(s, tc);
+	return s;
+}
