@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,15 +41,15 @@ int bm_spool_create(const char *dir, int ncpus, int *fds, uint64_t *region)
 				       (unsigned long long)(r >> 20));
 			goto fail;
 		}
-		r /= 4;
+		r = r / 4 & ~(REGION_ALIGN - 1);
 	}
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		fds[cpu] = open(path, O_WRONLY | O_CLOEXEC);
 		if (fds[cpu] < 0 || lseek(fds[cpu], (cpu + 1) * r, SEEK_SET) < 0) {
 			bm_error_errno("cannot open spool file '%s'", path);
-			while (cpu >= 0)
-				if (fds[cpu--] >= 0)
-					close(fds[cpu + 1]);
+			for (; cpu >= 0; cpu--)
+				if (fds[cpu] >= 0)
+					close(fds[cpu]);
 			goto fail;
 		}
 	}
@@ -231,7 +232,7 @@ static bool can_collapse(const char *dir, uint64_t block)
 	bool ok;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/collapse-test", dir);
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PROBE, dir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return false;
@@ -253,7 +254,7 @@ static int write_collapsing(const char *dir, int ncpus, uint64_t region, uint64_
 	f = fopen(path, "we");
 	if (!f)
 		return -1;
-	fprintf(f, "%" SCNu64 " %" SCNu64, region, header);
+	fprintf(f, "%" PRIu64 " %" PRIu64, region, header);
 	for (cpu = 0; cpu < ncpus; cpu++)
 		fprintf(f, " %" PRIu64, sizes[cpu]);
 	fputc('\n', f);
@@ -267,6 +268,7 @@ int bm_spool_finish_in_place(const char *dir, const struct bm_trace_meta *meta,
 			     const struct bm_cpu_data *cpus, uint64_t region, const char *output)
 {
 	int ncpus = meta->ncpus, cpu, n = 0, i, fd = -1, ret = -1;
+	bool pages = false;
 	uint64_t *sizes = calloc(ncpus + 1, sizeof(*sizes)), *at = calloc(ncpus + 1, sizeof(*at));
 	uint64_t *len = calloc(ncpus + 1, sizeof(*len)), room, end;
 	char path[4096], collapsing[4096], *header = NULL;
@@ -283,6 +285,7 @@ int bm_spool_finish_in_place(const char *dir, const struct bm_trace_meta *meta,
 			goto out;
 		}
 		sizes[cpu] = cpus[cpu].fd < 0 ? 0 : cpus[cpu].size;
+		pages |= sizes[cpu] != 0;
 	}
 	header = bm_trace_header(meta, sizes, &hlen);
 	if (!header)
@@ -308,7 +311,7 @@ int bm_spool_finish_in_place(const char *dir, const struct bm_trace_meta *meta,
 		if (fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, at[i], len[i]) < 0)
 			goto out;
 	if (pwrite(fd, header, hlen, 0) != (ssize_t)hlen ||
-	    (n == 0 && ftruncate(fd, hlen) < 0) || fsync(fd) < 0 || rename(path, output) < 0)
+	    (!pages && ftruncate(fd, hlen) < 0) || fsync(fd) < 0 || rename(path, output) < 0)
 		goto out;
 	unlink(collapsing);
 	ret = 0;
@@ -401,7 +404,9 @@ int bm_spool_write_out(const char *dir, const struct bm_trace_meta *meta, const 
 
 void bm_spool_remove(const char *dir)
 {
-	static const char *const files[] = { BM_SPOOL_PAGES, BM_SPOOL_COLLAPSING, BM_SPOOL_META };
+	static const char *const files[] = {
+		BM_SPOOL_PAGES, BM_SPOOL_COLLAPSING, BM_SPOOL_PROBE, BM_SPOOL_META
+	};
 	char path[4096];
 	size_t i;
 

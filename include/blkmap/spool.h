@@ -27,6 +27,7 @@
 
 #define BM_SPOOL_PAGES		"pages"
 #define BM_SPOOL_COLLAPSING	"collapsing"
+#define BM_SPOOL_PROBE		"collapse-test"	/* a scratch file, for a moment */
 
 /*
  * Create @dir/pages for @ncpus CPUs and open it once per CPU, each
