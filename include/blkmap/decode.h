@@ -88,7 +88,10 @@ struct bm_decoder *bm_decoder_new(struct tep_handle *tep);
 void bm_decoder_free(struct bm_decoder *d);
 /* The kind of event id @type, without decoding anything. */
 enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type);
-/* What RWBS flags do: 0 read, 1 write, -1 neither (a discard, a flush without data). */
+/*
+ * What RWBS flags do: 0 read, 1 write, -1 neither (a discard, a flush
+ * without data). Reads the first two characters at most.
+ */
 int bm_rwbs_op(const char *rwbs, uint32_t sectors);
 /* Decode @rec into @ev; text points into @rec's data. */
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev);
