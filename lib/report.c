@@ -31,6 +31,8 @@ struct report {
 	struct bm_map *map;
 	struct bm_label_cache labels;
 	struct bm_feeder feeder;
+	struct bm_loss *losses;		/* found by the first pass, which reads everything */
+	size_t nlosses;
 	uint64_t first, last, events;
 	uint64_t since, until;		/* the window of interest */
 	uint64_t total_bytes;		/* of pages, for progress */
@@ -98,6 +100,7 @@ static const char *keep_string(char *dst, size_t size, const char *src, int *len
  */
 static int build_map(struct report *r)
 {
+	const struct bm_loss *losses;
 	struct kept *kept = NULL, *k;
 	size_t n = 0, cap = 0, i;
 	uint64_t next = 0;
@@ -150,14 +153,22 @@ static int build_map(struct report *r)
 	free(kept);
 	bm_feeder_finish(&r->feeder, r->last);
 	bm_map_finish(r->map, r->first, r->last);
+	/* Kept: a later pass rewinds the stream, and may stop at --until. */
+	r->nlosses = bm_stream_losses(r->stream, &losses);
+	r->losses = malloc((r->nlosses ? r->nlosses : 1) * sizeof(*r->losses));
+	if (!r->losses) {
+		bm_error_errno("cannot read '%s'", bm_trace_path(r->trace));
+		return -1;
+	}
+	memcpy(r->losses, losses, r->nlosses * sizeof(*r->losses));
 	return 0;
 }
 
 static void report_loss(struct report *r)
 {
 	const struct bm_trace_meta *m = bm_trace_get_meta(r->trace);
-	const struct bm_loss *losses;
-	size_t i, n = bm_stream_losses(r->stream, &losses);
+	const struct bm_loss *losses = r->losses;
+	size_t i, n = r->nlosses;
 	int cpu, uncounted;
 
 	for (cpu = 0; cpu < m->ncpus; cpu++) {
@@ -190,8 +201,8 @@ static void report_loss(struct report *r)
 /* Could events lost in the kernel hide a change of this incarnation? */
 static bool span_near_loss(struct report *r, const struct bm_span *s)
 {
-	const struct bm_loss *losses;
-	size_t i, n = bm_stream_losses(r->stream, &losses);
+	const struct bm_loss *losses = r->losses;
+	size_t i, n = r->nlosses;
 	uint64_t lo = s->from.known ? s->from.lo : 0;
 	uint64_t hi = s->to.known ? s->to.hi : UINT64_MAX;
 
@@ -752,6 +763,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	ret = 0;
 out:
 	trace_seq_destroy(&r.seq);
+	free(r.losses);
 	bm_analysis_free(r.analysis);
 	bm_stream_close(r.stream);
 	bm_map_free(r.map);
