@@ -44,9 +44,8 @@ struct cpu_reader {
 struct bm_capture {
 	int ncpus;
 	uint32_t page_size;
-	char spool_path[4096];
+	char spool_path[4096];	/* the spool directory, for messages */
 	uint64_t region;	/* bytes each CPU may spool */
-	bool spool_created;
 	int stop_fd;		/* eventfd: readable once stopping */
 	int notify_fd;
 	atomic_bool failed;
@@ -116,11 +115,11 @@ static int drain(struct cpu_reader *r, char *batch)
 			   r->capture->region, &r->bytes, &write_failed) == 0)
 		return 0;
 	if (write_failed && errno == EFBIG)
-		snprintf(r->error, sizeof(r->error), "CPU %d filled its %llu MiB of spool file "
+		snprintf(r->error, sizeof(r->error), "CPU %d filled its %llu MiB of spool in "
 			 "'%s'", r->cpu, (unsigned long long)(r->capture->region >> 20),
 			 r->capture->spool_path);
 	else if (write_failed)
-		snprintf(r->error, sizeof(r->error), "cannot write spool file '%s': %s",
+		snprintf(r->error, sizeof(r->error), "cannot write the spool in '%s': %s",
 			 r->capture->spool_path, strerror(errno));
 	else
 		snprintf(r->error, sizeof(r->error), "cannot read CPU %d's trace_pipe_raw: %s",
@@ -199,7 +198,7 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 		bm_error_errno("cannot start capture");
 		goto fail;
 	}
-	snprintf(c->spool_path, sizeof(c->spool_path), "%s/" BM_SPOOL_PAGES, spool_dir);
+	snprintf(c->spool_path, sizeof(c->spool_path), "%s", spool_dir);
 	fds = calloc(ncpus, sizeof(*fds));
 	if (!fds || bm_spool_create(spool_dir, ncpus, fds, &c->region) < 0) {
 		if (!fds)
@@ -210,7 +209,8 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 	for (cpu = 0; cpu < ncpus; cpu++)
 		c->cpus[cpu].spool_fd = fds[cpu];
 	free(fds);
-	c->spool_created = true;
+	if (!c->region)		/* a file per CPU: no region to fill */
+		c->region = UINT64_MAX;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		struct cpu_reader *r = &c->cpus[cpu];
 		char file[64];
@@ -235,7 +235,7 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 	return c;
 fail:
 	bm_capture_stop(c);
-	bm_capture_free(c, false);
+	bm_capture_free(c);
 	return NULL;
 }
 
@@ -287,10 +287,6 @@ const char *bm_capture_failure(struct bm_capture *c)
 	return "capture failed";
 }
 
-uint64_t bm_capture_region(struct bm_capture *c)
-{
-	return c->region;
-}
 
 uint64_t bm_capture_bytes(struct bm_capture *c)
 {
@@ -302,7 +298,7 @@ uint64_t bm_capture_bytes(struct bm_capture *c)
 	return total;
 }
 
-void bm_capture_free(struct bm_capture *c, bool keep_files)
+void bm_capture_free(struct bm_capture *c)
 {
 	int cpu;
 
@@ -320,8 +316,6 @@ void bm_capture_free(struct bm_capture *c, bool keep_files)
 	}
 	if (c->stop_fd >= 0)
 		close(c->stop_fd);
-	if (c->spool_created && !keep_files)
-		unlink(c->spool_path);
 	free(c->cpus);
 	free(c);
 }

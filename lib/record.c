@@ -485,7 +485,7 @@ static void teardown(struct recorder *r)
 		bm_capture_stop(r->capture);
 	bm_uevents_stop(r->uevents);
 	r->uevents = NULL;
-	bm_capture_free(r->capture, r->keep_spool);
+	bm_capture_free(r->capture);
 	r->capture = NULL;
 	/* The module holds the instance's event file: let go before rmdir. */
 	bm_kmodule_detach(r->kmodule);

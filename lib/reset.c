@@ -169,6 +169,7 @@ static void drain_dead_instance(pid_t pid, const char *spool)
 	struct bm_trace *t;
 	uint32_t page_size;
 	uint64_t region = 0;
+	bool finishing = false;
 	int cpu, ncpus;
 	char *batch;
 
@@ -189,21 +190,24 @@ static void drain_dead_instance(pid_t pid, const char *spool)
 	    bm_spool_locate(spool, ncpus, page_size, cpus, &region) < 0)
 		goto out;
 	for (cpu = 0; cpu < ncpus; cpu++)
-		if (cpus[cpu].fd >= 0 && cpus[cpu].offset != (cpu + 1) * region)
-			region = 0;
+		finishing |= region && cpus[cpu].fd >= 0 && cpus[cpu].offset != (cpu + 1) * region;
 	tracefs_instance_file_write(inst, "tracing_on", "0");
-	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, spool);
-	for (cpu = 0; cpu < ncpus && region; cpu++) {
-		uint64_t bytes = cpus[cpu].size;
+	for (cpu = 0; cpu < ncpus && !finishing; cpu++) {
+		uint64_t bytes = cpus[cpu].size, room = region ? region : UINT64_MAX;
 		bool write_failed;
 		int in, out;
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+		bm_spool_pages_path(path, sizeof(path), spool, cpu, region);
 		in = tracefs_instance_file_open(inst, file, O_RDONLY | O_NONBLOCK);
-		out = open(path, O_WRONLY | O_CLOEXEC);
-		/* After the CPU's last page, in its region. */
-		if (in >= 0 && out >= 0 && lseek(out, (cpu + 1) * region + bytes, SEEK_SET) >= 0)
-			bm_drain_pages(in, out, page_size, batch, 16, region, &bytes, &write_failed);
+		out = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		/*
+		 * After the CPU's last whole page: in its region, or in its own
+		 * file, cutting a page a crash left short.
+		 */
+		if (in >= 0 && out >= 0 && (region || ftruncate(out, bytes) == 0) &&
+		    lseek(out, (region ? (cpu + 1) * region : 0) + bytes, SEEK_SET) >= 0)
+			bm_drain_pages(in, out, page_size, batch, 16, room, &bytes, &write_failed);
 		if (in >= 0)
 			close(in);
 		if (out >= 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "blkmap/error.h"
@@ -18,6 +19,66 @@
 #define MIN_REGION	(1ULL << 26)	/* below this, give up */
 #define REGION_ALIGN	(1ULL << 20)	/* any file system's block divides it */
 
+/*
+ * File systems known to keep holes out of the disk: regions cost nothing
+ * there. Elsewhere (vfat, exfat, network file systems) a region would be
+ * written out as zeros, so each CPU gets a file of its own.
+ */
+static bool has_holes(const char *dir)
+{
+	static const unsigned long types[] = {
+		0xEF53,		/* ext2/3/4 */
+		0x58465342,	/* XFS */
+		0x9123683E,	/* Btrfs */
+		0x01021994,	/* tmpfs */
+		0xF2F52010,	/* F2FS */
+		0x794C7630,	/* overlayfs, over one of these as a rule */
+	};
+	struct statfs sf;
+	size_t i;
+
+	if (statfs(dir, &sf) < 0)
+		return false;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if ((unsigned long)sf.f_type == types[i])
+			return true;
+	return false;
+}
+
+static void cpu_file(char *buf, size_t size, const char *dir, int cpu)
+{
+	snprintf(buf, size, "%s/" BM_SPOOL_PAGES ".%d", dir, cpu);
+}
+
+void bm_spool_pages_path(char *buf, size_t size, const char *dir, int cpu, uint64_t region)
+{
+	if (region)
+		snprintf(buf, size, "%s/" BM_SPOOL_PAGES, dir);
+	else
+		cpu_file(buf, size, dir, cpu);
+}
+
+static int create_cpu_files(const char *dir, int ncpus, int *fds)
+{
+	char path[4096];
+	int cpu;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		cpu_file(path, sizeof(path), dir, cpu);
+		fds[cpu] = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fds[cpu] < 0) {
+			bm_error_errno("cannot create spool file '%s'", path);
+			while (cpu-- > 0) {
+				close(fds[cpu]);
+				cpu_file(path, sizeof(path), dir, cpu);
+				unlink(path);
+			}
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int bm_spool_create(const char *dir, int ncpus, int *fds, uint64_t *region)
 {
 	/* ext4 with 4 KiB blocks stops just short of 16 TiB. */
@@ -25,6 +86,10 @@ int bm_spool_create(const char *dir, int ncpus, int *fds, uint64_t *region)
 	char path[4096];
 	int fd, cpu;
 
+	if (!has_holes(dir)) {
+		*region = 0;
+		return create_cpu_files(dir, ncpus, fds);
+	}
 	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, dir);
 	/* The recording's own mode: this file becomes it. The directory is private. */
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -60,6 +125,29 @@ fail:
 	close(fd);
 	unlink(path);
 	return -1;
+}
+
+/* The spool's pages in one file per CPU: each from its start, whole pages. */
+static int locate_cpu_files(const char *dir, int ncpus, uint32_t page_size,
+			    struct bm_cpu_data *cpus)
+{
+	char path[4096];
+	struct stat st;
+	int cpu;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		cpu_file(path, sizeof(path), dir, cpu);
+		cpus[cpu].fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (cpus[cpu].fd < 0 && errno == ENOENT)
+			continue;
+		if (cpus[cpu].fd < 0 || fstat(cpus[cpu].fd, &st) < 0) {
+			bm_error_errno("cannot open '%s'", path);
+			return -1;
+		}
+		/* A page cut short by a crash is left out. */
+		cpus[cpu].size = st.st_size - st.st_size % page_size;
+	}
+	return 0;
 }
 
 /* A page the recorder wrote has the ring buffer's time stamp, never 0. */
@@ -174,7 +262,8 @@ int bm_spool_locate(const char *dir, int ncpus, uint32_t page_size, struct bm_cp
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		ret = 0;	/* killed before its first page */
+		/* One file per CPU, or killed before creating any. */
+		ret = locate_cpu_files(dir, ncpus, page_size, cpus);
 		goto out;
 	}
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -409,10 +498,16 @@ void bm_spool_remove(const char *dir)
 	};
 	char path[4096];
 	size_t i;
+	int cpu;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
 		unlink(path);
+	}
+	for (cpu = 0;; cpu++) {
+		cpu_file(path, sizeof(path), dir, cpu);
+		if (unlink(path) < 0 && errno == ENOENT)
+			break;
 	}
 	rmdir(dir);
 }

@@ -29,8 +29,6 @@ int bm_capture_stop(struct bm_capture *c);
 void bm_capture_flush(struct bm_capture *c);
 /* Has a thread failed (disk full, I/O error)? Its message, or NULL. */
 const char *bm_capture_failure(struct bm_capture *c);
-/* The bytes of spool each CPU has (R of spool.h). */
-uint64_t bm_capture_region(struct bm_capture *c);
 uint64_t bm_capture_bytes(struct bm_capture *c);
 /*
  * Read @pipe_fd (a trace_pipe_raw, non-blocking) until empty, writing whole
@@ -41,7 +39,7 @@ uint64_t bm_capture_bytes(struct bm_capture *c);
 int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
 		   size_t batch_pages, uint64_t room, uint64_t *bytes, bool *write_failed);
 
-/* Close the spool file, and remove it unless @keep_files; NULL is fine. */
-void bm_capture_free(struct bm_capture *c, bool keep_files);
+/* Close what capture opened; the spool stays (bm_spool_remove). NULL is fine. */
+void bm_capture_free(struct bm_capture *c);
 
 #endif

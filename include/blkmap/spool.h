@@ -6,7 +6,9 @@
  * A recording's spool directory holds meta.dat (the formats, written when
  * tracing is armed) and "pages": one sparse file in which CPU k's pages
  * fill a region of their own from offset (k + 1) * R, region 0 being kept
- * for the header of the finished file. At the stop the file becomes the
+ * for the header of the finished file. (On file systems that would write
+ * the holes out, vfat or NFS, each CPU has a file "pages.K" instead, R is
+ * 0 and the pages are copied at the stop.) At the stop the file becomes the
  * recording in place: the header goes into region 0 and the holes between
  * the regions are collapsed (FALLOC_FL_COLLAPSE_RANGE), so the pages are
  * never copied however long the recording. Where the file system cannot
@@ -21,6 +23,7 @@
  * read: the file's size says how many holes are gone.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "blkmap/tracefile.h"
@@ -31,7 +34,8 @@
 
 /*
  * Create @dir/pages for @ncpus CPUs and open it once per CPU, each
- * descriptor placed at its CPU's region (@fds[cpu]). *@region: R.
+ * descriptor placed at its CPU's region (@fds[cpu]). *@region: R (0: a
+ * file per CPU).
  */
 int bm_spool_create(const char *dir, int ncpus, int *fds, uint64_t *region);
 
@@ -61,6 +65,8 @@ int bm_spool_finish_in_place(const char *dir, const struct bm_trace_meta *meta,
  */
 int bm_spool_write_out(const char *dir, const struct bm_trace_meta *meta, const char *output,
 		       uint64_t *bytes);
+/* The file holding CPU @cpu's pages in a spool of regions of @region bytes. */
+void bm_spool_pages_path(char *buf, size_t size, const char *dir, int cpu, uint64_t region);
 /* Remove the spool directory @dir and what it holds. */
 void bm_spool_remove(const char *dir);
 
