@@ -160,7 +160,8 @@ static int build_map(struct report *r)
 		bm_error_errno("cannot read '%s'", bm_trace_path(r->trace));
 		return -1;
 	}
-	memcpy(r->losses, losses, r->nlosses * sizeof(*r->losses));
+	if (r->nlosses)
+		memcpy(r->losses, losses, r->nlosses * sizeof(*r->losses));
 	return 0;
 }
 
