@@ -243,6 +243,17 @@ static int read_collapsing(const char *dir, int ncpus, uint64_t *region, uint64_
 	return 1;
 }
 
+static void close_cpus(struct bm_cpu_data *cpus, int ncpus)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		if (cpus[cpu].fd >= 0)
+			close(cpus[cpu].fd);
+		cpus[cpu].fd = -1;
+	}
+}
+
 int bm_spool_locate(const char *dir, int ncpus, uint32_t page_size, struct bm_cpu_data *cpus,
 		    uint64_t *region)
 {
@@ -301,11 +312,8 @@ int bm_spool_locate(const char *dir, int ncpus, uint32_t page_size, struct bm_cp
 	}
 	ret = 0;
 out:
-	for (cpu = 0; ret < 0 && cpu < ncpus; cpu++)
-		if (cpus[cpu].fd >= 0) {
-			close(cpus[cpu].fd);
-			cpus[cpu].fd = -1;
-		}
+	if (ret < 0)
+		close_cpus(cpus, ncpus);
 	if (fd >= 0)
 		close(fd);
 	free(sizes);
@@ -414,15 +422,6 @@ out:
 	free(at);
 	free(len);
 	return ret;
-}
-
-static void close_cpus(struct bm_cpu_data *cpus, int ncpus)
-{
-	int cpu;
-
-	for (cpu = 0; cpu < ncpus; cpu++)
-		if (cpus[cpu].fd >= 0)
-			close(cpus[cpu].fd);
 }
 
 /* Copy the spool's pages after @meta into a new file, then rename it @output. */
