@@ -184,9 +184,11 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 	c->ncpus = ncpus;
 	c->page_size = page_size;
 	c->notify_fd = notify_fd;
+	/* Every descriptor marked unopened before the first can fail: 0 is stdin. */
+	c->stop_fd = -1;
+	for (cpu = 0; cpu < ncpus; cpu++)
+		c->cpus[cpu].pipe_fd = c->cpus[cpu].spool_fd = c->cpus[cpu].flush_fd = -1;
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		c->cpus[cpu].pipe_fd = -1;
-		c->cpus[cpu].spool_fd = -1;
 		c->cpus[cpu].flush_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (c->cpus[cpu].flush_fd < 0) {
 			bm_error_errno("cannot start capture");

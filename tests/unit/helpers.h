@@ -55,5 +55,6 @@ Suite *suite_spool(void);
 Suite *suite_marker(void);
 Suite *suite_map(void);
 Suite *suite_analyse(void);
+Suite *suite_capture(void);
 
 #endif
