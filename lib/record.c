@@ -118,17 +118,32 @@ struct recorder {
 	bool keep_spool;		/* the output could not be written: keep it */
 };
 
+static void tell(void (*cb)(const char *), const char *fmt, va_list ap)
+{
+	char line[1024];
+
+	if (!cb)
+		return;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	cb(line);
+}
+
 static void notify(struct recorder *r, const char *fmt, ...)
 {
-	char line[512];
 	va_list ap;
 
-	if (!r->opts->notify)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	tell(r->opts->notify, fmt, ap);
 	va_end(ap);
-	r->opts->notify(line);
+}
+
+static void warn(struct recorder *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tell(r->opts->warn, fmt, ap);
+	va_end(ap);
 }
 
 static int mark(void *ctx, const char *text, size_t len)
@@ -408,11 +423,12 @@ static int wait_for_stop(struct recorder *r)
 
 			if (read(r->sig_fd, &si, sizeof(si)) != sizeof(si) || si.ssi_signo == SIGCHLD)
 				continue;
-			if (si.ssi_signo == SIGUSR1) {
-				if (dump(r, "request") < 0)
-					return -1;
+			/* The recording is worth more than one dump: go on without it. */
+			if (si.ssi_signo == SIGUSR1 && dump(r, "request") < 0)
+				warn(r, "the statedump on request failed: %s; recording goes on",
+				     bm_error_message());
+			if (si.ssi_signo == SIGUSR1)
 				continue;
-			}
 			if (!r->opts->argv || r->child <= 0 || ++signals > 1) {
 				if (r->child > 0) {
 					r->res->command_running = true;
@@ -436,15 +452,17 @@ static int stop(struct recorder *r)
 	uint64_t uevents;
 	int cpu, ret = 0;
 
+	/* Without the end dump or marker the map is less precise, not wrong. */
 	if (dump(r, "end") < 0)
-		ret = -1;
+		warn(r, "the statedump at the end failed: %s; the file is written without it",
+		     bm_error_message());
 	uevents = bm_uevents_stop(r->uevents);
 	r->uevents = NULL;
 	bm_marker_begin(&m, "record-end");
 	if (r->sources & BM_SRC_UEVENT)
 		bm_marker_addf(&m, "uevents", "%llu", (unsigned long long)uevents);
 	if (bm_session_mark(r->session, m.text, m.len) < 0)
-		ret = -1;
+		warn(r, "%s; the file is written without its end marker", bm_error_message());
 	if (bm_session_tracing(r->session, false) < 0)
 		ret = -1;
 	if (bm_capture_stop(r->capture) < 0)
@@ -581,10 +599,9 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 	if (wait_for_stop(&r) < 0) {
 		const char *failure = bm_capture_failure(r.capture);
 
-		if (failure) {
+		if (failure)
 			bm_error("recording stopped: %s", failure);
-			keep_spool(&r);
-		}
+		keep_spool(&r);
 		if (r.child > 0) {
 			/* Tracing ends now; the command is the user's: let it finish. */
 			notify(&r, "%s; waiting for '%s' (pid %d) to exit", bm_error_message(),

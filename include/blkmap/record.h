@@ -34,6 +34,8 @@ struct bm_record_opts {
 	unsigned sources;
 	/* Progress and notes for the user (one line, no newline). */
 	void (*notify)(const char *line);
+	/* Faults the recording survives, such as a failed statedump: always shown. */
+	void (*warn)(const char *line);
 };
 
 struct bm_record_result {
