@@ -20,7 +20,8 @@ static char doc[] =
 	"With -d and a COMMAND, the command gets SIGTERM when the time is up. "
 	"SIGUSR1 adds a statedump.\n"
 	"\n"
-	"Sources: kprobe (probes on the functions that add and remove disks and "
+	"Sources: module (blkmap's kernel module, when loaded: statedump, adds and "
+	"removals, exact), kprobe (probes on the functions that add and remove disks and "
 	"partitions, and a statedump through part_stat_read_all: exact), tracepoint "
 	"(writeback_bdi_register: exact time of disk adds), uevent (every add and "
 	"remove, bounded), sysfs (statedump). Default: all this kernel offers.";
@@ -32,7 +33,8 @@ static struct argp_option options[] = {
 	{ "event", 'e', "SYSTEM:EVENT", 0,
 	  "Also record this event, or every event of SYSTEM (repeatable)", 0 },
 	{ "sources", 's', "LIST", 0,
-	  "Map sources to use, comma-separated: kprobe, tracepoint, uevent, sysfs, all", 0 },
+	  "Map sources to use, comma-separated: module, kprobe, tracepoint, uevent, sysfs, "
+	  "all", 0 },
 	{ "quiet", 'q', NULL, 0, "Print only errors", 0 },
 	{ 0 }
 };

@@ -15,4 +15,14 @@ for cmd in record report statedump recover reset; do
 		fi
 	done
 done
+# Every map source the recorder accepts is named in the --sources help.
+known=$("$BLKMAP" record --sources=none 2>&1 | sed -n 's/.*(known: \(.*\)).*/\1/p' | tr -d ',')
+[ -n "$known" ] || { echo "record --sources=none does not list the known sources"; status=1; }
+help=$("$BLKMAP" record --help | sed -n '/--sources/,/--help/p' | tr -s ' \n' ' ')
+for src in $known; do
+	case "$help" in
+	*"$src"*) ;;
+	*) echo "record --help does not name the source '$src': $help"; status=1 ;;
+	esac
+done
 exit $status
