@@ -40,7 +40,8 @@ int bm_session_check_access(void)
 		errno = EPERM;
 		return -1;
 	}
-	if (!tracefs_tracing_dir_is_mounted(true, &path) || !tracefs_tracing_dir()) {
+	/* 1: it was mounted; 0: it was not, and now is (a fresh machine); -1: it cannot be. */
+	if (tracefs_tracing_dir_is_mounted(true, &path) < 0 || !tracefs_tracing_dir()) {
 		bm_error("tracefs is not mounted and could not be mounted; "
 			 "mount it with 'mount -t tracefs nodev /sys/kernel/tracing'");
 		errno = ENOENT;
