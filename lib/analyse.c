@@ -4,8 +4,10 @@
  * blktrace's btt does: a bio queued (Q) or remapped from a partition, the
  * request issued (D), completed (C). Counts and bytes come from
  * completions, so they agree with the kernel's own counters; Q2C and D2C
- * from the matched times. Entries that never complete (bios merged into
- * another request) are dropped after STALE_NS, so memory stays bounded.
+ * from the matched times. A request's completion also ends the bios merged
+ * into it (the ones it covers, bio after bio). Entries that still never
+ * complete (their completion was lost) are dropped after STALE_NS, and stop
+ * counting as in flight then, so memory and busy time stay bounded.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +20,11 @@
 struct inflight {
 	uint32_t dev;
 	uint64_t sector;
+	uint32_t nr_sector;	/* of the bio queued here, 0 if only a request was seen */
 	uint64_t q, d;		/* queued, issued */
 	bool has_q, has_d;
-	int disk, part;		/* indexes into disks, -1 for none */
+	int disk, part;		/* indexes into disks counting it in flight, -1 for none */
+	int rq_disk;		/* the disk counting its request in flight (has_d) */
 	bool used;
 };
 
@@ -35,6 +39,7 @@ struct bm_analysis {
 	size_t nsorted;
 	struct inflight *table;
 	size_t tsize, tused;
+	uint64_t next_sweep;	/* when stale entries are dropped next */
 	struct bm_top_row *top;
 	int *top_disk;		/* the disk index of each row, until finish */
 	size_t ntop, captop, last_top;
@@ -240,6 +245,17 @@ static struct inflight *lookup(struct bm_analysis *a, uint32_t dev, uint64_t sec
 	return NULL;
 }
 
+/* @e leaves the table at @now without a completion: it is no longer in flight. */
+static void settle(struct bm_analysis *a, const struct inflight *e, uint64_t now)
+{
+	if (e->has_q && e->disk >= 0)
+		account(&a->disks[e->disk]->bio_time, now, -1);
+	if (e->has_q && e->part >= 0)
+		account(&a->disks[e->part]->bio_time, now, -1);
+	if (e->has_d)
+		account(&a->disks[e->rq_disk]->rq_time, now, -1);
+}
+
 static void rehash(struct bm_analysis *a, size_t size, uint64_t now)
 {
 	struct inflight *old = a->table, *t;
@@ -255,9 +271,12 @@ static void rehash(struct bm_analysis *a, size_t size, uint64_t now)
 		struct inflight *e = &old[i];
 		size_t j;
 
-		/* Bios merged into other requests never complete under their key. */
-		if (!e->used || (e->has_q ? e->q : e->d) + STALE_NS < now)
+		if (!e->used)
 			continue;
+		if ((e->has_q ? e->q : e->d) + STALE_NS < now) {
+			settle(a, e, now);
+			continue;
+		}
 		for (j = slot_of(a, e->dev, e->sector); t[j].used; j = (j + 1) & (size - 1))
 			;
 		t[j] = *e;
@@ -399,12 +418,26 @@ static void seen(struct bm_disk_stats *d, uint64_t ts)
 		d->last_io = ts;
 }
 
+/* The bios merged into a completed request: from @pos, bio after bio, to @end. */
+static void end_merged(struct bm_analysis *a, uint32_t dev, uint64_t pos, uint64_t end,
+		       uint64_t now)
+{
+	struct inflight *m;
+
+	while (pos < end && (m = lookup(a, dev, pos)) && m->nr_sector) {
+		pos += m->nr_sector;
+		settle(a, m, now);
+		erase(a, m);
+	}
+}
+
 static void complete(struct bm_analysis *a, const struct bm_io *io, int disk, bool request)
 {
 	struct inflight *e = lookup(a, io->dev, io->sector);
 	struct bm_disk_stats *d = a->disks[disk];
 	uint64_t bytes = io->op < 0 ? 0 : (uint64_t)io->nr_sector * 512;
 	uint64_t q2c = e && e->has_q ? io->ts - e->q : 0;
+	uint64_t next;
 
 	seen(d, io->ts);
 	count(request ? d->rq_counts : d->bio_counts, io->op, io->nr_sector);
@@ -432,7 +465,10 @@ static void complete(struct bm_analysis *a, const struct bm_io *io, int disk, bo
 		}
 		series_add(a, p, io->ts, bytes, q2c);
 	}
+	next = e->nr_sector ? e->sector + e->nr_sector : UINT64_MAX;
 	erase(a, e);
+	if (request)
+		end_merged(a, io->dev, next, io->sector + io->nr_sector, io->ts);
 }
 
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
@@ -443,6 +479,12 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 
 	if (disk < 0)
 		return;
+	if (io->ts >= a->next_sweep) {
+		/* Drop what could not complete any more, even with room to spare. */
+		if (a->tused)
+			rehash(a, a->tsize, io->ts);
+		a->next_sweep = io->ts + STALE_NS;
+	}
 	switch (io->kind) {
 	case BM_EV_BIO_REMAP:
 		/* From a partition (or dm device) onto the disk, at the disk's sector. */
@@ -451,6 +493,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		if (!e)
 			return;
 		e->part = part;
+		e->nr_sector = io->nr_sector;
 		e->q = io->ts;
 		e->has_q = true;
 		a->disks[part]->basis = BM_BASIS_REMAP;
@@ -465,6 +508,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 			e->q = io->ts;
 			e->has_q = true;
 		}
+		e->nr_sector = io->nr_sector;
 		if (e->disk < 0) {
 			e->disk = disk;
 			account(&a->disks[disk]->bio_time, io->ts, +1);
@@ -476,6 +520,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		if (e && !e->has_d) {
 			e->d = io->ts;
 			e->has_d = true;
+			e->rq_disk = disk;
 			account(&a->disks[disk]->rq_time, io->ts, +1);
 		}
 		break;

@@ -101,6 +101,64 @@ START_TEST(partition_io_is_counted_for_the_partition_and_its_disk)
 }
 END_TEST
 
+/*
+ * Two writes to a partition, the second back-merged into the first's
+ * request: the request's completion ends both, so the partition is busy
+ * for 1 ms of the 1000, not until the end.
+ */
+START_TEST(a_merged_bio_ends_with_its_request)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000000 * US, false);
+	const struct bm_disk_stats *p;
+
+	event(a, BM_EV_BIO_REMAP, 100 * US, 2048, 8, "W");
+	event(a, BM_EV_BIO_QUEUE, 100 * US, 2048, 8, "W");
+	event(a, BM_EV_BIO_REMAP, 110 * US, 2056, 8, "W");
+	event(a, BM_EV_BIO_QUEUE, 110 * US, 2056, 8, "W");
+	event(a, BM_EV_RQ_ISSUE, 120 * US, 2048, 16, "W");
+	event(a, BM_EV_RQ_COMPLETE, 1100 * US, 2048, 16, "W");
+	bm_analysis_finish(a);
+	p = find(a, PART);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(p->writes, 1);
+	ck_assert_uint_eq(p->write_bytes, 8192);
+	ck_assert_uint_eq(p->busy_ns, 1000 * US);
+	/* Two bios in flight for 990 µs, one for 10 µs. */
+	ck_assert(fabs(p->depth_ns - 1990.0 * US) < 1);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/*
+ * A bio whose completion never comes (merged under a key the trace does
+ * not show) is dropped after a while, and it stops counting as busy then.
+ */
+START_TEST(a_bio_that_never_completes_stops_counting_when_dropped)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 3600ULL * 1000000 * US, false);
+	const struct bm_disk_stats *p;
+	uint64_t t = 0, i;
+
+	event(a, BM_EV_BIO_REMAP, 0, 8, 8, "W");	/* never completes */
+	/* An hour of completed 1 ms writes, one per second. */
+	for (i = 1; i < 3600; i++) {
+		t = i * 1000000 * US;
+		event(a, BM_EV_BIO_REMAP, t, 1000000 + 8 * i, 8, "W");
+		event(a, BM_EV_RQ_ISSUE, t, 1000000 + 8 * i, 8, "W");
+		event(a, BM_EV_RQ_COMPLETE, t + 1000 * US, 1000000 + 8 * i, 8, "W");
+		if (i % 600 == 0)	/* more whose completion the trace lacks */
+			event(a, BM_EV_BIO_REMAP, t, 50000000 + i, 8, "W");
+	}
+	bm_analysis_finish(a);
+	p = find(a, PART);
+	ck_assert_ptr_nonnull(p);
+	/* 7 lost, each busy until dropped (at most 60 s): not the whole hour. */
+	ck_assert_msg(p->busy_ns < 600ULL * 1000000 * US, "partition busy %llu s of 3600",
+		      (unsigned long long)(p->busy_ns / 1000000000ULL));
+	bm_analysis_free(a);
+}
+END_TEST
+
 START_TEST(bio_based_devices_count_bio_completions)
 {
 	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
@@ -210,6 +268,8 @@ Suite *suite_analyse(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, request_latencies_match_a_hand_computation);
 	tcase_add_test(tc, partition_io_is_counted_for_the_partition_and_its_disk);
+	tcase_add_test(tc, a_merged_bio_ends_with_its_request);
+	tcase_add_test(tc, a_bio_that_never_completes_stops_counting_when_dropped);
 	tcase_add_test(tc, bio_based_devices_count_bio_completions);
 	tcase_add_test(tc, percentiles_are_within_three_percent_of_exact);
 	tcase_add_test(tc, log2_buckets_follow_biolatency);
