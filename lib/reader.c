@@ -434,18 +434,26 @@ static uint64_t formats_hash(const struct bm_trace_meta *m)
 	return h | 1;
 }
 
+/* Open addressing from the hash's own slot; when full, the newest wins that slot. */
 static bool formats_known_safe(uint64_t h, bool add)
 {
-	bool found = false;
-	size_t i;
+	size_t i, n;
 
 	pthread_mutex_lock(&safe_lock);
-	for (i = 0; i < SAFE_FORMATS && safe_formats[i] && !found; i++)
-		found = safe_formats[i] == h;
-	if (!found && add)
-		safe_formats[h % SAFE_FORMATS] = h;
+	for (i = h % SAFE_FORMATS, n = 0; n < SAFE_FORMATS && safe_formats[i];
+	     i = (i + 1) % SAFE_FORMATS, n++)
+		if (safe_formats[i] == h)
+			break;
+	if (n == SAFE_FORMATS)
+		i = h % SAFE_FORMATS;
+	if (safe_formats[i] == h) {
+		pthread_mutex_unlock(&safe_lock);
+		return true;
+	}
+	if (add)
+		safe_formats[i] = h;
 	pthread_mutex_unlock(&safe_lock);
-	return found;
+	return false;
 }
 
 static ssize_t format_crashing_the_parser(struct bm_trace *t)
