@@ -91,6 +91,8 @@ check: $(PROGRAM) $(UNIT_BIN) $(BUILD)/bench/mkbig $(HELPERS)
 
 # The fuzzer: clang's libFuzzer with ASan and UBSan over the report pipeline,
 # seeded with the recordings in tests/data. FUZZ_SECONDS=60 by default.
+# No allocation stacks and a small quarantine: a faster fuzzer; rerun a crash
+# with the default ASAN_OPTIONS for the allocation's stack.
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := build-fuzz
 FUZZ_CFLAGS  := -g -O1 -std=gnu11 -D_GNU_SOURCE -DBLKMAP_VERSION='"$(VERSION)"' -Iinclude \
@@ -110,6 +112,7 @@ fuzz: $(FUZZ_DIR)/fuzz_report
 	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/crashes
 	cp -n tests/data/*.dat tests/data/bad/*.dat tests/data/fuzz/*.dat $(FUZZ_DIR)/corpus/
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	ASAN_OPTIONS=malloc_context_size=0:quarantine_size_mb=16 \
 	$(FUZZ_DIR)/fuzz_report -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=10 \
 		-max_len=262144 -artifact_prefix=$(FUZZ_DIR)/crashes/ -print_final_stats=1 \
 		$(FUZZ_DIR)/corpus
