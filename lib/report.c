@@ -64,12 +64,69 @@ static void progress(struct report *r, const char *what, uint64_t done, uint64_t
 	*next = done + r->total_bytes / 100;
 }
 
-/* A map record kept from pass 1, with copies of the strings it points to. */
+/*
+ * A map record kept from pass 1. The strings it points to are copied, at
+ * their own length, into one arena: records are kept for the whole
+ * recording (an idle marker a second), so each costs only what it holds.
+ */
 struct kept {
 	struct bm_event ev;
 	uint64_t seq;		/* order within its CPU */
-	char text[BM_MARKER_MAX + 1], name[64], disk[64];
+	size_t text, name, disk;	/* 1 + offset in the arena, 0 for none */
 };
+
+struct arena {
+	char *buf;
+	size_t len, cap;
+};
+
+/*
+ * The uevent listener's idle markers: one a second for the whole recording,
+ * and all the map takes of each is when it was written. Kept apart, small.
+ */
+struct tick {
+	uint64_t ts;
+	int cpu;
+	uint64_t seq;
+};
+
+#define TICK_TEXT	BM_MARKER_PREFIX "uevent-idle"
+
+static bool is_tick(const struct bm_event *ev)
+{
+	size_t len = strlen(TICK_TEXT);
+
+	return ev->kind == BM_EV_PRINT && ev->text && ev->text_len >= (int)len &&
+	       !memcmp(ev->text, TICK_TEXT, len) &&
+	       (ev->text_len == (int)len || ev->text[len] == ' ');
+}
+
+static int tick_by_time(const void *x, const void *y)
+{
+	const struct tick *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* Does @t come before @k in the merged order? */
+static bool tick_first(const struct tick *t, const struct kept *k)
+{
+	struct tick as_tick = { .ts = k->ev.ts, .cpu = k->ev.cpu, .seq = k->seq };
+
+	return tick_by_time(t, &as_tick) < 0;
+}
+
+static void feed_tick(struct report *r, const struct tick *t)
+{
+	struct bm_event ev = { .ts = t->ts, .cpu = t->cpu, .kind = BM_EV_PRINT,
+			       .text = TICK_TEXT, .text_len = strlen(TICK_TEXT) };
+
+	bm_feed(&r->feeder, &ev);
+}
 
 static int by_time(const void *x, const void *y)
 {
@@ -82,15 +139,45 @@ static int by_time(const void *x, const void *y)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-static const char *keep_string(char *dst, size_t size, const char *src, int *len)
+/* Copy @len bytes of @src into @a; 1 + their offset, 0 for NULL, or -1. */
+static ssize_t keep_string(struct arena *a, const char *src, int len)
 {
+	size_t at = a->len;
+
 	if (!src)
-		return NULL;
-	if (*len >= (int)size)
-		*len = size - 1;
-	memcpy(dst, src, *len);
-	dst[*len] = '\0';
-	return dst;
+		return 0;
+	if (len < 0)
+		len = 0;
+	if (a->cap - a->len < (size_t)len + 1) {
+		size_t cap = a->cap ? 2 * a->cap : 4096;
+		char *buf;
+
+		while (cap - a->len < (size_t)len + 1)
+			cap *= 2;
+		buf = realloc(a->buf, cap);
+		if (!buf)
+			return -1;
+		a->buf = buf;
+		a->cap = cap;
+	}
+	memcpy(a->buf + at, src, len);
+	a->buf[at + len] = '\0';
+	a->len += len + 1;
+	return at + 1;
+}
+
+static const char *kept_string(const struct arena *a, size_t at)
+{
+	return at ? a->buf + at - 1 : NULL;
+}
+
+/* Only blkmap's own markers feed the map: a user's trace_marker lines are not kept. */
+static bool worth_keeping(const struct bm_event *ev)
+{
+	size_t plen = strlen(BM_MARKER_PREFIX);
+
+	return ev->kind != BM_EV_PRINT ||
+	       (ev->text && ev->text_len >= (int)plen && !memcmp(ev->text, BM_MARKER_PREFIX, plen));
 }
 
 /*
@@ -102,7 +189,11 @@ static int build_map(struct report *r)
 {
 	const struct bm_loss *losses;
 	struct kept *kept = NULL, *k;
-	size_t n = 0, cap = 0, i;
+	struct tick *ticks = NULL, *t;
+	struct arena strings = { 0 };
+	size_t n = 0, cap = 0, nticks = 0, capticks = 0, i, j;
+	uint64_t seq = 0;
+	ssize_t text, name, disk;
 	uint64_t next = 0;
 	struct bm_rec rec;
 	bool any = false;
@@ -122,35 +213,57 @@ static int build_map(struct report *r)
 		if (n == cap) {
 			cap = cap ? 2 * cap : 256;
 			k = realloc(kept, cap * sizeof(*kept));
-			if (!k) {
-				free(kept);
-				bm_error_errno("cannot read '%s'", bm_trace_path(r->trace));
-				return -1;
-			}
+			if (!k)
+				goto out_of_memory;
 			kept = k;
 		}
 		k = &kept[n];
 		bm_decode(r->dec, &rec, &k->ev);
-		k->seq = n++;
-		k->ev.text = keep_string(k->text, sizeof(k->text), k->ev.text, &k->ev.text_len);
-		k->ev.k.name = keep_string(k->name, sizeof(k->name), k->ev.k.name, &k->ev.k.name_len);
-		k->ev.k.disk = keep_string(k->disk, sizeof(k->disk), k->ev.k.disk, &k->ev.k.disk_len);
+		if (!worth_keeping(&k->ev))
+			continue;
+		if (is_tick(&k->ev)) {
+			if (nticks == capticks) {
+				capticks = capticks ? 2 * capticks : 256;
+				t = realloc(ticks, capticks * sizeof(*ticks));
+				if (!t)
+					goto out_of_memory;
+				ticks = t;
+			}
+			ticks[nticks++] = (struct tick){ .ts = rec.ts, .cpu = k->ev.cpu, .seq = seq++ };
+			continue;
+		}
+		text = keep_string(&strings, k->ev.text, k->ev.text_len);
+		name = keep_string(&strings, k->ev.k.name, k->ev.k.name_len);
+		disk = keep_string(&strings, k->ev.k.disk, k->ev.k.disk_len);
+		if (text < 0 || name < 0 || disk < 0)
+			goto out_of_memory;
+		k->text = text;
+		k->name = name;
+		k->disk = disk;
+		k->seq = seq++;
+		n++;
 	}
-	if (ret < 0) {
-		free(kept);
-		return -1;
-	}
+	if (ret < 0)
+		goto fail;
 	if (n)
 		qsort(kept, n, sizeof(*kept), by_time);
-	for (i = 0; i < n; i++) {
-		/* The copies moved with the array: point at them where they are now. */
+	if (nticks)
+		qsort(ticks, nticks, sizeof(*ticks), tick_by_time);
+	for (i = 0, j = 0; i < n; i++) {
+		/* The arena has moved since: point at the copies where they are now. */
 		k = &kept[i];
-		k->ev.text = k->ev.text ? k->text : NULL;
-		k->ev.k.name = k->ev.k.name ? k->name : NULL;
-		k->ev.k.disk = k->ev.k.disk ? k->disk : NULL;
+		k->ev.text = kept_string(&strings, k->text);
+		k->ev.k.name = kept_string(&strings, k->name);
+		k->ev.k.disk = kept_string(&strings, k->disk);
+		for (; j < nticks && tick_first(&ticks[j], k); j++)
+			feed_tick(r, &ticks[j]);
 		bm_feed(&r->feeder, &k->ev);
 	}
+	for (; j < nticks; j++)
+		feed_tick(r, &ticks[j]);
 	free(kept);
+	free(ticks);
+	free(strings.buf);
 	bm_feeder_finish(&r->feeder, r->last);
 	bm_map_finish(r->map, r->first, r->last);
 	/* Kept: a later pass rewinds the stream, and may stop at --until. */
@@ -163,6 +276,13 @@ static int build_map(struct report *r)
 	if (r->nlosses)
 		memcpy(r->losses, losses, r->nlosses * sizeof(*r->losses));
 	return 0;
+out_of_memory:
+	bm_error_errno("cannot read '%s'", bm_trace_path(r->trace));
+fail:
+	free(kept);
+	free(ticks);
+	free(strings.buf);
+	return -1;
 }
 
 static void report_loss(struct report *r)
