@@ -807,6 +807,51 @@ static int analyse(struct report *r)
 	return 0;
 }
 
+/*
+ * A --disk or --dev that no incarnation had is a mistake, not a disk
+ * without I/O: refuse it, naming what the recording holds.
+ */
+static int check_device_filter(struct report *r)
+{
+	const struct bm_report_opts *o = r->opts;
+	char known[512] = "", dev[16];
+	size_t i, j, len = 0, n = bm_map_count(r->map);
+
+	if (!o->disk && !o->dev)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct bm_span *s = bm_map_span(r->map, i);
+
+		if ((o->disk && (!strcmp(s->name, o->disk) || !strcmp(s->dm, o->disk))) ||
+		    (o->dev && s->dev == o->dev))
+			return 0;
+	}
+	for (i = 0; i < n && len < sizeof(known) - 64; i++) {
+		const struct bm_span *s = bm_map_span(r->map, i);
+		const char *item = o->disk ? s->name : bm_dev_str(s->dev, dev, sizeof(dev));
+
+		for (j = 0; j < i; j++) {
+			const struct bm_span *t = bm_map_span(r->map, j);
+
+			if (o->disk ? !strcmp(t->name, s->name) : t->dev == s->dev)
+				break;
+		}
+		if (j == i)
+			len += snprintf(known + len, sizeof(known) - len, "%s%s", len ? ", " : "", item);
+	}
+	if (i < n)
+		snprintf(known + len, sizeof(known) - len, ", ...");
+	if (o->disk)
+		bm_error("no disk or partition was named '%s' during the recording '%s' "
+			 "(its names: %s)", o->disk, bm_trace_path(r->trace), known[0] ? known : "none");
+	else
+		bm_error("no disk or partition had device number %s during the recording '%s' "
+			 "(its numbers: %s)", bm_dev_str(o->dev, dev, sizeof(dev)),
+			 bm_trace_path(r->trace), known[0] ? known : "none");
+	errno = ENOENT;
+	return -1;
+}
+
 /* The window of interest, from the filters, within the recording. */
 static void window(struct report *r)
 {
@@ -844,7 +889,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		r.total_bytes += bm_trace_cpu(r.trace, cpu)->size;
 	if (!r.total_bytes)
 		r.total_bytes = 1;
-	if (build_map(&r) < 0)
+	if (build_map(&r) < 0 || check_device_filter(&r) < 0)
 		goto out;
 	report_loss(&r);
 	window(&r);

@@ -52,3 +52,23 @@ if command -v rsvg-convert >/dev/null; then
 	rsvg-convert "$T/plot.svg" -o "$T/plot.png" || fail "the plot does not render"
 	echo "# the plot renders ($(stat -c %s "$T/plot.png") bytes of PNG)"
 fi
+
+# A --disk or --dev that no incarnation had is refused in every view, with
+# the names (or numbers) the recording holds, and prints nothing.
+for view in "" --map --disks --latency --top; do
+	if "$BLKMAP" report $view --disk=nosuch "$rec" >"$T/none.out" 2>"$T/none.err"; then
+		fail "report $view --disk=nosuch exited 0"
+	fi
+	grep -q "no disk or partition was named 'nosuch'.*(its names: .*alpha.*beta" "$T/none.err" ||
+		fail "report $view --disk=nosuch said: $(cat "$T/none.err")"
+	[ ! -s "$T/none.out" ] || fail "report $view --disk=nosuch printed: $(head -3 "$T/none.out")"
+	if "$BLKMAP" report $view --dev=9:99 "$rec" >"$T/none.out" 2>"$T/none.err"; then
+		fail "report $view --dev=9:99 exited 0"
+	fi
+	grep -q "no disk or partition had device number 9:99.*(its numbers: .*254:0" "$T/none.err" ||
+		fail "report $view --dev=9:99 said: $(cat "$T/none.err")"
+done
+# A name that was there, even without I/O in the window, is not refused.
+"$BLKMAP" report --disks --disk=alpha --until=0ns "$rec" >/dev/null 2>&1 ||
+	fail "report --disk=alpha was refused"
+echo "# a filter naming no incarnation is refused with the recording's names"
