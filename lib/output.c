@@ -35,20 +35,88 @@ void bm_csv_str(FILE *out, const char *s)
 	putc('"', out);
 }
 
+/*
+ * The length of the valid UTF-8 sequence at @s (1 to 4) and its code point,
+ * or 0 for a byte that starts none: a stray continuation byte, a cut or
+ * overlong sequence, a UTF-16 surrogate, a code point past U+10FFFF.
+ */
+static int utf8_char(const unsigned char *s, uint32_t *cp)
+{
+	static const uint32_t min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	int len, i;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	*cp = s[0] & (0x7f >> len);
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = (*cp << 6) | (s[i] & 0x3f);
+	}
+	if (*cp < min[len] || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
 void bm_json_str(FILE *out, const char *s)
 {
-	putc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = *s;
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	int len;
 
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			putc(c, out);
+	putc('"', out);
+	while (p && *p) {
+		len = utf8_char(p, &cp);
+		if (!len) {
+			fputs("\\ufffd", out);
+			len = 1;
+		} else if (cp == '"' || cp == '\\') {
+			fprintf(out, "\\%c", (int)cp);
+		} else if (cp < 0x20) {
+			fprintf(out, "\\u%04x", (unsigned)cp);
+		} else {
+			fwrite(p, 1, len, out);
+		}
+		p += len;
 	}
 	putc('"', out);
+}
+
+void bm_xml_str(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	int len;
+
+	while (p && *p) {
+		len = utf8_char(p, &cp);
+		if (!len || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') ||
+		    cp == 0xfffe || cp == 0xffff)
+			fputs("&#xfffd;", out);
+		else if (cp == '<')
+			fputs("&lt;", out);
+		else if (cp == '>')
+			fputs("&gt;", out);
+		else if (cp == '&')
+			fputs("&amp;", out);
+		else if (cp == '\'')
+			fputs("&apos;", out);
+		else if (cp == '"')
+			fputs("&quot;", out);
+		else
+			fwrite(p, 1, len, out);
+		p += len ? len : 1;
+	}
 }
 
 const char *bm_dev_str(uint32_t dev, char *buf, size_t size)

@@ -22,20 +22,6 @@
 #define BOTTOM		46
 #define PLOT_W		(WIDTH - LEFT - RIGHT)
 
-static void text_escaped(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else
-			putc(*s, f);
-	}
-}
-
 static double x_of(uint64_t ts, uint64_t first, uint64_t last)
 {
 	double span = last > first ? (double)(last - first) : 1;
@@ -94,7 +80,7 @@ static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t firs
 		x_of(d->life_to, first, last) - x_of(d->life_from, first, last), h);
 	fputs("<text x='8' y='", f);
 	fprintf(f, "%.1f' font-size='15' font-weight='bold'>", y0 + 22);
-	text_escaped(f, title);
+	bm_xml_str(f, title);
 	fprintf(f, "</text>\n<text x='8' y='%.1f' font-size='12' fill='#555'>%s, %s</text>\n",
 		y0 + 40, dev, human_size(d->read_bytes + d->write_bytes, rate, sizeof(rate)));
 	fprintf(f, "<text x='8' y='%.1f' font-size='11' fill='#555'>%.3f to %.3f s</text>\n",

@@ -13,8 +13,17 @@ int bm_output_format_parse(const char *name, enum bm_output_format *format);
 
 /* A CSV field (RFC 4180 quoting when needed), without separator. */
 void bm_csv_str(FILE *out, const char *s);
-/* A JSON string literal, quoted and escaped. */
+/*
+ * A JSON string literal, quoted and escaped: control characters as \u00XX,
+ * each byte that is not part of valid UTF-8 replaced by U+FFFD.
+ */
 void bm_json_str(FILE *out, const char *s);
+/*
+ * XML character data (SVG text): markup characters as entities; bytes that
+ * are not valid UTF-8 and characters XML 1.0 forbids (controls but tab,
+ * newline and return; U+FFFE, U+FFFF) replaced by U+FFFD.
+ */
+void bm_xml_str(FILE *out, const char *s);
 /* "MAJ:MIN" of a kernel dev_t into @buf. */
 const char *bm_dev_str(uint32_t dev, char *buf, size_t size);
 /* Seconds with nanoseconds: "1234.567890123". */

@@ -56,5 +56,6 @@ Suite *suite_marker(void);
 Suite *suite_map(void);
 Suite *suite_analyse(void);
 Suite *suite_capture(void);
+Suite *suite_output(void);
 
 #endif

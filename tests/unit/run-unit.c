@@ -16,6 +16,7 @@ int main(void)
 	srunner_add_suite(sr, suite_map());
 	srunner_add_suite(sr, suite_analyse());
 	srunner_add_suite(sr, suite_capture());
+	srunner_add_suite(sr, suite_output());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
