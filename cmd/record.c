@@ -30,6 +30,9 @@ static struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the recording to FILE (default blkmap.dat)", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
 	{ "buffer", 'b', "KIB", 0, "Ring buffer size per CPU in KiB (default 4096)", 0 },
+	{ "subbuf-size", 'S', "KIB", 0,
+	  "Size of the ring buffer's sub-buffers (pages) in KiB, a power of two "
+	  "(Linux 6.8 or later; default: the kernel's, 4 on most machines)", 0 },
 	{ "event", 'e', "SYSTEM:EVENT", 0,
 	  "Also record this event, or every event of SYSTEM (repeatable)", 0 },
 	{ "sources", 's', "LIST", 0,
@@ -65,6 +68,15 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (*end || kib < 4 || kib > (1UL << 22))
 			argp_error(state, "-b takes KiB per CPU (4 to 4194304), not '%s'", arg);
 		a->opts.buffer_kib = kib;
+		break;
+	}
+	case 'S': {
+		unsigned long kib = strtoul(arg, &end, 10);
+
+		if (*end || kib < 1 || kib > 1024 || (kib & (kib - 1)))
+			argp_error(state, "--subbuf-size takes a power of two of KiB (1 to 1024), "
+				   "not '%s'", arg);
+		a->opts.subbuf_kib = kib;
 		break;
 	}
 	case 'e':

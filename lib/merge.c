@@ -291,7 +291,10 @@ struct bm_stream *bm_stream_open(struct bm_trace *trace)
 	s->trace = trace;
 	s->ncpus = m->ncpus;
 	s->format.page_size = m->page_size;
-	s->format.long_size = tep_get_long_size(tep);
+	/* As trace-cmd does: the commit field's size says how pages are laid out. */
+	s->format.long_size = tep_get_header_page_size(tep);
+	if (s->format.long_size != 4 && s->format.long_size != 8)
+		s->format.long_size = tep_get_long_size(tep);
 	s->format.big_endian = tep_is_file_bigendian(tep);
 	s->format.swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
 	s->window_bytes = WINDOW_BYTES - WINDOW_BYTES % m->page_size;

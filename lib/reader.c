@@ -34,7 +34,6 @@ struct bm_trace {
 	uint64_t size;		/* of the file */
 	uint64_t pos;		/* where the header parser stands */
 	bool swap;		/* file byte order differs from ours */
-	int long_size;
 	struct bm_trace_meta meta;
 	struct bm_cpu_data *cpus;
 	struct tep_handle *tep;
@@ -194,7 +193,7 @@ static int read_preamble(struct bm_trace *t)
 	if (long_size != 4 && long_size != 8)
 		return fail(t, t->pos - 1, "bad long size");
 	t->swap = endian != (__BYTE_ORDER == __BIG_ENDIAN);
-	t->long_size = long_size;
+	t->meta.long_size = long_size;
 	if (get_u32(t, &t->meta.page_size, "page size") < 0)
 		return -1;
 	if (t->meta.page_size < 64 || t->meta.page_size > (1u << 24) ||
@@ -486,7 +485,7 @@ static ssize_t format_crashing_the_parser(struct bm_trace *t)
 		tep = tep_alloc();
 		close(fds[0]);
 		if (tep)
-			tep_parse_header_page(tep, m->header_page, m->header_page_len, t->long_size);
+			tep_parse_header_page(tep, m->header_page, m->header_page_len, t->meta.long_size);
 		for (i = 0; tep && i < (int32_t)m->nformats; i++) {
 			if (write(fds[1], &i, sizeof(i)) != sizeof(i))
 				_exit(1);
@@ -545,10 +544,10 @@ static int load_tep(struct bm_trace *t)
 			       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(t->tep, __BYTE_ORDER == __BIG_ENDIAN ?
 				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(t->tep, t->long_size);
+	tep_set_long_size(t->tep, t->meta.long_size);
 	tep_set_page_size(t->tep, m->page_size);
 	if (tep_parse_header_page(t->tep, m->header_page, m->header_page_len,
-				  t->long_size) < 0)
+				  t->meta.long_size) < 0)
 		return fail(t, 0, "the header_page section does not parse");
 	for (i = 0; i < m->nformats; i++) {
 		if (tep_parse_event(t->tep, m->formats[i].text, m->formats[i].len,

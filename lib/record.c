@@ -281,7 +281,7 @@ static int arm(struct recorder *r)
 		r->registered = true;
 	else
 		notify(r, "%s; a crash would leave the spool unregistered", bm_error_message());
-	r->session = bm_session_create(o->buffer_kib);
+	r->session = bm_session_create(o->buffer_kib, o->subbuf_kib);
 	if (!r->session)
 		return -1;
 	for (i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)

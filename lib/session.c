@@ -25,7 +25,8 @@ struct bm_session {
 	char name[64];
 	int marker_fd;
 	int ncpus;
-	uint32_t page_size;
+	uint32_t page_size;	/* of a sub-buffer, as this instance has them */
+	int long_size;		/* the kernel's: the size of a page's commit field */
 	struct enabled *enabled;
 	size_t nenabled;
 };
@@ -84,21 +85,31 @@ static int count_cpus(struct bm_session *s)
 	return max + 1;
 }
 
-static uint32_t read_page_size(void)
+/*
+ * The page layout from the instance's own header page: its sub-buffers may
+ * be larger than the top level's (buffer_subbuf_size_kb, 6.8+), and the
+ * kernel's long (the commit field) need not be this program's.
+ */
+static int read_page_layout(struct bm_session *s)
 {
 	struct tep_handle *tep = tep_alloc();
 	char *buf;
-	int len, size = 0;
+	int len, ret = -1;
 
-	buf = tracefs_instance_file_read(NULL, "events/header_page", &len);
-	if (tep && buf && tep_parse_header_page(tep, buf, len, sizeof(long)) == 0)
-		size = tep_get_sub_buffer_size(tep);
+	buf = tracefs_instance_file_read(s->inst, "events/header_page", &len);
+	if (tep && buf && tep_parse_header_page(tep, buf, len, sizeof(long)) == 0) {
+		s->page_size = tep_get_sub_buffer_size(tep);
+		s->long_size = tep_get_header_page_size(tep);
+		ret = s->page_size > 0 && (s->long_size == 4 || s->long_size == 8) ? 0 : -1;
+	}
+	if (ret < 0)
+		bm_error("cannot read the page layout from %s/events/header_page", s->name);
 	free(buf);
 	tep_free(tep);
-	return size > 0 ? (uint32_t)size : (uint32_t)getpagesize();
+	return ret;
 }
 
-struct bm_session *bm_session_create(unsigned buffer_kib)
+struct bm_session *bm_session_create(unsigned buffer_kib, unsigned subbuf_kib)
 {
 	struct bm_session *s;
 
@@ -126,6 +137,18 @@ struct bm_session *bm_session_create(unsigned buffer_kib)
 	    /* Before anything is recorded: changing the clock clears the buffer. */
 	    write_file(s, "trace_clock", "mono") < 0)
 		goto fail;
+	if (subbuf_kib && !tracefs_file_exists(s->inst, "buffer_subbuf_size_kb")) {
+		bm_error("this kernel cannot change the sub-buffer size (needs Linux 6.8)");
+		errno = ENOTSUP;
+		goto fail;
+	}
+	if (subbuf_kib) {
+		char kib[16];
+
+		snprintf(kib, sizeof(kib), "%u", subbuf_kib);
+		if (write_file(s, "buffer_subbuf_size_kb", kib) < 0)
+			goto fail;
+	}
 	if (buffer_kib && tracefs_instance_set_buffer_size(s->inst, buffer_kib, -1) < 0) {
 		bm_error_errno("cannot set the buffer of '%s' to %u KiB", s->name, buffer_kib);
 		goto fail;
@@ -145,7 +168,8 @@ struct bm_session *bm_session_create(unsigned buffer_kib)
 	s->ncpus = count_cpus(s);
 	if (s->ncpus <= 0)
 		goto fail;
-	s->page_size = read_page_size();
+	if (read_page_layout(s) < 0)
+		goto fail;
 	return s;
 fail:
 	bm_session_destroy(s);
@@ -365,9 +389,10 @@ int bm_session_collect_formats(struct bm_session *s, struct bm_trace_meta *meta)
 	memset(meta, 0, sizeof(*meta));
 	meta->ncpus = s->ncpus;
 	meta->page_size = s->page_size;
-	meta->header_page = tracefs_instance_file_read(NULL, "events/header_page", &len);
+	meta->long_size = s->long_size;
+	meta->header_page = tracefs_instance_file_read(s->inst, "events/header_page", &len);
 	meta->header_page_len = len;
-	meta->header_event = tracefs_instance_file_read(NULL, "events/header_event", &len);
+	meta->header_event = tracefs_instance_file_read(s->inst, "events/header_event", &len);
 	meta->header_event_len = len;
 	if (!meta->header_page || !meta->header_event) {
 		bm_error_errno("cannot read events/header_page");

@@ -211,7 +211,7 @@ char *bm_trace_header(const struct bm_trace_meta *meta, const uint64_t *sizes, s
 	put(&b, magic, sizeof(magic));
 	put_str(&b, "6");
 	put(&b, &(char){ __BYTE_ORDER == __BIG_ENDIAN }, 1);
-	put(&b, &(char){ sizeof(long) }, 1);
+	put(&b, &(char){ meta->long_size }, 1);
 	put_u32(&b, meta->page_size);
 	put(&b, "header_page", 12);
 	put_u64(&b, meta->header_page_len);

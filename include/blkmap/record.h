@@ -28,6 +28,7 @@ struct bm_record_opts {
 	const char *output;
 	double duration;		/* seconds; 0 for none */
 	unsigned buffer_kib;		/* per CPU; 0 for the kernel's default */
+	unsigned subbuf_kib;		/* sub-buffer (page) size; 0 for the kernel's */
 	const char **events;		/* extra "SYSTEM[:EVENT]" to enable */
 	int nevents;
 	char **argv;			/* command to run and trace, or NULL */

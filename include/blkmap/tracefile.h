@@ -34,7 +34,8 @@ struct bm_trace_meta {
 	char *clock;			/* "mono"; NULL for none */
 	char **cpustats;		/* per CPU stats text, or NULL */
 	int ncpus;
-	uint32_t page_size;
+	uint32_t page_size;		/* of a ring-buffer sub-buffer, header included */
+	int long_size;			/* the kernel's long, 4 or 8 */
 };
 
 /* Where each CPU's pages are: in the trace file, or in a spool file. */

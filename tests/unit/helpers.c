@@ -108,6 +108,7 @@ void test_meta_init(struct bm_trace_meta *meta, int ncpus)
 	meta->clock = strdup("mono");
 	meta->ncpus = ncpus;
 	meta->page_size = TEST_PAGE_SIZE;
+	meta->long_size = 8;
 }
 
 struct bm_cpu_data test_pages_of(int fd)

@@ -120,13 +120,13 @@ START_TEST(missed_events_are_counted)
 }
 END_TEST
 
-/* Open and read everything; 0 if the whole file reads. */
-static int read_all(const char *file)
+/* Open and read everything; the number of events, or -1. */
+static int read_all_count(const char *file)
 {
 	struct bm_trace *t = bm_trace_open(file);
 	struct bm_stream *s;
 	struct bm_rec rec;
-	int r;
+	int r, n = 0;
 
 	if (!t)
 		return -1;
@@ -136,10 +136,16 @@ static int read_all(const char *file)
 		return -1;
 	}
 	while ((r = bm_stream_next(s, &rec)) > 0)
-		;
+		n++;
 	bm_stream_close(s);
 	bm_trace_close(t);
-	return r;
+	return r < 0 ? -1 : n;
+}
+
+/* Open and read everything; 0 if the whole file reads. */
+static int read_all(const char *file)
+{
+	return read_all_count(file) < 0 ? -1 : 0;
 }
 
 static void copy_prefix(const char *from, const char *to, off_t len)
@@ -184,6 +190,24 @@ static void patch(off_t at, const void *bytes, size_t n)
 	ck_assert_int_eq(pwrite(fd, bytes, n, at), (ssize_t)n);
 	close(fd);
 }
+
+/*
+ * A 32-bit recorder on a 64-bit kernel wrote 4 as the long size; the
+ * kernel's pages have an 8-byte commit, as the header page says: pages are
+ * read as the header page describes them.
+ */
+START_TEST(pages_are_read_with_the_header_pages_commit_size)
+{
+	char four = 4;
+	int n;
+
+	write_two_cpus();
+	/* The long size byte follows the magic, "6\0" and the endianness byte. */
+	patch(13, &four, 1);
+	n = read_all_count(path);
+	ck_assert_msg(n == 5, "%d events read: %s", n, n < 0 ? bm_error_message() : "");
+}
+END_TEST
 
 START_TEST(bad_magic_is_not_a_trace)
 {
@@ -326,6 +350,7 @@ Suite *suite_tracefile(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, round_trip_keeps_meta_and_events);
 	tcase_add_test(tc, cpu_pages_are_page_aligned);
+	tcase_add_test(tc, pages_are_read_with_the_header_pages_commit_size);
 	tcase_add_test(tc, missed_events_are_counted);
 	tcase_add_test(tc, every_truncation_is_rejected_with_an_offset);
 	tcase_add_test(tc, bad_magic_is_not_a_trace);
