@@ -41,12 +41,21 @@ tracing_dir() {
 	else echo /sys/kernel/debug/tracing; fi
 }
 
-# No blkmap instance and no spool directory may outlive a recording.
+# Nothing of a recording may outlive it: no blkmap instance, kprobe, spool
+# directory or registry entry, and the module attached to nothing.
 assert_clean() {
 	left=$(ls "$(tracing_dir)/instances" 2>/dev/null | grep '^blkmap-' || true)
 	[ -z "$left" ] || fail "instances left behind: $left"
+	probes=$(grep '^[pr]:blkmap' "$(tracing_dir)/kprobe_events" 2>/dev/null || true)
+	[ -z "$probes" ] || fail "kprobes left behind: $probes"
 	spools=$(ls -a "$T" | grep '^\.blkmap-' || true)
 	[ -z "$spools" ] || fail "spool left behind: $spools"
+	entries=$(ls /run/blkmap 2>/dev/null || true)
+	[ -z "$entries" ] || fail "registry entries left behind in /run/blkmap: $entries"
+	if [ -r /sys/kernel/blkmap/attached ]; then
+		attached=$(cat /sys/kernel/blkmap/attached)
+		[ -z "$attached" ] || fail "the module is still attached to '$attached'"
+	fi
 }
 
 track() { echo "$1 $2" >>"$DEVICES"; }

@@ -21,7 +21,7 @@ write() {
 scenario() {
 	# zram: the same number twice, removed and re-added.
 	z=$(new_zram); write "zram$z" 10 3; drop_zram "$z"
-	z2=$(new_zram); [ "$z2" = "$z" ] || note "zram id not reused ($z then $z2)"
+	z2=$(new_zram); [ "$z2" = "$z" ] || fail "premise missing: zram id not reused ($z then $z2)"
 	write "zram$z2" 20 5; drop_zram "$z2"
 
 	# A partition on loop A; then one on loop B that reuses its MAJ:MIN.
@@ -38,7 +38,7 @@ scenario() {
 		[ "$(devnum "${B}p1")" = "$first" ] && break
 		delpart "$B" 1; sleep 0.5
 	done
-	[ "$(devnum "${B}p1")" = "$first" ] || note "partition number $first was not reused"
+	[ "$(devnum "${B}p1")" = "$first" ] || fail "premise missing: partition number $first was not reused"
 	write "$(basename "$B")p1" 6 4
 	drop_loop "$B"
 }

@@ -7,6 +7,8 @@ set -e
 log=/out/writes.log
 : >"$log"
 devnum() { cat "/sys/class/block/$1/dev"; }
+# The scenario is about reused numbers: without reuse it tests nothing.
+premise() { echo "scenario premise missing: $*" >&2; exit 1; }
 write() {	# write NAME SEEK COUNT: 4 KiB blocks, logged
 	dd if=/dev/zero of="/dev/$1" bs=4k seek="$2" count="$3" oflag=direct 2>/dev/null
 	echo "$1 $(devnum "$1") $(($2 * 8)) $(($3 * 8))" >>"$log"
@@ -40,6 +42,8 @@ for n in alpha beta; do
 	echo 1 >/sys/kernel/config/nullb/$n/memory_backed
 	echo 1 >/sys/kernel/config/nullb/$n/power
 	write $n $seek 2
+	[ $n = alpha ] && alpha=$(devnum alpha)
+	[ $n = alpha ] || [ "$(devnum $n)" = "$alpha" ] || premise "beta is not on alpha's $alpha"
 	seek=$((seek + 4))
 	echo 0 >/sys/kernel/config/nullb/$n/power
 	rmdir /sys/kernel/config/nullb/$n
@@ -50,6 +54,8 @@ for seek in 5 9; do
 	z=$(cat /sys/class/zram-control/hot_add)
 	echo 16M >/sys/block/zram$z/disksize
 	write zram$z $seek 3
+	[ -z "${z1:-}" ] || [ "$z" = "$z1" ] || premise "zram$z did not reuse zram$z1's id"
+	z1=$z
 	echo "$z" >/sys/class/zram-control/hot_remove
 done
 
@@ -70,7 +76,7 @@ sleep 0.5
 losetup -P "$B" /tmp/b.img
 b=${B#/dev/}
 write "${b}p1" 8 4
-[ "$(devnum "${b}p1")" = "$first" ] || echo "note: ${b}p1 did not reuse $first" >&2
+[ "$(devnum "${b}p1")" = "$first" ] || premise "${b}p1 did not reuse $first"
 losetup -d "$B"
 
 sleep 0.3
