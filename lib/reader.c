@@ -37,7 +37,31 @@ struct bm_trace {
 	struct bm_trace_meta meta;
 	struct bm_cpu_data *cpus;
 	struct tep_handle *tep;
+	/* The headers are read field by field: through this window of the file. */
+	char window[16384];
+	uint64_t window_at;
+	size_t window_len;
 };
+
+/* Up to @n bytes at @at into @p, through the window; what was read, or -1. */
+static ssize_t read_at(struct bm_trace *t, void *p, size_t n, uint64_t at)
+{
+	ssize_t r;
+
+	if (n >= sizeof(t->window))
+		return pread(t->fd, p, n, at);
+	if (at < t->window_at || at + n > t->window_at + t->window_len) {
+		r = pread(t->fd, t->window, sizeof(t->window), at);
+		if (r < 0)
+			return -1;
+		t->window_at = at;
+		t->window_len = r;
+	}
+	if (n > t->window_at + t->window_len - at)
+		n = t->window_at + t->window_len - at;
+	memcpy(p, t->window + (at - t->window_at), n);
+	return n;
+}
 
 static int fail(struct bm_trace *t, uint64_t at, const char *what)
 {
@@ -55,7 +79,7 @@ static int get(struct bm_trace *t, void *p, uint64_t n, const char *what)
 		snprintf(msg, sizeof(msg), "file ends inside the %s", what);
 		return fail(t, t->pos, msg);
 	}
-	r = pread(t->fd, p, n, t->pos);
+	r = read_at(t, p, n, t->pos);
 	if (r < 0 || (uint64_t)r != n) {
 		bm_error_errno("cannot read '%s' at offset %llu", t->path,
 			       (unsigned long long)t->pos);
@@ -130,7 +154,7 @@ static char *get_string(struct bm_trace *t, size_t max, const char *what)
 
 	if (n > t->size - t->pos)
 		n = t->size - t->pos;
-	r = pread(t->fd, buf, n, t->pos);
+	r = read_at(t, buf, n, t->pos);
 	if (r < 0) {
 		bm_error_errno("cannot read '%s' at offset %llu", t->path,
 			       (unsigned long long)at);
