@@ -70,26 +70,11 @@ static int utf8_char(const unsigned char *s, uint32_t *cp)
 
 void bm_json_str(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	uint32_t cp;
-	int len;
+	struct bm_line l;
 
-	putc('"', out);
-	while (p && *p) {
-		len = utf8_char(p, &cp);
-		if (!len) {
-			fputs("\\ufffd", out);
-			len = 1;
-		} else if (cp == '"' || cp == '\\') {
-			fprintf(out, "\\%c", (int)cp);
-		} else if (cp < 0x20) {
-			fprintf(out, "\\u%04x", (unsigned)cp);
-		} else {
-			fwrite(p, 1, len, out);
-		}
-		p += len;
-	}
-	putc('"', out);
+	bm_line_init(&l, out);
+	bm_line_json(&l, s);
+	bm_line_write(&l);
 }
 
 void bm_xml_str(FILE *out, const char *s)
@@ -132,10 +117,20 @@ const char *bm_ts_str(uint64_t ns, char *buf, size_t size)
 	return buf;
 }
 
+void bm_line_write(struct bm_line *l)
+{
+	fwrite(l->buf, 1, l->n, l->out);
+	l->n = 0;
+}
+
 void bm_line_strn(struct bm_line *l, const char *s, size_t n)
 {
 	if (n > sizeof(l->buf) - l->n)
-		n = sizeof(l->buf) - l->n;
+		bm_line_write(l);
+	if (n > sizeof(l->buf)) {
+		fwrite(s, 1, n, l->out);
+		return;
+	}
 	memcpy(l->buf + l->n, s, n);
 	l->n += n;
 }
@@ -147,8 +142,9 @@ void bm_line_str(struct bm_line *l, const char *s)
 
 void bm_line_char(struct bm_line *l, char c)
 {
-	if (l->n < sizeof(l->buf))
-		l->buf[l->n++] = c;
+	if (l->n == sizeof(l->buf))
+		bm_line_write(l);
+	l->buf[l->n++] = c;
 }
 
 static void spaces(struct bm_line *l, int n)
@@ -228,8 +224,30 @@ void bm_line_csv(struct bm_line *l, const char *s)
 	bm_line_char(l, '"');
 }
 
-void bm_line_write(struct bm_line *l, FILE *out)
+void bm_line_json(struct bm_line *l, const char *s)
 {
-	fwrite(l->buf, 1, l->n, out);
-	l->n = 0;
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	int len;
+
+	bm_line_char(l, '"');
+	while (p && *p) {
+		len = utf8_char(p, &cp);
+		if (!len) {
+			bm_line_str(l, "\\ufffd");
+			len = 1;
+		} else if (cp == '"' || cp == '\\') {
+			bm_line_char(l, '\\');
+			bm_line_char(l, cp);
+		} else if (cp < 0x20) {
+			bm_line_str(l, "\\u00");
+			bm_line_char(l, hex[cp >> 4]);
+			bm_line_char(l, hex[cp & 15]);
+		} else {
+			bm_line_strn(l, (const char *)p, len);
+		}
+		p += len;
+	}
+	bm_line_char(l, '"');
 }

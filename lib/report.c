@@ -565,7 +565,7 @@ static void event_text(struct report *r, const struct bm_rec *rec, const struct 
 	if (!is_block(ev->kind)) {
 		bm_line_str(o, details(r, rec, ev));
 		bm_line_char(o, '\n');
-		bm_line_write(o, r->out);
+		bm_line_write(o);
 		return;
 	}
 	{
@@ -599,7 +599,7 @@ static void event_text(struct report *r, const struct bm_rec *rec, const struct 
 		bm_line_i64(o, ev->error);
 		bm_line_char(o, ']');
 	}
-	bm_line_write(o, r->out);
+	bm_line_write(o);
 	if (r->opts->explain) {
 		explain_text(r, l->span, l->basis);
 		if (ev->kind == BM_EV_BIO_REMAP)
@@ -664,41 +664,63 @@ static void event_csv(struct report *r, const struct bm_event *ev, const struct 
 	bm_line_char(o, ',');
 	bm_line_str(o, remap ? bm_basis_name(l->old_basis) : "");
 	bm_line_char(o, '\n');
-	bm_line_write(o, r->out);
+	bm_line_write(o);
 }
 
 static void event_json(struct report *r, const struct bm_rec *rec, const struct bm_event *ev,
 		       const struct labelled *l)
 {
-	char dev[16];
+	struct bm_line *o = &r->line;
 
-	fprintf(r->out, "{\"ts_ns\":%" PRIu64 ",\"cpu\":%d,\"pid\":%d,\"comm\":", ev->ts,
-		ev->cpu, ev->pid);
-	bm_json_str(r->out, comm_of(r, ev->pid));
-	fprintf(r->out, ",\"event\":\"%s\"", ev->name);
+	bm_line_str(o, "{\"ts_ns\":");
+	bm_line_u64(o, ev->ts);
+	bm_line_str(o, ",\"cpu\":");
+	bm_line_i64(o, ev->cpu);
+	bm_line_str(o, ",\"pid\":");
+	bm_line_i64(o, ev->pid);
+	bm_line_str(o, ",\"comm\":");
+	bm_line_json(o, comm_of(r, ev->pid));
+	bm_line_str(o, ",\"event\":");
+	bm_line_json(o, ev->name);
 	if (!is_block(ev->kind)) {
-		fputs(",\"details\":", r->out);
-		bm_json_str(r->out, details(r, rec, ev));
-		fputs("}\n", r->out);
+		bm_line_str(o, ",\"details\":");
+		bm_line_json(o, details(r, rec, ev));
+		bm_line_str(o, "}\n");
+		bm_line_write(o);
 		return;
 	}
-	fprintf(r->out, ",\"dev\":\"%s\",\"name\":", bm_dev_str(ev->dev, dev, sizeof(dev)));
-	bm_json_str(r->out, name_of(l->span));
-	fprintf(r->out, ",\"name_basis\":\"%s\",\"rwbs\":", bm_basis_name(l->basis));
-	bm_json_str(r->out, ev->rwbs);
-	fprintf(r->out, ",\"sector\":%" PRIu64 ",\"nr_sector\":%u", ev->sector, ev->nr_sector);
-	if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT)
-		fprintf(r->out, ",\"bytes\":%u", ev->bytes);
-	if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE)
-		fprintf(r->out, ",\"error\":%d", ev->error);
-	if (ev->kind == BM_EV_BIO_REMAP) {
-		fprintf(r->out, ",\"old_dev\":\"%s\",\"old_name\":",
-			bm_dev_str(ev->old_dev, dev, sizeof(dev)));
-		bm_json_str(r->out, name_of(l->old_span));
-		fprintf(r->out, ",\"old_name_basis\":\"%s\",\"old_sector\":%" PRIu64,
-			bm_basis_name(l->old_basis), ev->old_sector);
+	bm_line_str(o, ",\"dev\":\"");
+	bm_line_dev(o, ev->dev);
+	bm_line_str(o, "\",\"name\":");
+	bm_line_json(o, name_of(l->span));
+	bm_line_str(o, ",\"name_basis\":\"");
+	bm_line_str(o, bm_basis_name(l->basis));
+	bm_line_str(o, "\",\"rwbs\":");
+	bm_line_json(o, ev->rwbs);
+	bm_line_str(o, ",\"sector\":");
+	bm_line_u64(o, ev->sector);
+	bm_line_str(o, ",\"nr_sector\":");
+	bm_line_u64(o, ev->nr_sector);
+	if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT) {
+		bm_line_str(o, ",\"bytes\":");
+		bm_line_u64(o, ev->bytes);
 	}
-	fputs("}\n", r->out);
+	if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE) {
+		bm_line_str(o, ",\"error\":");
+		bm_line_i64(o, ev->error);
+	}
+	if (ev->kind == BM_EV_BIO_REMAP) {
+		bm_line_str(o, ",\"old_dev\":\"");
+		bm_line_dev(o, ev->old_dev);
+		bm_line_str(o, "\",\"old_name\":");
+		bm_line_json(o, name_of(l->old_span));
+		bm_line_str(o, ",\"old_name_basis\":\"");
+		bm_line_str(o, bm_basis_name(l->old_basis));
+		bm_line_str(o, "\",\"old_sector\":");
+		bm_line_u64(o, ev->old_sector);
+	}
+	bm_line_str(o, "}\n");
+	bm_line_write(o);
 }
 
 static bool device_wanted(struct report *r, const struct bm_event *ev, const struct labelled *l)
@@ -871,6 +893,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	int ret = -1, cpu;
 
 	trace_seq_init(&r.seq);
+	bm_line_init(&r.line, out);
 	r.trace = bm_trace_open(path);
 	if (!r.trace)
 		goto out;

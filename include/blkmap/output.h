@@ -30,16 +30,19 @@ const char *bm_dev_str(uint32_t dev, char *buf, size_t size);
 const char *bm_ts_str(uint64_t ns, char *buf, size_t size);
 
 /*
- * One output line built by hand: the events views print millions of lines,
- * and printf's format parsing was most of their time.
+ * Output built by hand: the events views print millions of lines, and
+ * printf's format parsing was most of their time. What does not fit in the
+ * buffer goes to @out at once, so nothing is ever cut.
  */
 struct bm_line {
+	FILE *out;
 	char buf[4096];
 	size_t n;
 };
 
-static inline void bm_line_reset(struct bm_line *l)
+static inline void bm_line_init(struct bm_line *l, FILE *out)
 {
+	l->out = out;
 	l->n = 0;
 }
 
@@ -56,6 +59,9 @@ void bm_line_ts(struct bm_line *l, uint64_t ns);
 void bm_line_dev(struct bm_line *l, uint32_t dev);
 /* A CSV field, quoted as bm_csv_str() does. */
 void bm_line_csv(struct bm_line *l, const char *s);
-void bm_line_write(struct bm_line *l, FILE *out);
+/* A JSON string literal, as bm_json_str() writes it. */
+void bm_line_json(struct bm_line *l, const char *s);
+/* Write out what the buffer holds. */
+void bm_line_write(struct bm_line *l);
 
 #endif
