@@ -37,6 +37,9 @@ struct bm_trace {
 	struct bm_trace_meta meta;
 	struct bm_cpu_data *cpus;
 	struct tep_handle *tep;
+	bool tep_ready;		/* every format was parsed into tep */
+	char *tep_key;		/* what the tep was parsed from (tep_key_of) */
+	size_t tep_key_len;
 	/* The headers are read field by field: through this window of the file. */
 	char window[16384];
 	uint64_t window_at;
@@ -533,11 +536,96 @@ static ssize_t format_crashing_the_parser(struct bm_trace *t)
 	return last >= 0 ? last : 0;
 }
 
+/*
+ * The last parser state built, kept when its file is closed for the next
+ * file that holds the same formats, kallsyms, cmdlines, byte order and
+ * sizes: parsing them is most of the cost of opening a small file, and a
+ * process that opens many (the fuzzer, a script over a series) mostly opens
+ * one kind. Never shared: a file takes it, and gives it back when closed.
+ */
+static struct {
+	struct tep_handle *tep;
+	char *key;
+	size_t key_len;
+} spare;
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void key_add(char **p, const void *data, size_t len)
+{
+	memcpy(*p, &len, sizeof(len));
+	if (len)
+		memcpy(*p + sizeof(len), data, len);
+	*p += sizeof(len) + len;
+}
+
+/* Everything a parser state is built from, in one buffer; NULL without memory. */
+static char *tep_key_of(const struct bm_trace *t, size_t *len)
+{
+	const struct bm_trace_meta *m = &t->meta;
+	const size_t n = sizeof(size_t);
+	int sizes[3] = { t->swap, m->long_size, (int)m->page_size };
+	size_t total = 4 * n + sizeof(sizes) + m->header_page_len + m->kallsyms_len +
+		       m->cmdlines_len, i;
+	char *key, *p;
+
+	for (i = 0; i < m->nformats; i++)
+		total += 2 * n + strlen(m->formats[i].system) + m->formats[i].len;
+	key = p = malloc(total);
+	if (!key)
+		return NULL;
+	key_add(&p, sizes, sizeof(sizes));
+	key_add(&p, m->header_page, m->header_page_len);
+	key_add(&p, m->kallsyms, m->kallsyms_len);
+	key_add(&p, m->cmdlines, m->cmdlines_len);
+	for (i = 0; i < m->nformats; i++) {
+		key_add(&p, m->formats[i].system, strlen(m->formats[i].system));
+		key_add(&p, m->formats[i].text, m->formats[i].len);
+	}
+	*len = p - key;
+	return key;
+}
+
+/* The spare parser state, if it was built from @t's key. */
+static bool take_spare(struct bm_trace *t)
+{
+	pthread_mutex_lock(&spare_lock);
+	if (spare.tep && t->tep_key && spare.key_len == t->tep_key_len &&
+	    !memcmp(spare.key, t->tep_key, t->tep_key_len)) {
+		t->tep = spare.tep;
+		spare.tep = NULL;
+		free(spare.key);
+		spare.key = NULL;
+	}
+	pthread_mutex_unlock(&spare_lock);
+	return t->tep != NULL;
+}
+
+/* @t is closed: its parser state becomes the spare one. */
+static void give_back(struct bm_trace *t)
+{
+	pthread_mutex_lock(&spare_lock);
+	if (spare.tep)
+		tep_free(spare.tep);
+	free(spare.key);
+	spare.tep = t->tep;
+	spare.key = t->tep_key;
+	spare.key_len = t->tep_key_len;
+	pthread_mutex_unlock(&spare_lock);
+	t->tep = NULL;
+	t->tep_key = NULL;
+}
+
 static int load_tep(struct bm_trace *t)
 {
 	struct bm_trace_meta *m = &t->meta;
 	ssize_t bad;
 	size_t i;
+
+	t->tep_key = tep_key_of(t, &t->tep_key_len);
+	if (take_spare(t)) {
+		t->tep_ready = true;
+		return 0;
+	}
 
 	for (i = 0; i < m->nformats; i++) {
 		const char *shape = format_shape_error(m->formats[i].text);
@@ -584,6 +672,7 @@ static int load_tep(struct bm_trace *t)
 		tep_parse_kallsyms(t->tep, m->kallsyms);
 	if (m->cmdlines_len)
 		tep_parse_saved_cmdlines(t->tep, m->cmdlines);
+	t->tep_ready = true;
 	return 0;
 }
 
@@ -681,8 +770,11 @@ void bm_trace_close(struct bm_trace *t)
 	for (cpu = 0; t->cpus && cpu < t->meta.ncpus; cpu++)
 		if (t->cpus[cpu].fd > 0 && t->cpus[cpu].fd != t->fd)
 			close(t->cpus[cpu].fd);
+	if (t->tep && t->tep_ready && t->tep_key)
+		give_back(t);
 	if (t->tep)
 		tep_free(t->tep);
+	free(t->tep_key);
 	if (t->fd >= 0)
 		close(t->fd);
 	bm_trace_meta_release(&t->meta);

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <event-parse.h>
 
 #include "blkmap/error.h"
 #include "blkmap/stream.h"
@@ -334,6 +337,57 @@ START_TEST(a_set_of_formats_is_checked_in_a_child_once)
 }
 END_TEST
 
+static off_t file_size(const char *file)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(file, &st), 0);
+	return st.st_size;
+}
+
+/* A closed file's parser state serves the next file with the same formats, and no other. */
+START_TEST(a_parser_state_is_reused_only_for_the_same_headers)
+{
+	char other[256], *buf, *at;
+	struct bm_trace *t;
+	struct tep_handle *first;
+	int fd;
+
+	write_two_cpus();
+	t = bm_trace_open(path);
+	ck_assert_ptr_nonnull(t);
+	first = bm_trace_tep(t);
+	ck_assert_str_eq(tep_data_comm_from_pid(first, 4242), "tester");
+	/* A mark on this state, that a state parsed anew would not have. */
+	ck_assert_int_eq(tep_register_comm(first, "marked", 9999), 0);
+	bm_trace_close(t);
+	/* The same file again: the same state, handed back. */
+	t = bm_trace_open(path);
+	ck_assert_str_eq(tep_data_comm_from_pid(bm_trace_tep(t), 9999), "marked");
+	bm_trace_close(t);
+	/* Another process name in the cmdlines: another state. */
+	test_tmpname(other, sizeof(other));
+	copy_prefix(path, other, file_size(path));
+	fd = open(other, O_RDWR);
+	buf = malloc(file_size(other));
+	ck_assert_int_eq(pread(fd, buf, file_size(other), 0), file_size(other));
+	at = memmem(buf, file_size(other), "4242 tester\n", 12);
+	ck_assert_ptr_nonnull(at);
+	ck_assert_int_eq(pwrite(fd, "4242 tested\n", 12, at - buf), 12);
+	free(buf);
+	close(fd);
+	t = bm_trace_open(other);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(tep_data_comm_from_pid(bm_trace_tep(t), 4242), "tested");
+	ck_assert_str_ne(tep_data_comm_from_pid(bm_trace_tep(t), 9999), "marked");
+	bm_trace_close(t);
+	t = bm_trace_open(path);
+	ck_assert_str_eq(tep_data_comm_from_pid(bm_trace_tep(t), 4242), "tester");
+	bm_trace_close(t);
+	unlink(other);
+}
+END_TEST
+
 START_TEST(missing_file_names_it)
 {
 	ck_assert_ptr_null(bm_trace_open("/nonexistent/x.dat"));
@@ -361,6 +415,7 @@ Suite *suite_tracefile(void)
 	tcase_add_test(tc, garbage_event_lengths_do_not_crash);
 	tcase_add_test(tc, missing_file_names_it);
 	tcase_add_test(tc, a_set_of_formats_is_checked_in_a_child_once);
+	tcase_add_test(tc, a_parser_state_is_reused_only_for_the_same_headers);
 	suite_add_tcase(s, tc);
 	return s;
 }
