@@ -605,7 +605,8 @@ void bm_analysis_finish(struct bm_analysis *a)
 	a->nsorted = a->sorted ? a->ndisks : 0;
 	for (i = 0; i < a->ntop; i++)
 		a->top[i].disk = a->disks[a->top_disk[i]];
-	qsort(a->top, a->ntop, sizeof(*a->top), by_bytes);
+	if (a->ntop)	/* no I/O, no table: qsort may not be given NULL */
+		qsort(a->top, a->ntop, sizeof(*a->top), by_bytes);
 }
 
 static bool kept(const struct bm_disk_stats *d, const char *name, uint32_t dev)

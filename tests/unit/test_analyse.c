@@ -159,6 +159,20 @@ START_TEST(a_bio_that_never_completes_stops_counting_when_dropped)
 }
 END_TEST
 
+/* Nothing to analyse: every table is empty, and nothing touches a NULL one. */
+START_TEST(an_analysis_without_io_has_empty_tables)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+	const struct bm_disk_stats *const *disks;
+	const struct bm_top_row *top;
+
+	bm_analysis_finish(a);
+	ck_assert_uint_eq(bm_analysis_disks(a, &disks), 0);
+	ck_assert_uint_eq(bm_analysis_top(a, &top), 0);
+	bm_analysis_free(a);
+}
+END_TEST
+
 START_TEST(bio_based_devices_count_bio_completions)
 {
 	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
@@ -269,6 +283,7 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, request_latencies_match_a_hand_computation);
 	tcase_add_test(tc, partition_io_is_counted_for_the_partition_and_its_disk);
 	tcase_add_test(tc, a_merged_bio_ends_with_its_request);
+	tcase_add_test(tc, an_analysis_without_io_has_empty_tables);
 	tcase_add_test(tc, a_bio_that_never_completes_stops_counting_when_dropped);
 	tcase_add_test(tc, bio_based_devices_count_bio_completions);
 	tcase_add_test(tc, percentiles_are_within_three_percent_of_exact);
