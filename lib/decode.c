@@ -26,8 +26,13 @@ struct bm_decoder {
 	struct tep_handle *tep;
 	bool swap;		/* the file's byte order is not ours */
 	int nids;
-	struct layout *by_id;	/* indexed by event id */
-	struct layout other;
+	/*
+	 * Event ids are sparse (kprobes and synthetic events come after
+	 * every tracepoint): an index per id into the layouts of the events
+	 * the file has, layouts[0] being that of unknown events.
+	 */
+	uint32_t *by_id;
+	struct layout *layouts;
 };
 
 static const struct {
@@ -128,22 +133,27 @@ struct bm_decoder *bm_decoder_new(struct tep_handle *tep)
 		return NULL;
 	d->tep = tep;
 	d->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
-	d->other.kind = BM_EV_OTHER;
-	d->other.name = "unknown";
-	d->other.system = "unknown";
-	for (i = 0; events && i < n; i++)
+	if (!events)
+		n = 0;
+	for (i = 0; i < n; i++)
 		if (events[i]->id > max)
 			max = events[i]->id;
 	d->nids = max + 1;
 	d->by_id = calloc(d->nids, sizeof(*d->by_id));
-	if (!d->by_id) {
-		free(d);
+	d->layouts = calloc(n + 1, sizeof(*d->layouts));
+	if (!d->by_id || !d->layouts) {
+		bm_decoder_free(d);
 		return NULL;
 	}
-	for (i = 0; i < d->nids; i++)
-		d->by_id[i] = d->other;
-	for (i = 0; events && i < n; i++)
-		resolve(&d->by_id[events[i]->id], events[i]);
+	d->layouts[0].kind = BM_EV_OTHER;
+	d->layouts[0].name = "unknown";
+	d->layouts[0].system = "unknown";
+	for (i = 0; i < n; i++) {
+		if (events[i]->id < 0)
+			continue;
+		resolve(&d->layouts[i + 1], events[i]);
+		d->by_id[events[i]->id] = i + 1;
+	}
 	return d;
 }
 
@@ -152,12 +162,13 @@ void bm_decoder_free(struct bm_decoder *d)
 	if (!d)
 		return;
 	free(d->by_id);
+	free(d->layouts);
 	free(d);
 }
 
 static const struct layout *layout_of(const struct bm_decoder *d, int type)
 {
-	return type >= 0 && type < d->nids ? &d->by_id[type] : &d->other;
+	return &d->layouts[type >= 0 && type < d->nids ? d->by_id[type] : 0];
 }
 
 enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type)
