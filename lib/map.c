@@ -33,6 +33,7 @@ struct bm_map {
 	unsigned dump_seq;
 	uint64_t dump_begin;
 	unsigned dump_by;	/* the source of the current dump */
+	unsigned dump_listed;	/* devices the current dump listed */
 	uint64_t no_history_lo;	/* begin of the last complete dump */
 	struct bm_conflict *conflicts;
 	size_t nconflicts, capconflicts;
@@ -109,9 +110,49 @@ static struct bm_span *open_span(struct devstate *d)
 	return d->open ? &d->spans[d->n - 1] : NULL;
 }
 
+/* Kernel-side records: a boundary they give is exact. */
+#define BY_KERNEL (BM_BY_MODULE | BM_BY_KPROBE | BM_BY_TRACEPOINT)
+
 static bool same_name(const struct bm_span *s, const struct bm_obs *o)
 {
 	return !o->name || !o->name[0] || !strcmp(s->name, o->name);
+}
+
+/*
+ * Is the add @o that of the incarnation @s? Its name, and its diskseq where
+ * both know it: an add under the same name with another diskseq is another
+ * disk, whose predecessor's removal was lost. Only adds are compared so: a
+ * partition's removal carries its disk's diskseq as it is then (a loop
+ * detach changes it first), and a dump's, a media change's (loop attach).
+ */
+static bool same_add(const struct bm_span *s, const struct bm_obs *o)
+{
+	if (s->diskseq && o->diskseq && s->diskseq != o->diskseq)
+		return false;
+	return same_name(s, o);
+}
+
+/*
+ * Is @o, a weaker record (a uevent: at or before its time, after o->after),
+ * the late word on an add (or removal) a kernel-side source saw exactly?
+ * Then it says nothing new: it must not open, close or split anything.
+ */
+static bool explained(const struct devstate *d, const struct bm_obs *o, bool removal)
+{
+	size_t i;
+
+	if (o->exact)
+		return false;
+	for (i = d->n; i-- > 0;) {
+		const struct bm_span *s = &d->spans[i];
+		const struct bm_bound *b = removal ? &s->to : &s->from;
+
+		if (b->known && b->lo == b->hi && (b->by & BY_KERNEL) &&
+		    (removal ? same_name(s, o) : same_add(s, o)) &&
+		    b->lo >= o->after && b->lo <= o->ts)
+			return true;
+	}
+	return false;
 }
 
 static void copy_str(char *dst, size_t size, const char *src)
@@ -171,26 +212,31 @@ static uint64_t add_lower_bound(const struct bm_map *m, const struct devstate *d
 
 /*
  * Two sources bound the same change: keep what both say. A kernel-side
- * record (a point) wins over a window that disagrees with it; a window
- * from before the recording (unknown) takes the new one, within its end.
+ * record (a point) wins over a window that disagrees with it, and a weaker
+ * window changes nothing of it; a window from before the recording
+ * (unknown) takes the new one, within its end. The sources named are those
+ * that decided the bound: the one that gave each end of the window.
  */
 static void narrow(struct bm_bound *b, const struct bm_bound *w)
 {
-	unsigned kernel = BM_BY_MODULE | BM_BY_KPROBE | BM_BY_TRACEPOINT;
-	bool exact = b->known && b->lo == b->hi && (b->by & kernel);
-	bool w_exact = w->lo == w->hi && (w->by & kernel);
+	bool exact = b->known && b->lo == b->hi && (b->by & BY_KERNEL);
+	bool w_exact = w->lo == w->hi && (w->by & BY_KERNEL);
 
 	if (!b->known) {
 		b->lo = w->lo;
 		b->hi = min64(b->hi, w->hi);
 		if (w_exact)
 			b->hi = w->hi;
+		b->by |= w->by;
 	} else if (w_exact) {
+		b->by = exact && b->lo == w->lo ? b->by | w->by : w->by;
 		b->lo = b->hi = w->lo;
 	} else if (!exact) {
 		uint64_t lo = max64(b->lo, w->lo), hi = min64(b->hi, w->hi);
 
 		if (lo <= hi) {
+			b->by = ((lo == b->lo || hi == b->hi) ? b->by : 0) |
+				((lo == w->lo || hi == w->hi) ? w->by : 0);
 			b->lo = lo;
 			b->hi = hi;
 		}
@@ -198,7 +244,6 @@ static void narrow(struct bm_bound *b, const struct bm_bound *w)
 	if (b->lo > b->hi)
 		b->lo = b->hi;
 	b->known = true;
-	b->by |= w->by;
 }
 
 static void close_span(struct bm_span *s, uint64_t lo, uint64_t hi, unsigned by)
@@ -230,8 +275,15 @@ static void displace(struct bm_map *m, struct devstate *d, const struct bm_obs *
 {
 	struct bm_span *s = open_span(d);
 
-	conflict(m, o->ts, "%u:%u: %s '%s' while '%s' was present, whose removal was not seen",
-		 BM_MAJOR(d->dev), BM_MINOR(d->dev), how, o->name ? o->name : "?", s->name);
+	if (s->diskseq && o->diskseq && s->diskseq != o->diskseq)
+		conflict(m, o->ts, "%u:%u: %s '%s' (diskseq %llu) while '%s' (diskseq %llu) was "
+			 "present, whose removal was not seen", BM_MAJOR(d->dev), BM_MINOR(d->dev),
+			 how, o->name ? o->name : "?", (unsigned long long)o->diskseq, s->name,
+			 (unsigned long long)s->diskseq);
+	else
+		conflict(m, o->ts, "%u:%u: %s '%s' while '%s' was present, whose removal was not "
+			 "seen", BM_MAJOR(d->dev), BM_MINOR(d->dev), how, o->name ? o->name : "?",
+			 s->name);
 	close_span(s, s->seen, o->ts, BM_BY_INFERENCE);
 	d->open = false;
 }
@@ -241,7 +293,9 @@ static void observe_add(struct bm_map *m, struct devstate *d, const struct bm_ob
 	struct bm_span *s = open_span(d);
 	uint64_t lo;
 
-	if (s && same_name(s, o)) {
+	if (explained(d, o, false))
+		return;
+	if (s && same_add(s, o)) {
 		/* Seen already (a statedump, another source): narrow its add. */
 		struct bm_bound w = { .known = true, .by = o->by };
 
@@ -278,6 +332,8 @@ static void observe_remove(struct bm_map *m, struct devstate *d, const struct bm
 	struct bm_span *s = open_span(d);
 	uint64_t lo;
 
+	if (explained(d, o, true))
+		return;
 	if (s && !same_name(s, o))
 		displace(m, d, o, "removal of");
 	s = open_span(d);
@@ -322,6 +378,7 @@ static void observe_present(struct bm_map *m, struct devstate *d, const struct b
 	struct bm_span *s = open_span(d);
 	uint64_t lo;
 
+	m->dump_listed++;	/* a device listed twice counts twice: never too few */
 	d->listed_in = m->dump_seq;
 	if (s && same_name(s, o)) {
 		learn(s, o);
@@ -345,10 +402,43 @@ static void observe_present(struct bm_map *m, struct devstate *d, const struct b
 	s->seen = max64(s->from.lo, o->exact ? o->ts : min64(m->dump_begin, o->ts));
 }
 
+/*
+ * A dump that listed fewer devices than it says it saw, or a kernel-side
+ * one that listed none while devices are known to exist (the probe missed:
+ * the function inlined, the filter wrong), failed: absence in it proves
+ * nothing.
+ */
+static bool dump_failed(struct bm_map *m, const struct bm_obs *o)
+{
+	char by[64];
+	size_t i;
+
+	if (o->listed && m->dump_listed < o->listed) {
+		conflict(m, o->ts, "the %s statedump listed %u of the %u devices it saw: it is "
+			 "ignored", bm_evidence_name(m->dump_by, by, sizeof(by)), m->dump_listed,
+			 o->listed);
+		return true;
+	}
+	if (o->listed || m->dump_listed || !(m->dump_by & BY_KERNEL))
+		return false;
+	for (i = 0; i < m->ndevs; i++) {
+		if (m->devs[i].open) {
+			conflict(m, o->ts, "the %s statedump listed no device while %u:%u ('%s') "
+				 "was present: it is ignored", bm_evidence_name(m->dump_by, by,
+				 sizeof(by)), BM_MAJOR(m->devs[i].dev), BM_MINOR(m->devs[i].dev),
+				 open_span(&m->devs[i])->name);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void observe_dump_end(struct bm_map *m, const struct bm_obs *o)
 {
 	size_t i;
 
+	if (dump_failed(m, o))
+		return;
 	for (i = 0; i < m->ndevs; i++) {
 		struct devstate *d = &m->devs[i];
 		struct bm_span *s = open_span(d);
@@ -402,6 +492,7 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 		m->dump_seq++;
 		m->dump_begin = o->ts;
 		m->dump_by = o->by;
+		m->dump_listed = 0;
 		break;
 	case BM_OBS_DUMP_END:
 		observe_dump_end(m, o);

@@ -66,6 +66,7 @@ struct bm_obs {
 	const char *name, *parent, *dm;
 	enum bm_dev_kind kind;
 	uint64_t diskseq, size;
+	unsigned listed;	/* DUMP_END: devices the dump says it listed (0: not said) */
 };
 
 /* How a label was obtained. */

@@ -211,7 +211,8 @@ START_TEST(a_statedump_racing_an_add_is_one_incarnation)
 }
 END_TEST
 
-START_TEST(a_statedump_racing_a_remove_is_narrowed_by_the_late_uevent)
+/* The late uevent's window holds the dump's: the dump decided the removal, alone. */
+START_TEST(a_statedump_racing_a_remove_decides_it_not_the_late_uevent)
 {
 	const struct bm_span *s;
 
@@ -225,7 +226,7 @@ START_TEST(a_statedump_racing_a_remove_is_narrowed_by_the_late_uevent)
 	ck_assert(s->to.known);
 	ck_assert_uint_eq(s->to.hi, 52 * MS);
 	ck_assert(s->to.by & BM_BY_SYSFS);
-	ck_assert(s->to.by & BM_BY_UEVENT);
+	ck_assert(!(s->to.by & BM_BY_UEVENT));
 }
 END_TEST
 
@@ -309,6 +310,159 @@ START_TEST(io_after_the_last_removal_is_unknown)
 }
 END_TEST
 
+/* ---- every source at once ---- */
+
+/* A kernel-side record, exact: a kprobe's or the module's. */
+static void exact(enum bm_obs_type type, uint64_t ts, uint32_t dev, const char *name,
+		  const char *parent, uint64_t diskseq)
+{
+	struct bm_obs o = { .type = type, .ts = ts, .dev = dev, .name = name, .parent = parent,
+			    .by = BM_BY_KPROBE, .exact = true, .diskseq = diskseq,
+			    .kind = parent ? BM_PARTITION : BM_DISK };
+
+	bm_map_observe(map, &o);
+}
+
+/*
+ * One BLKRRPART: loop0p1 removed and re-added within 10 µs, both exact;
+ * the listener's uevents for them come 100 and 200 µs later. They are the
+ * late word on what the kernel records already said: two incarnations, not
+ * three, and I/O between them is the new one's for certain.
+ */
+START_TEST(late_uevents_of_an_exact_remove_and_re_add_change_nothing)
+{
+	enum bm_basis b;
+
+	exact(BM_OBS_ADD, 1 * MS, P0, "loop0p1", "loop0", 0);
+	exact(BM_OBS_REMOVE, 10 * MS, P0, "loop0p1", "loop0", 0);
+	exact(BM_OBS_ADD, 10 * MS + 10000, P0, "loop0p1", "loop0", 0);
+	part_uevent("remove", 10 * MS + 100000, P0, "loop0p1", "loop0", 9 * MS);
+	part_uevent("add", 10 * MS + 200000, P0, "loop0p1", "loop0", 9 * MS);
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), 2);
+	ck_assert_uint_eq(bm_map_span(map, 0)->to.lo, 10 * MS);
+	ck_assert_uint_eq(bm_map_span(map, 0)->to.hi, 10 * MS);
+	ck_assert_uint_eq(bm_map_span(map, 1)->from.lo, 10 * MS + 10000);
+	ck_assert_uint_eq(bm_map_span(map, 1)->from.hi, 10 * MS + 10000);
+	/* Decided by the kernel records alone. */
+	ck_assert_uint_eq(bm_map_span(map, 0)->to.by, BM_BY_KPROBE);
+	ck_assert_uint_eq(bm_map_span(map, 1)->from.by, BM_BY_KPROBE);
+	ck_assert(!bm_map_span(map, 1)->to.known);
+	ck_assert_str_eq(name_at(P0, 10 * MS + 50000, &b), "loop0p1");
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+	ck_assert_ptr_eq(bm_map_label(map, P0, 10 * MS + 50000, 0, &b), bm_map_span(map, 1));
+}
+END_TEST
+
+/* An add and removal seen exactly, then the add's uevent: no third incarnation. */
+START_TEST(a_late_add_uevent_of_a_gone_device_opens_nothing)
+{
+	exact(BM_OBS_ADD, 10 * MS, ZRAM1, "zram1", NULL, 7);
+	exact(BM_OBS_REMOVE, 12 * MS, ZRAM1, "zram1", NULL, 7);
+	uevent("add", 13 * MS, ZRAM1, "zram1", 9 * MS);
+	uevent("remove", 14 * MS, ZRAM1, "zram1", 9 * MS);
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), 1);
+	ck_assert_uint_eq(bm_map_span(map, 0)->to.hi, 12 * MS);
+	ck_assert_ptr_null(name_at(ZRAM1, 20 * MS, NULL));
+}
+END_TEST
+
+/*
+ * The start dump lists zram1 with diskseq 5; an exact add of zram1 with
+ * diskseq 9 comes without a removal (lost): another disk, not the same one
+ * added late. I/O before the add is the first one's.
+ */
+START_TEST(another_diskseq_is_another_incarnation)
+{
+	struct bm_obs present = { .type = BM_OBS_PRESENT, .ts = 1 * MS + 1000, .dev = ZRAM1,
+				  .name = "zram1", .by = BM_BY_SYSFS, .diskseq = 5 };
+	const struct bm_conflict *c;
+	enum bm_basis b;
+
+	observe(BM_OBS_DUMP_BEGIN, 1 * MS, 0, NULL, BM_BY_SYSFS, 0);
+	bm_map_observe(map, &present);
+	observe(BM_OBS_DUMP_END, 2 * MS, 0, NULL, 0, 0);
+	exact(BM_OBS_ADD, 20 * MS, ZRAM1, "zram1", NULL, 9);
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), 2);
+	ck_assert_uint_eq(bm_map_span(map, 0)->diskseq, 5);
+	ck_assert_uint_eq(bm_map_span(map, 1)->diskseq, 9);
+	ck_assert_uint_eq(bm_map_span(map, 1)->from.lo, 20 * MS);
+	ck_assert_ptr_eq(bm_map_label(map, ZRAM1, 5 * MS, 0, &b), bm_map_span(map, 0));
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+	ck_assert_ptr_eq(bm_map_label(map, ZRAM1, 30 * MS, 0, &b), bm_map_span(map, 1));
+	ck_assert_uint_eq(bm_map_conflicts(map, &c), 1);
+}
+END_TEST
+
+/* The same diskseq under the same name is the same disk, whichever source says it. */
+START_TEST(the_same_diskseq_from_every_source_is_one_incarnation)
+{
+	struct bm_obs ue = { .type = BM_OBS_ADD, .ts = 11 * MS, .dev = ZRAM1, .name = "zram1",
+			     .by = BM_BY_UEVENT, .diskseq = 9 };
+
+	exact(BM_OBS_ADD, 10 * MS, ZRAM1, "zram1", NULL, 9);
+	bm_map_observe(map, &ue);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 1);
+	ck_assert_uint_eq(bm_map_span(map, 0)->from.lo, 10 * MS);
+	ck_assert_uint_eq(bm_map_span(map, 0)->from.hi, 10 * MS);
+}
+END_TEST
+
+/*
+ * A kernel-side statedump that lists nothing (the probe missed, the call
+ * was inlined) while the sysfs dump before it listed zram1: a failed dump,
+ * which closes nothing, and says so.
+ */
+START_TEST(an_empty_kernel_dump_closes_nothing)
+{
+	const struct bm_conflict *c;
+	enum bm_basis b;
+
+	dump(1 * MS, (uint32_t[]){ ZRAM1 }, (const char *[]){ "zram1" }, 1, 2 * MS);
+	observe(BM_OBS_DUMP_BEGIN, 5 * MS, 0, NULL, BM_BY_KPROBE, 0);
+	observe(BM_OBS_DUMP_END, 6 * MS, 0, NULL, 0, 0);
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), 1);
+	ck_assert(!bm_map_span(map, 0)->to.known);
+	ck_assert_str_eq(name_at(ZRAM1, 50 * MS, &b), "zram1");
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+	ck_assert_uint_eq(bm_map_conflicts(map, &c), 1);
+	ck_assert_ptr_nonnull(strstr(c[0].text, "statedump"));
+}
+END_TEST
+
+/* A dump that lists fewer devices than it says it saw failed; one that lists them all did not. */
+START_TEST(a_dump_short_of_its_own_count_closes_nothing)
+{
+	struct bm_obs end = { .type = BM_OBS_DUMP_END, .ts = 6 * MS, .listed = 2 };
+	uint32_t two[] = { ZRAM1, BM_MKDEV(7, 0) };
+	const char *names[] = { "zram1", "loop0" };
+
+	dump(1 * MS, two, names, 2, 2 * MS);
+	/* Says it saw 2 devices, listed 1. */
+	observe(BM_OBS_DUMP_BEGIN, 5 * MS, 0, NULL, BM_BY_KPROBE, 0);
+	observe(BM_OBS_PRESENT, 5 * MS + 10, BM_MKDEV(7, 0), "loop0", BM_BY_KPROBE, 0);
+	bm_map_observe(map, &end);
+	/* Says it saw 1, listed 1: zram1 is gone. */
+	observe(BM_OBS_DUMP_BEGIN, 8 * MS, 0, NULL, BM_BY_KPROBE, 0);
+	observe(BM_OBS_PRESENT, 8 * MS + 10, BM_MKDEV(7, 0), "loop0", BM_BY_KPROBE, 0);
+	end.ts = 9 * MS;
+	end.listed = 1;
+	bm_map_observe(map, &end);
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_str_eq(name_at(ZRAM1, 7 * MS, NULL), "zram1");
+	ck_assert_ptr_null(name_at(ZRAM1, 20 * MS, NULL));
+}
+END_TEST
+
 Suite *suite_map(void)
 {
 	Suite *s = suite_create("map");
@@ -322,12 +476,18 @@ Suite *suite_map(void)
 	tcase_add_test(tc, a_registration_caps_the_previous_removal);
 	tcase_add_test(tc, a_partition_rescan_removes_and_re_adds_every_partition);
 	tcase_add_test(tc, a_statedump_racing_an_add_is_one_incarnation);
-	tcase_add_test(tc, a_statedump_racing_a_remove_is_narrowed_by_the_late_uevent);
+	tcase_add_test(tc, a_statedump_racing_a_remove_decides_it_not_the_late_uevent);
 	tcase_add_test(tc, a_lost_removal_is_inferred_and_reported);
 	tcase_add_test(tc, a_statedump_contradicting_the_map_is_a_conflict);
 	tcase_add_test(tc, the_parent_disk_picks_among_overlapping_partitions);
 	tcase_add_test(tc, a_device_never_seen_is_unknown);
 	tcase_add_test(tc, io_after_the_last_removal_is_unknown);
+	tcase_add_test(tc, late_uevents_of_an_exact_remove_and_re_add_change_nothing);
+	tcase_add_test(tc, a_late_add_uevent_of_a_gone_device_opens_nothing);
+	tcase_add_test(tc, another_diskseq_is_another_incarnation);
+	tcase_add_test(tc, the_same_diskseq_from_every_source_is_one_incarnation);
+	tcase_add_test(tc, an_empty_kernel_dump_closes_nothing);
+	tcase_add_test(tc, a_dump_short_of_its_own_count_closes_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }
