@@ -360,7 +360,8 @@ int bm_kprobes_dump(struct bm_kprobes *k, unsigned id, const char *reason, bm_ma
 {
 	struct bm_marker m;
 	char buf[8192];
-	ssize_t n;
+	unsigned lines = 0;
+	ssize_t n, i;
 	int fd;
 
 	if (!k->have_dump)
@@ -377,10 +378,13 @@ int bm_kprobes_dump(struct bm_kprobes *k, unsigned id, const char *reason, bm_ma
 		return -1;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
+		for (i = 0; i < n; i++)
+			lines += buf[i] == '\n';
 	close(fd);
+	/* A line a device: the probe must have seen as many, or the dump failed. */
 	bm_marker_begin(&m, "dump-end");
 	bm_marker_addf(&m, "id", "%u", id);
+	bm_marker_addf(&m, "count", "%u", lines);
 	return mark(ctx, m.text, m.len);
 }
 

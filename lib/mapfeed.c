@@ -104,6 +104,7 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		bm_map_observe(f->map, &o);
 	} else if (!strcmp(p.type, "dump-end")) {
 		o.type = BM_OBS_DUMP_END;
+		o.listed = number(&p, "count");
 		bm_map_observe(f->map, &o);
 	} else if (!strcmp(p.type, "record-begin")) {
 		v = bm_marker_get(&p, "sources");
@@ -192,6 +193,8 @@ static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 		o.type = module_ops[ev->k.op];
 		probe_device(ev, &o, name, sizeof(name), disk, sizeof(disk));
 		o.size = ev->k.sectors;
+		if (o.type == BM_OBS_DUMP_END)	/* its sectors field: the devices listed */
+			o.listed = ev->k.sectors;
 		if (o.type != BM_OBS_DUMP_BEGIN && o.type != BM_OBS_DUMP_END && !name[0])
 			return;
 		bm_map_observe(f->map, &o);

@@ -46,7 +46,7 @@ enum blkmap_op {
 	OP_ADD = 1,
 	OP_REMOVE = 2,
 	OP_DUMP_BEGIN = 3,
-	OP_DUMP_END = 4,
+	OP_DUMP_END = 4,	/* sectors: how many devices the dump listed */
 };
 
 static struct synth_field_desc fields[] = {
@@ -78,6 +78,7 @@ static char attached[64];
  * callbacks meanwhile are real adds and removals.
  */
 static struct task_struct *walker;
+static u64 walked;			/* devices the walk listed */
 
 static u32 partno_of(struct block_device *bdev)
 {
@@ -88,17 +89,20 @@ static u32 partno_of(struct block_device *bdev)
 #endif
 }
 
-static void emit(enum blkmap_op op, struct device *dev)
+/* A dump's begin or end; @count: the devices it listed, at the end. */
+static void emit_mark(enum blkmap_op op, u64 count)
 {
 	static const char none[32];
+
+	synth_event_trace(event_file, ARRAY_SIZE(fields), (u64)op, 0ULL, (u64)(long)none, 0ULL,
+			  (u64)(long)none, 0ULL, count);
+}
+
+static void emit(enum blkmap_op op, struct device *dev)
+{
 	struct block_device *bdev;
 	struct gendisk *disk;
 
-	if (!dev) {
-		synth_event_trace(event_file, ARRAY_SIZE(fields), (u64)op, 0ULL,
-				  (u64)(long)none, 0ULL, (u64)(long)none, 0ULL, 0ULL);
-		return;
-	}
 	bdev = dev_to_bdev(dev);
 	disk = bdev->bd_disk;
 	synth_event_trace(event_file, ARRAY_SIZE(fields), (u64)op, (u64)dev->devt,
@@ -115,7 +119,12 @@ static int add_dev(struct device *dev)
 static int add_dev(struct device *dev, struct class_interface *intf)
 #endif
 {
-	emit(current == READ_ONCE(walker) ? OP_DUMP : OP_ADD, dev);
+	if (current == READ_ONCE(walker)) {
+		emit(OP_DUMP, dev);
+		walked++;
+	} else {
+		emit(OP_ADD, dev);
+	}
 	return 0;
 }
 
@@ -138,13 +147,16 @@ static void dump(void)
 {
 	struct class_dev_iter iter;
 	struct device *dev;
+	u64 n = 0;
 
-	emit(OP_DUMP_BEGIN, NULL);
+	emit_mark(OP_DUMP_BEGIN, 0);
 	class_dev_iter_init(&iter, block_class_p, NULL, NULL);
-	while ((dev = class_dev_iter_next(&iter)))
+	while ((dev = class_dev_iter_next(&iter))) {
 		emit(OP_DUMP, dev);
+		n++;
+	}
 	class_dev_iter_exit(&iter);
-	emit(OP_DUMP_END, NULL);
+	emit_mark(OP_DUMP_END, n);
 }
 
 static void detach(void)
@@ -181,11 +193,12 @@ static int attach(const char *instance)
 	strscpy(attached, instance, sizeof(attached));
 
 	/* Registering calls add_dev for every device present: a statedump. */
-	emit(OP_DUMP_BEGIN, NULL);
+	emit_mark(OP_DUMP_BEGIN, 0);
+	walked = 0;
 	WRITE_ONCE(walker, current);
 	ret = class_interface_register(&interface);
 	WRITE_ONCE(walker, NULL);
-	emit(OP_DUMP_END, NULL);
+	emit_mark(OP_DUMP_END, walked);
 	if (ret) {
 		trace_array_set_clr_event(file->tr, "synthetic", EVENT_NAME, false);
 		trace_put_event_file(file);
