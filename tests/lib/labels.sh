@@ -63,3 +63,25 @@ check_exact() {
 			END { exit bad }' "$map" || fail "map boundaries of $dev are not exact"
 	done
 }
+
+# write_labels LOG EVENTS_CSV: for every write event of a logged write (the
+# remap from a partition, the queued bio otherwise), "WRITTEN_NAME LABEL BASIS".
+write_labels() {
+	log=$1 csv=$2
+	ev=$(csv_col "$csv" event); dv=$(csv_col "$csv" dev); nm=$(csv_col "$csv" name)
+	sc=$(csv_col "$csv" sector); nb=$(csv_col "$csv" name_basis)
+	od=$(csv_col "$csv" old_dev); on=$(csv_col "$csv" old_name)
+	os=$(csv_col "$csv" old_sector); ob=$(csv_col "$csv" old_name_basis)
+	rw=$(csv_col "$csv" rwbs)
+	while read -r name dev start count; do
+		case $name in
+		*[0-9]p[0-9]*|sd[a-z][0-9]*) event=block_bio_remap d=$od n=$on s=$os b=$ob ;;
+		*) event=block_bio_queue d=$dv n=$nm s=$sc b=$nb ;;
+		esac
+		awk -F, -v e="$ev" -v d="$d" -v n="$n" -v s="$s" -v b="$b" -v r="$rw" \
+			-v event="$event" -v dev="$dev" -v lo="$start" -v hi=$((start + count)) \
+			-v want="$name" '
+			$e == event && $d == dev && $s >= lo && $s < hi && $r ~ /W/ {
+				print want, ($n == "" ? "-" : $n), $b }' "$csv"
+	done <"$log"
+}

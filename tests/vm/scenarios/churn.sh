@@ -1,0 +1,73 @@
+# Guest scenario (busybox sh): every map source at once (or $SOURCES), with
+# device numbers changing hands as fast as the kernel allows:
+# - a loop device's partition table rewritten and re-read so that 259:N is
+#   loopXp1, then loopXp2, then loopXp1 again, one BLKRRPART each;
+# - null_blk devices created, written and removed in a tight loop.
+# BUFFER (KiB per CPU) makes the ring buffer small enough to lose events.
+# With MODULE=1 blkmap's module is loaded first.
+# Writes /out/rec.dat, /out/record.err and /out/writes.log ("NAME MAJ:MIN
+# FIRST_SECTOR SECTORS", one write per incarnation).
+set -e
+log=/out/writes.log
+: >"$log"
+devnum() { cat "/sys/class/block/$1/dev"; }
+write() {	# write NAME SEEK COUNT: 4 KiB blocks, logged
+	dd if=/dev/zero of="/dev/$1" bs=4k seek="$2" count="$3" oflag=direct 2>/dev/null
+	echo "$1 $(devnum "$1") $(($2 * 8)) $(($3 * 8))" >>"$log"
+}
+# table FILE N: one MBR partition, number N (1 or 2), sectors 2048..+16384.
+table() {
+	dd if=/dev/zero of="$1" bs=512 count=1 conv=notrunc 2>/dev/null
+	printf "\000\000\000\000\203\000\000\000\000\010\000\000\000\100\000\000" |
+		dd of="$1" bs=1 seek=$((446 + 16 * ($2 - 1))) conv=notrunc 2>/dev/null
+	printf '\125\252' | dd of="$1" bs=1 seek=510 conv=notrunc 2>/dev/null
+}
+
+modprobe null_blk nr_devices=0
+modprobe loop
+[ "${MODULE:-0}" = 0 ] || insmod /lib/blkmap/blkmap.ko
+dd if=/dev/zero of=/tmp/disk.img bs=1M count=16 2>/dev/null
+table /tmp/disk.img 1
+L=$(losetup -f)
+losetup -P "$L" /tmp/disk.img
+l=${L#/dev/}
+
+blkmap record --sources="${SOURCES:-all}" ${BUFFER:+-b "$BUFFER"} -o /out/rec.dat \
+	2>/out/record.err &
+rec=$!
+i=0
+until grep -q 'recording into' /out/record.err; do
+	i=$((i + 1)); [ $i -lt 100 ] || { cat /out/record.err; exit 1; }
+	sleep 0.1
+done
+
+# The partition table flips between p1 and p2; each incarnation is written.
+# A dropped partition's number is free again only once released, so the
+# numbers alternate: 259:N is p1, then p2, then p1...
+write "${l}p1" 0 1
+seek=1
+for n in 1 2 1 2 1; do
+	table "$L" $n
+	blockdev --rereadpt "$L"
+	write "${l}p$n" $seek 1
+	seek=$((seek + 2))
+done
+
+# null_blk: created, written and removed back to back, on one number. The
+# writes keep clear of the sectors the kernel's partition scan reads.
+for i in 1 2 3 4 5 6 7 8; do
+	mkdir /sys/kernel/config/nullb/nb$i
+	echo 1 >/sys/kernel/config/nullb/nb$i/memory_backed
+	echo 1 >/sys/kernel/config/nullb/nb$i/power
+	write nb$i $((16 + i * 3)) 1
+	echo 0 >/sys/kernel/config/nullb/nb$i/power
+	rmdir /sys/kernel/config/nullb/nb$i
+done
+
+sleep 0.3
+kill -INT $rec
+wait $rec
+losetup -d "$L"
+if [ "${MODULE:-0}" != 0 ]; then
+	rmmod blkmap || { echo "the module does not unload after recording" >&2; exit 1; }
+fi
