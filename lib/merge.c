@@ -27,7 +27,8 @@ struct cursor {
 	int cpu;
 	int fd;
 	uint64_t next_off, end_off;	/* file range of pages not yet read */
-	char *window;			/* window_bytes of pages */
+	char *window;			/* window_size bytes of pages */
+	size_t window_size;		/* window_bytes, or all this CPU has if less */
 	unsigned npages, page;		/* pages in the window, current page */
 	uint64_t page_off;		/* file offset of the current page */
 	struct bm_page reader;
@@ -84,7 +85,7 @@ static void note_loss(struct bm_stream *s, struct cursor *c, uint64_t count)
 static int next_window(struct bm_stream *s, struct cursor *c)
 {
 	uint64_t left = c->end_off - c->next_off;
-	size_t want = s->window_bytes;
+	size_t want = c->window_size;
 	ssize_t n;
 
 	if (!left)
@@ -308,7 +309,13 @@ struct bm_stream *bm_stream_open(struct bm_trace *trace)
 		struct cursor *c = &s->cursors[cpu];
 
 		c->cpu = cpu;
-		c->window = malloc(s->window_bytes);
+		/* No more than the CPU has: recordings often leave most CPUs empty. */
+		c->window_size = s->window_bytes;
+		if (c->window_size > bm_trace_cpu(trace, cpu)->size)
+			c->window_size = bm_trace_cpu(trace, cpu)->size;
+		if (!c->window_size)
+			continue;
+		c->window = malloc(c->window_size);
 		if (!c->window)
 			goto nomem;
 	}
