@@ -8,13 +8,8 @@
 # Writes /out/rec.dat, /out/record.err and /out/writes.log ("NAME MAJ:MIN
 # FIRST_SECTOR SECTORS", one write per incarnation).
 set -e
-log=/out/writes.log
-: >"$log"
-devnum() { cat "/sys/class/block/$1/dev"; }
-write() {	# write NAME SEEK COUNT: 4 KiB blocks, logged
-	dd if=/dev/zero of="/dev/$1" bs=4k seek="$2" count="$3" oflag=direct 2>/dev/null
-	echo "$1 $(devnum "$1") $(($2 * 8)) $(($3 * 8))" >>"$log"
-}
+. /scenario-lib.sh
+
 # table FILE N: one MBR partition, number N (1 or 2), sectors 2048..+16384.
 table() {
 	dd if=/dev/zero of="$1" bs=512 count=1 conv=notrunc 2>/dev/null
@@ -32,14 +27,7 @@ L=$(losetup -f)
 losetup -P "$L" /tmp/disk.img
 l=${L#/dev/}
 
-blkmap record --sources="${SOURCES:-all}" ${BUFFER:+-b "$BUFFER"} -o /out/rec.dat \
-	2>/out/record.err &
-rec=$!
-i=0
-until grep -q 'recording into' /out/record.err; do
-	i=$((i + 1)); [ $i -lt 100 ] || { cat /out/record.err; exit 1; }
-	sleep 0.1
-done
+record ${BUFFER:+-b "$BUFFER"}
 
 # The partition table flips between p1 and p2; each incarnation is written.
 # A dropped partition's number is free again only once released, so the

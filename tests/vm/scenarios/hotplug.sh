@@ -4,15 +4,8 @@
 # Writes /out/rec.dat, /out/record.err and /out/writes.log ("NAME MAJ:MIN
 # FIRST_SECTOR SECTORS", one write per incarnation).
 set -e
-log=/out/writes.log
-: >"$log"
-devnum() { cat "/sys/class/block/$1/dev"; }
-# The scenario is about reused numbers: without reuse it tests nothing.
-premise() { echo "scenario premise missing: $*" >&2; exit 1; }
-write() {	# write NAME SEEK COUNT: 4 KiB blocks, logged
-	dd if=/dev/zero of="/dev/$1" bs=4k seek="$2" count="$3" oflag=direct 2>/dev/null
-	echo "$1 $(devnum "$1") $(($2 * 8)) $(($3 * 8))" >>"$log"
-}
+. /scenario-lib.sh
+
 # An image with one MBR partition: START and SIZE in sectors, as octal bytes.
 mbr_image() {	# mbr_image FILE START_OCTAL_LE
 	dd if=/dev/zero of="$1" bs=1M count=32 2>/dev/null
@@ -26,13 +19,7 @@ modprobe loop
 modprobe zram num_devices=1
 [ "${MODULE:-0}" = 0 ] || insmod /lib/blkmap/blkmap.ko
 
-blkmap record --sources="${SOURCES:-all}" -o /out/rec.dat 2>/out/record.err &
-rec=$!
-i=0
-until grep -q 'recording into' /out/record.err; do
-	i=$((i + 1)); [ $i -lt 100 ] || { cat /out/record.err; exit 1; }
-	sleep 0.1
-done
+record
 
 # Every write goes to its own sectors, so that each one can be told apart.
 # null_blk: one device number, named alpha, then beta.

@@ -1,0 +1,23 @@
+# Helpers for guest scenarios (busybox sh), at /scenario-lib.sh in the guest.
+# A scenario logs each write in /out/writes.log: "NAME MAJ:MIN FIRST_SECTOR
+# SECTORS", one write per incarnation.
+log=/out/writes.log
+: >"$log"
+devnum() { cat "/sys/class/block/$1/dev"; }
+# The scenarios are about reused numbers: without reuse they test nothing.
+premise() { echo "scenario premise missing: $*" >&2; exit 1; }
+write() {	# write NAME SEEK COUNT: 4 KiB blocks, logged
+	dd if=/dev/zero of="/dev/$1" bs=4k seek="$2" count="$3" oflag=direct 2>/dev/null
+	echo "$1 $(devnum "$1") $(($2 * 8)) $(($3 * 8))" >>"$log"
+}
+# record [ARGS]: blkmap record into /out/rec.dat in the background, with the
+# sources in $SOURCES (default all); returns once it records, $rec its pid.
+record() {
+	blkmap record --sources="${SOURCES:-all}" "$@" -o /out/rec.dat 2>/out/record.err &
+	rec=$!
+	i=0
+	until grep -q 'recording into' /out/record.err; do
+		i=$((i + 1)); [ $i -lt 100 ] || { cat /out/record.err; exit 1; }
+		sleep 0.1
+	done
+}
