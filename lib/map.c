@@ -37,6 +37,8 @@ struct bm_map {
 	uint64_t no_history_lo;	/* begin of the last complete dump */
 	struct bm_conflict *conflicts;
 	size_t nconflicts, capconflicts;
+	struct gap { uint64_t from, to; } *gaps;	/* lost events; merged at finish */
+	size_t ngaps, capgaps;
 	const struct bm_span **sorted;
 	size_t nsorted;
 };
@@ -504,6 +506,69 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 	}
 }
 
+void bm_map_lost(struct bm_map *m, uint64_t from, uint64_t to)
+{
+	if (m->ngaps == m->capgaps) {
+		size_t cap = m->capgaps ? 2 * m->capgaps : 16;
+		struct gap *g = realloc(m->gaps, cap * sizeof(*g));
+
+		if (!g)
+			return;
+		m->gaps = g;
+		m->capgaps = cap;
+	}
+	m->gaps[m->ngaps++] = (struct gap){ .from = min64(from, to), .to = max64(from, to) };
+}
+
+static int compare_gaps(const void *a, const void *b)
+{
+	const struct gap *x = a, *y = b;
+
+	return (x->from > y->from) - (x->from < y->from);
+}
+
+/* In time order, overlapping ones merged. */
+static void merge_gaps(struct bm_map *m)
+{
+	size_t i, n = 0;
+
+	if (!m->ngaps)
+		return;
+	qsort(m->gaps, m->ngaps, sizeof(*m->gaps), compare_gaps);
+	for (i = 1; i < m->ngaps; i++) {
+		if (m->gaps[i].from <= m->gaps[n].to)
+			m->gaps[n].to = max64(m->gaps[n].to, m->gaps[i].to);
+		else
+			m->gaps[++n] = m->gaps[i];
+	}
+	m->ngaps = n + 1;
+}
+
+/*
+ * Is @ts in a gap? If not, narrow [*from, *to] to the times around it
+ * that are in none.
+ */
+static bool in_gap(const struct bm_map *m, uint64_t ts, uint64_t *from, uint64_t *to)
+{
+	size_t lo = 0, hi = m->ngaps;
+
+	while (lo < hi) {	/* the first gap that starts after ts */
+		size_t mid = (lo + hi) / 2;
+
+		if (m->gaps[mid].from <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && m->gaps[lo - 1].to >= ts)
+		return true;
+	if (lo > 0)
+		*from = max64(*from, m->gaps[lo - 1].to + 1);
+	if (lo < m->ngaps)
+		*to = min64(*to, m->gaps[lo].from - 1);
+	return false;
+}
+
 static int compare_spans(const void *a, const void *b)
 {
 	const struct bm_span *x = *(const struct bm_span *const *)a;
@@ -537,6 +602,7 @@ void bm_map_finish(struct bm_map *m, uint64_t first, uint64_t last)
 	}
 	(void)last;
 	qsort(m->sorted, m->nsorted, sizeof(*m->sorted), compare_spans);
+	merge_gaps(m);
 }
 
 static bool possible(const struct bm_span *s, uint64_t ts)
@@ -601,7 +667,8 @@ static const struct bm_span *label(const struct bm_map *m, uint32_t dev, uint64_
 		*hold_to = s->to.known ? s->to.hi : UINT64_MAX;
 		if (lo < d->n && d->spans[lo].from.lo - 1 < *hold_to)
 			*hold_to = d->spans[lo].from.lo - 1;
-		*basis = BM_LABEL_ONLY;
+		/* Where events were lost, another incarnation may have come unseen. */
+		*basis = in_gap(m, ts, hold_from, hold_to) ? BM_LABEL_GUESS : BM_LABEL_ONLY;
 		return s;
 	}
 	if (disk_dev) {
@@ -690,6 +757,7 @@ void bm_map_free(struct bm_map *m)
 	free(m->devs);
 	free(m->conflicts);
 	free(m->sorted);
+	free(m->gaps);
 	free(m);
 }
 

@@ -265,9 +265,11 @@ static int build_map(struct report *r)
 	free(ticks);
 	free(strings.buf);
 	bm_feeder_finish(&r->feeder, r->last);
-	bm_map_finish(r->map, r->first, r->last);
 	/* Kept: a later pass rewinds the stream, and may stop at --until. */
 	r->nlosses = bm_stream_losses(r->stream, &losses);
+	for (i = 0; i < r->nlosses; i++)
+		bm_map_lost(r->map, losses[i].from, losses[i].to);
+	bm_map_finish(r->map, r->first, r->last);
 	r->losses = malloc((r->nlosses ? r->nlosses : 1) * sizeof(*r->losses));
 	if (!r->losses) {
 		bm_error_errno("cannot read '%s'", bm_trace_path(r->trace));

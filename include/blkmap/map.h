@@ -82,6 +82,11 @@ struct bm_map;
 struct bm_map *bm_map_new(void);
 void bm_map_free(struct bm_map *map);
 void bm_map_observe(struct bm_map *map, const struct bm_obs *obs);
+/*
+ * Events were lost between @from and @to (0: since the recording began): a
+ * change may have happened there unseen, so labels there are guesses.
+ */
+void bm_map_lost(struct bm_map *map, uint64_t from, uint64_t to);
 /* No more observations; @first and @last bound the recording. */
 void bm_map_finish(struct bm_map *map, uint64_t first, uint64_t last);
 

@@ -463,6 +463,32 @@ START_TEST(a_dump_short_of_its_own_count_closes_nothing)
 }
 END_TEST
 
+/*
+ * Events lost between 20 and 30 ms: a change may have happened unseen, so a
+ * label in the gap is a guess, however alone its incarnation looks; on
+ * either side it is certain again. The cache must agree at every step.
+ */
+START_TEST(labels_in_a_loss_gap_are_guesses)
+{
+	enum bm_basis b;
+
+	dump(1 * MS, (uint32_t[]){ ZRAM1 }, (const char *[]){ "zram1" }, 1, 2 * MS);
+	bm_map_lost(map, 20 * MS, 30 * MS);
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_str_eq(name_at(ZRAM1, 10 * MS, &b), "zram1");
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+	ck_assert_str_eq(name_at(ZRAM1, 25 * MS, &b), "zram1");
+	ck_assert_int_eq(b, BM_LABEL_GUESS);
+	ck_assert_str_eq(name_at(ZRAM1, 35 * MS, &b), "zram1");
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+	ck_assert_str_eq(name_at(ZRAM1, 20 * MS, &b), "zram1");
+	ck_assert_int_eq(b, BM_LABEL_GUESS);
+	ck_assert_str_eq(name_at(ZRAM1, 19 * MS, &b), "zram1");
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+}
+END_TEST
+
 Suite *suite_map(void)
 {
 	Suite *s = suite_create("map");
@@ -488,6 +514,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, the_same_diskseq_from_every_source_is_one_incarnation);
 	tcase_add_test(tc, an_empty_kernel_dump_closes_nothing);
 	tcase_add_test(tc, a_dump_short_of_its_own_count_closes_nothing);
+	tcase_add_test(tc, labels_in_a_loss_gap_are_guesses);
 	suite_add_tcase(s, tc);
 	return s;
 }
