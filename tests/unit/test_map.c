@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The device map model on scripted sequences of observations. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "blkmap/decode.h"
@@ -489,6 +490,107 @@ START_TEST(labels_in_a_loss_gap_are_guesses)
 }
 END_TEST
 
+/*
+ * A property: one true history of a device number (incarnations with exact
+ * add and removal times, names repeating, diskseq counting up), told by
+ * kprobes (exact, when on) and by uevents (late by up to 300 µs, in order,
+ * with a lower bound at or before the change), fed in timestamp order. Whatever
+ * the delays and whether kprobes are on, the map has the history's
+ * incarnations in order, and labels well inside each are certain.
+ */
+#define PROP_MAX_INC	8
+#define PROP_DELAY	(300 * 1000ULL)
+
+struct prop_obs {
+	struct bm_obs o;
+	unsigned tie;
+};
+
+static uint64_t prop_rand(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+static int prop_by_time(const void *x, const void *y)
+{
+	const struct prop_obs *a = x, *b = y;
+
+	if (a->o.ts != b->o.ts)
+		return a->o.ts < b->o.ts ? -1 : 1;
+	return (a->tie > b->tie) - (a->tie < b->tie);
+}
+
+START_TEST(any_interleaving_of_one_history_gives_its_incarnations)
+{
+	static const char *const names[] = { "loop0p1", "loop0p2", "loop1p1" };
+	uint64_t state = 0x9E3779B97F4A7C15ULL * (_i + 1), add[PROP_MAX_INC], rem[PROP_MAX_INC], t;
+	struct prop_obs obs[4 * PROP_MAX_INC];
+	const char *name[PROP_MAX_INC];
+	bool kprobes = _i % 2;
+	uint64_t last_uevent = 0;
+	int n = 2 + prop_rand(&state) % (PROP_MAX_INC - 1), i, k = 0;
+
+	/* The truth: exact times, gaps between incarnations from 10 µs to 2 ms. */
+	t = 10 * MS;
+	for (i = 0; i < n; i++) {
+		add[i] = t;
+		rem[i] = add[i] + 1 * MS + prop_rand(&state) % (5 * MS);
+		t = rem[i] + 10000 + prop_rand(&state) % (2 * MS);
+		name[i] = names[prop_rand(&state) % 3];
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t changes[2] = { add[i], rem[i] };
+
+		for (int c = 0; c < 2; c++) {
+			struct bm_obs o = { .type = c ? BM_OBS_REMOVE : BM_OBS_ADD, .dev = P0,
+					    .name = name[i], .parent = "loop0", .kind = BM_PARTITION,
+					    .diskseq = 100 + i };
+
+			if (kprobes) {
+				o.ts = changes[c];
+				o.exact = true;
+				o.by = BM_BY_KPROBE;
+				obs[k++] = (struct prop_obs){ o, prop_rand(&state) };
+			}
+			/* One listener, in the kernel's order: uevents never overtake. */
+			o.ts = changes[c] + 1000 + prop_rand(&state) % PROP_DELAY;
+			if (o.ts <= last_uevent)
+				o.ts = last_uevent + 1;
+			last_uevent = o.ts;
+			o.after = changes[c] - prop_rand(&state) % PROP_DELAY;
+			o.exact = false;
+			o.by = BM_BY_UEVENT;
+			o.diskseq = 0;	/* a partition's uevent has none */
+			obs[k++] = (struct prop_obs){ o, prop_rand(&state) };
+		}
+	}
+	qsort(obs, k, sizeof(*obs), prop_by_time);
+	dump(1 * MS, NULL, NULL, 0, 2 * MS);
+	for (i = 0; i < k; i++)
+		bm_map_observe(map, &obs[i].o);
+	bm_map_finish(map, 0, t + 10 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), n);
+	for (i = 0; i < n; i++) {
+		enum bm_basis b;
+		uint64_t mid = add[i] + PROP_DELAY + 2000 + (rem[i] - add[i] - PROP_DELAY) / 2;
+
+		ck_assert_str_eq(bm_map_span(map, i)->name, name[i]);
+		if (kprobes) {
+			ck_assert_uint_eq(bm_map_span(map, i)->from.lo, add[i]);
+			ck_assert_uint_eq(bm_map_span(map, i)->to.hi, rem[i]);
+		}
+		ck_assert_msg(mid < rem[i], "history %d: no room inside incarnation %d", _i, i);
+		ck_assert_ptr_eq(bm_map_label(map, P0, mid, 0, &b), bm_map_span(map, i));
+		ck_assert_msg(b == BM_LABEL_ONLY, "history %d, incarnation %d: basis %s", _i, i,
+			      bm_basis_name(b));
+	}
+}
+END_TEST
+
 Suite *suite_map(void)
 {
 	Suite *s = suite_create("map");
@@ -515,6 +617,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, an_empty_kernel_dump_closes_nothing);
 	tcase_add_test(tc, a_dump_short_of_its_own_count_closes_nothing);
 	tcase_add_test(tc, labels_in_a_loss_gap_are_guesses);
+	tcase_add_loop_test(tc, any_interleaving_of_one_history_gives_its_incarnations, 0, 200);
 	suite_add_tcase(s, tc);
 	return s;
 }
