@@ -456,7 +456,7 @@ static void observe_dump_end(struct bm_map *m, const struct bm_obs *o)
 		 * have been added after the dump began.
 		 */
 		if (s && s->from.hi < m->dump_begin) {
-			close_span(s, s->seen, o->ts, BM_BY_SYSFS);
+			close_span(s, s->seen, o->ts, m->dump_by ? m->dump_by : BM_BY_SYSFS);
 			d->open = false;
 		}
 	}

@@ -461,6 +461,9 @@ START_TEST(a_dump_short_of_its_own_count_closes_nothing)
 
 	ck_assert_str_eq(name_at(ZRAM1, 7 * MS, NULL), "zram1");
 	ck_assert_ptr_null(name_at(ZRAM1, 20 * MS, NULL));
+	/* The kprobe dump closed it, and is named so. */
+	ck_assert_str_eq(bm_map_span(map, 1)->name, "zram1");
+	ck_assert_uint_eq(bm_map_span(map, 1)->to.by, BM_BY_KPROBE);
 }
 END_TEST
 
