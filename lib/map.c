@@ -136,8 +136,9 @@ static bool same_add(const struct bm_span *s, const struct bm_obs *o)
 
 /*
  * Is @o, a weaker record (a uevent: at or before its time, after o->after),
- * the late word on an add (or removal) a kernel-side source saw exactly?
- * Then it says nothing new: it must not open, close or split anything.
+ * the late word on an add (or removal) a kernel-side source saw exactly, or
+ * on an incarnation already past (its diskseq says which)? Then it says
+ * nothing new: it must not open, close or split anything.
  */
 static bool explained(const struct devstate *d, const struct bm_obs *o, bool removal)
 {
@@ -145,6 +146,11 @@ static bool explained(const struct devstate *d, const struct bm_obs *o, bool rem
 
 	if (o->exact)
 		return false;
+	/* Its diskseq names an incarnation already past: late news of it. */
+	for (i = 0; o->diskseq && i < d->n; i++)
+		if (d->spans[i].diskseq == o->diskseq && same_name(&d->spans[i], o) &&
+		    !(d->open && i == d->n - 1))
+			return true;
 	for (i = d->n; i-- > 0;) {
 		const struct bm_span *s = &d->spans[i];
 		const struct bm_bound *b = removal ? &s->to : &s->from;
@@ -290,12 +296,47 @@ static void displace(struct bm_map *m, struct devstate *d, const struct bm_obs *
 	d->open = false;
 }
 
+/*
+ * diskseq only grows: an add with a lower diskseq than an incarnation
+ * already known happened before that one was added (a late uevent of a
+ * disk whose kernel records were lost). It goes in before it, whole: added
+ * and removed between its neighbours. True if @o was such an add.
+ */
+static bool insert_older(struct devstate *d, const struct bm_obs *o)
+{
+	bool was_open = d->open;
+	struct bm_span *s, *next, added;
+	size_t j;
+
+	for (j = 0; o->diskseq && j < d->n; j++)
+		if (d->spans[j].diskseq > o->diskseq)
+			break;
+	if (!o->diskseq || j == d->n || !new_span(d, o))
+		return false;
+	/* new_span() appended it and marked the device open: move it to j. */
+	added = d->spans[d->n - 1];
+	memmove(&d->spans[j + 1], &d->spans[j], (d->n - 1 - j) * sizeof(added));
+	d->spans[j] = added;
+	d->open = was_open;
+	s = &d->spans[j];
+	next = &d->spans[j + 1];
+	s->from.known = s->to.known = true;
+	s->from.lo = j ? d->spans[j - 1].to.lo : o->after;
+	s->from.hi = min64(o->ts, next->from.hi);
+	s->from.by = o->by;
+	s->to.lo = s->from.lo;
+	s->to.hi = next->from.hi;
+	s->to.by = BM_BY_INFERENCE;
+	s->seen = s->from.lo;
+	return true;
+}
+
 static void observe_add(struct bm_map *m, struct devstate *d, const struct bm_obs *o)
 {
 	struct bm_span *s = open_span(d);
 	uint64_t lo;
 
-	if (explained(d, o, false))
+	if (explained(d, o, false) || insert_older(d, o))
 		return;
 	if (s && same_add(s, o)) {
 		/* Seen already (a statedump, another source): narrow its add. */

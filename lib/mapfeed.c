@@ -137,6 +137,8 @@ static void remove_pending(struct bm_feeder *f, int i, uint64_t ts, bool returne
 			    .after = p->ts, .by = BM_BY_KPROBE, .dev = p->dev, .name = p->name };
 
 	o.kind = p->kind == BM_EV_K_PART_DEL ? BM_PARTITION : BM_DISK;
+	if (o.kind == BM_DISK)	/* a partition's: its disk's, changed on a loop detach */
+		o.diskseq = p->diskseq;
 	bm_map_observe(f->map, &o);
 	memmove(&f->pending[i], &f->pending[i + 1], (f->npending - i - 1) * sizeof(*p));
 	f->npending--;
@@ -154,6 +156,7 @@ static void removal_entered(struct bm_feeder *f, const struct bm_event *ev)
 	p->dev = ev->dev;
 	p->ts = ev->ts;
 	snprintf(p->name, sizeof(p->name), "%.*s", ev->k.name_len, ev->k.name ? ev->k.name : "");
+	p->diskseq = ev->k.seq;
 }
 
 /* The removal is complete when its function returns: the device is gone. */

@@ -21,6 +21,7 @@ struct bm_pending_removal {
 	enum bm_kind kind;	/* BM_EV_K_DISK_DEL or BM_EV_K_PART_DEL */
 	uint32_t dev;
 	char name[64];
+	uint64_t diskseq;	/* a disk's; a partition's disk's, as it is at removal */
 	uint64_t ts;
 };
 

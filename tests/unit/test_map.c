@@ -494,6 +494,70 @@ START_TEST(labels_in_a_loss_gap_are_guesses)
 END_TEST
 
 /*
+ * The recorder stopped while null_blk devices churned: the kernel records of
+ * nb1's removal were lost, and the listener's uevents, queued meanwhile, all
+ * come after the last exact record. Their diskseq names the incarnations
+ * they are about, all past: they open nothing.
+ */
+START_TEST(late_uevents_of_past_incarnations_open_nothing)
+{
+	struct bm_obs ue = { .dev = BM_MKDEV(254, 0), .by = BM_BY_UEVENT, .kind = BM_DISK };
+	static const struct { enum bm_obs_type type; const char *name; uint64_t seq; } late[] = {
+		{ BM_OBS_ADD, "nb1", 10 }, { BM_OBS_REMOVE, "nb1", 10 },
+		{ BM_OBS_ADD, "nb2", 11 }, { BM_OBS_REMOVE, "nb2", 11 },
+	};
+	size_t i;
+
+	exact(BM_OBS_ADD, 1 * MS, BM_MKDEV(254, 0), "nb1", NULL, 10);
+	exact(BM_OBS_ADD, 2 * MS, BM_MKDEV(254, 0), "nb2", NULL, 11);
+	exact(BM_OBS_REMOVE, 3 * MS, BM_MKDEV(254, 0), "nb2", NULL, 11);
+	for (i = 0; i < sizeof(late) / sizeof(late[0]); i++) {
+		ue.type = late[i].type;
+		ue.ts = 5 * MS + i * 100000;
+		ue.name = late[i].name;
+		ue.diskseq = late[i].seq;
+		bm_map_observe(map, &ue);
+	}
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 2);
+	ck_assert_ptr_null(name_at(BM_MKDEV(254, 0), 5 * MS + 50000, NULL));
+}
+END_TEST
+
+/*
+ * nb3 came and went unseen (its kernel records lost); its uevents come after
+ * nb8's add and removal, exact. Its diskseq, lower than nb8's, says it came
+ * first: it goes between nb1 and nb8, not after them.
+ */
+START_TEST(an_older_diskseq_goes_before_the_newer_incarnation)
+{
+	struct bm_obs ue = { .dev = BM_MKDEV(254, 0), .by = BM_BY_UEVENT, .kind = BM_DISK,
+			     .name = "nb3", .diskseq = 12 };
+
+	exact(BM_OBS_ADD, 1 * MS, BM_MKDEV(254, 0), "nb1", NULL, 10);
+	exact(BM_OBS_REMOVE, 1 * MS + 500000, BM_MKDEV(254, 0), "nb1", NULL, 10);
+	exact(BM_OBS_ADD, 3 * MS, BM_MKDEV(254, 0), "nb8", NULL, 17);
+	exact(BM_OBS_REMOVE, 4 * MS, BM_MKDEV(254, 0), "nb8", NULL, 17);
+	ue.type = BM_OBS_ADD;
+	ue.ts = 5 * MS;
+	bm_map_observe(map, &ue);
+	ue.type = BM_OBS_REMOVE;
+	ue.ts = 5 * MS + 100000;
+	bm_map_observe(map, &ue);
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), 3);
+	ck_assert_str_eq(bm_map_span(map, 0)->name, "nb1");
+	ck_assert_str_eq(bm_map_span(map, 1)->name, "nb3");
+	ck_assert_str_eq(bm_map_span(map, 2)->name, "nb8");
+	ck_assert_uint_ge(bm_map_span(map, 1)->from.lo, 1 * MS + 500000);
+	ck_assert_uint_le(bm_map_span(map, 1)->to.hi, 3 * MS);
+	ck_assert_ptr_null(name_at(BM_MKDEV(254, 0), 4 * MS + 500000, NULL));
+	ck_assert_str_eq(name_at(BM_MKDEV(254, 0), 3 * MS + 500000, NULL), "nb8");
+}
+END_TEST
+
+/*
  * A property: one true history of a device number (incarnations with exact
  * add and removal times, names repeating, diskseq counting up), told by
  * kprobes (exact, when on) and by uevents (late by up to 300 µs, in order,
@@ -620,6 +684,8 @@ Suite *suite_map(void)
 	tcase_add_test(tc, an_empty_kernel_dump_closes_nothing);
 	tcase_add_test(tc, a_dump_short_of_its_own_count_closes_nothing);
 	tcase_add_test(tc, labels_in_a_loss_gap_are_guesses);
+	tcase_add_test(tc, late_uevents_of_past_incarnations_open_nothing);
+	tcase_add_test(tc, an_older_diskseq_goes_before_the_newer_incarnation);
 	tcase_add_loop_test(tc, any_interleaving_of_one_history_gives_its_incarnations, 0, 200);
 	suite_add_tcase(s, tc);
 	return s;

@@ -25,6 +25,8 @@ for kernel in default 6.12; do
 			sort -u | awk '{n[$1]++} END {for (d in n) if (n[d] > 1) print d}')
 		[ -n "$reused" ] || fail "$kernel, $variant: no partition number carried p1 and p2"
 		lost=$(grep -c 'lost' "$out/report.err" || true)
+		[ $variant != small-buffer ] || [ "$lost" -gt 0 ] ||
+			fail "$kernel: the small buffer lost no event: the test's premise"
 		write_labels "$out/writes.log" "$out/events.csv" >"$out/labels"
 		bases=$(awk '{n[$3]++} END {for (b in n) printf "%s %d, ", b, n[b]}' "$out/labels")
 		note "$kernel, $variant: $(wc -l <"$out/writes.log") writes, $(wc -l <"$out/labels")" \

@@ -3,7 +3,8 @@
 # - a loop device's partition table rewritten and re-read so that 259:N is
 #   loopXp1, then loopXp2, then loopXp1 again, one BLKRRPART each;
 # - null_blk devices created, written and removed in a tight loop.
-# BUFFER (KiB per CPU) makes the ring buffer small enough to lose events.
+# BUFFER (KiB per CPU) makes the ring buffer small, and the recorder is
+# stopped (SIGSTOP) while null_blk devices churn, so that events are lost.
 # With MODULE=1 blkmap's module is loaded first.
 # Writes /out/rec.dat, /out/record.err and /out/writes.log ("NAME MAJ:MIN
 # FIRST_SECTOR SECTORS", one write per incarnation).
@@ -42,16 +43,21 @@ for n in 1 2 1 2 1; do
 done
 
 # null_blk: created, written and removed back to back, on one number. The
-# writes keep clear of the sectors the kernel's partition scan reads.
+# writes keep clear of the sectors the kernel's partition scan reads. With a
+# small buffer the recorder is stopped meanwhile: the buffer overflows.
+[ -z "${BUFFER:-}" ] || kill -STOP $rec
 for i in 1 2 3 4 5 6 7 8; do
 	mkdir /sys/kernel/config/nullb/nb$i
 	echo 1 >/sys/kernel/config/nullb/nb$i/memory_backed
 	echo 1 >/sys/kernel/config/nullb/nb$i/power
 	write nb$i $((16 + i * 3)) 1
+	# Reads to fill the small buffer while the recorder is stopped.
+	[ -z "${BUFFER:-}" ] || dd if=/dev/nb$i of=/dev/null bs=4k count=300 iflag=direct 2>/dev/null
 	echo 0 >/sys/kernel/config/nullb/nb$i/power
 	rmdir /sys/kernel/config/nullb/nb$i
 done
 
+[ -z "${BUFFER:-}" ] || kill -CONT $rec
 sleep 0.3
 kill -INT $rec
 wait $rec
