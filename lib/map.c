@@ -297,10 +297,11 @@ static void displace(struct bm_map *m, struct devstate *d, const struct bm_obs *
 }
 
 /*
- * diskseq only grows: an add with a lower diskseq than an incarnation
- * already known happened before that one was added (a late uevent of a
- * disk whose kernel records were lost). It goes in before it, whole: added
- * and removed between its neighbours. True if @o was such an add.
+ * diskseq only grows: a disk's late add (a uevent: its kernel records were
+ * lost) with a lower diskseq than an incarnation already known happened
+ * before that one was added. It goes in before it, whole: added and removed
+ * between its neighbours. True if @o was such an add. Not for partitions:
+ * theirs is their disk's, which may have been added long before.
  */
 static bool insert_older(struct devstate *d, const struct bm_obs *o)
 {
@@ -308,10 +309,12 @@ static bool insert_older(struct devstate *d, const struct bm_obs *o)
 	struct bm_span *s, *next, added;
 	size_t j;
 
-	for (j = 0; o->diskseq && j < d->n; j++)
+	if (o->exact || o->kind != BM_DISK || !o->diskseq)
+		return false;
+	for (j = 0; j < d->n; j++)
 		if (d->spans[j].diskseq > o->diskseq)
 			break;
-	if (!o->diskseq || j == d->n || !new_span(d, o))
+	if (j == d->n || !new_span(d, o))
 		return false;
 	/* new_span() appended it and marked the device open: move it to j. */
 	added = d->spans[d->n - 1];

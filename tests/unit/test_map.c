@@ -557,6 +557,19 @@ START_TEST(an_older_diskseq_goes_before_the_newer_incarnation)
 }
 END_TEST
 
+/* A partition has its disk's diskseq: an older one on a reused number is no older incarnation. */
+START_TEST(a_partition_of_an_older_disk_comes_after_all_the_same)
+{
+	exact(BM_OBS_ADD, 1 * MS, P0, "loop1p1", "loop1", 18);
+	exact(BM_OBS_REMOVE, 2 * MS, P0, "loop1p1", "loop1", 18);
+	exact(BM_OBS_ADD, 3 * MS, P0, "loop0p2", "loop0", 17);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 2);
+	ck_assert_str_eq(bm_map_span(map, 1)->name, "loop0p2");
+	ck_assert_str_eq(name_at(P0, 50 * MS, NULL), "loop0p2");
+}
+END_TEST
+
 /*
  * A property: one true history of a device number (incarnations with exact
  * add and removal times, names repeating, diskseq counting up), told by
@@ -686,6 +699,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, labels_in_a_loss_gap_are_guesses);
 	tcase_add_test(tc, late_uevents_of_past_incarnations_open_nothing);
 	tcase_add_test(tc, an_older_diskseq_goes_before_the_newer_incarnation);
+	tcase_add_test(tc, a_partition_of_an_older_disk_comes_after_all_the_same);
 	tcase_add_loop_test(tc, any_interleaving_of_one_history_gives_its_incarnations, 0, 200);
 	suite_add_tcase(s, tc);
 	return s;
