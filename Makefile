@@ -44,7 +44,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-LIB_SRC   := $(wildcard lib/*.c)
+LIB_SRC   := $(wildcard lib/*/*.c)
 CMD_SRC   := $(wildcard cmd/*.c)
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)

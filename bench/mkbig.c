@@ -11,8 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "blkmap/error.h"
-#include "blkmap/tracefile.h"
+#include "blkmap/util/error.h"
+#include "blkmap/tracefile/meta.h"
 
 int main(int argc, char **argv)
 {

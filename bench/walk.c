@@ -14,9 +14,9 @@
 #include <event-parse.h>
 #include <kbuffer.h>
 
-#include "blkmap/error.h"
-#include "blkmap/page.h"
-#include "blkmap/tracefile.h"
+#include "blkmap/util/error.h"
+#include "blkmap/tracefile/page.h"
+#include "blkmap/tracefile/meta.h"
 
 #define CHUNK (16 * 4096)
 

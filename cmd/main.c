@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/error.h"
-#include "blkmap/tracefile.h"
+#include "blkmap/util/error.h"
+#include "blkmap/tracefile/meta.h"
 #include "cmd.h"
 
 static const struct command {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/error.h"
-#include "blkmap/record.h"
+#include "blkmap/util/error.h"
+#include "blkmap/record/record.h"
 #include "cmd.h"
 
 static char doc[] =

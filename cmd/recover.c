@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "blkmap/error.h"
-#include "blkmap/reset.h"
+#include "blkmap/util/error.h"
+#include "blkmap/record/reset.h"
 #include "cmd.h"
 
 static char doc[] =

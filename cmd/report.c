@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blkmap/mapfeed.h"
+#include "blkmap/map/feed.h"
 
-#include "blkmap/report.h"
+#include "blkmap/report/report.h"
 #include "cmd.h"
 
 static char doc[] =

@@ -3,8 +3,8 @@
 #include <argp.h>
 #include <stdio.h>
 
-#include "blkmap/reset.h"
-#include "blkmap/session.h"
+#include "blkmap/record/reset.h"
+#include "blkmap/record/session.h"
 #include "cmd.h"
 
 static char doc[] =

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/output.h"
-#include "blkmap/sources.h"
+#include "blkmap/report/output.h"
+#include "blkmap/sources/sysfs.h"
 #include "cmd.h"
 
 static char doc[] =

@@ -17,9 +17,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "blkmap/error.h"
-#include "blkmap/report.h"
-#include "blkmap/tracefile.h"
+#include "blkmap/util/error.h"
+#include "blkmap/report/report.h"
+#include "blkmap/tracefile/meta.h"
 
 #define MAX_CPUS 4
 

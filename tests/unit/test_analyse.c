@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/analyse.h"
-#include "blkmap/map.h"
+#include "blkmap/analyse/analyse.h"
+#include "blkmap/map/map.h"
 #include "helpers.h"
 
 #define US 1000ULL

@@ -6,7 +6,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "blkmap/capture.h"
+#include "blkmap/record/capture.h"
 #include "helpers.h"
 
 /*

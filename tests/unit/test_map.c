@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/decode.h"
-#include "blkmap/map.h"
+#include "blkmap/tracefile/decode.h"
+#include "blkmap/map/map.h"
 #include "helpers.h"
 
 #define MS 1000000ULL

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "blkmap/marker.h"
+#include "blkmap/sources/marker.h"
 #include "helpers.h"
 
 START_TEST(values_round_trip_through_escapes)

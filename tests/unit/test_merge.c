@@ -5,11 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blkmap/decode.h"
-#include "blkmap/error.h"
-#include "blkmap/iofeed.h"
-#include "blkmap/stream.h"
-#include "blkmap/tracefile.h"
+#include "blkmap/tracefile/decode.h"
+#include "blkmap/util/error.h"
+#include "blkmap/analyse/iofeed.h"
+#include "blkmap/tracefile/merge.h"
+#include "blkmap/tracefile/meta.h"
 #include "helpers.h"
 
 static char path[256];

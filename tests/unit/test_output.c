@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/output.h"
+#include "blkmap/report/output.h"
 #include "helpers.h"
 
 static char *json_of(const char *s)

@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "blkmap/capture.h"
-#include "blkmap/error.h"
-#include "blkmap/spool.h"
-#include "blkmap/stream.h"
-#include "blkmap/tracefile.h"
+#include "blkmap/record/capture.h"
+#include "blkmap/util/error.h"
+#include "blkmap/record/spool.h"
+#include "blkmap/tracefile/merge.h"
+#include "blkmap/tracefile/meta.h"
 #include "helpers.h"
 
 #define NCPUS	3

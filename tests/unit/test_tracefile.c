@@ -11,9 +11,9 @@
 
 #include <event-parse.h>
 
-#include "blkmap/error.h"
-#include "blkmap/stream.h"
-#include "blkmap/tracefile.h"
+#include "blkmap/util/error.h"
+#include "blkmap/tracefile/merge.h"
+#include "blkmap/tracefile/meta.h"
 #include "helpers.h"
 
 static char path[256];

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_ANALYSE_H
+#define BLKMAP_ANALYSE_H
+
+/*
+ * Per-incarnation analyses of labelled block events: counts and bytes,
+ * rates over the incarnation's life in the recording, queue depth and busy
+ * time, latency distributions, the processes that did the I/O, and time
+ * series for plots. Memory grows with incarnations, processes and requests
+ * in flight, never with the number of events.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "blkmap/tracefile/decode.h"
+
+struct bm_span;
+
+/*
+ * Latencies in a log-linear histogram: 32 sub-buckets per power of two, so
+ * a percentile is within 3% of the exact value (min, max, mean are exact).
+ */
+#define BM_HIST_SUB	32
+#define BM_HIST_SIZE	(64 * BM_HIST_SUB)
+
+struct bm_hist {
+	uint64_t count, sum, min, max;
+	uint32_t *buckets;	/* BM_HIST_SIZE, allocated with the first value */
+};
+
+uint64_t bm_hist_percentile(const struct bm_hist *h, double p);
+/* Counts in [2^k, 2^(k+1)) microseconds (k = 0 holds [0, 2)), like biolatency. */
+void bm_hist_log2_us(const struct bm_hist *h, uint64_t out[64]);
+
+#define BM_SERIES_BINS 400
+
+struct bm_series {
+	uint64_t bytes[BM_SERIES_BINS];
+	uint64_t lat_sum[BM_SERIES_BINS], lat_count[BM_SERIES_BINS], lat_max[BM_SERIES_BINS];
+};
+
+enum bm_io_basis {
+	BM_BASIS_REQUEST,	/* request-based: insert/issue/complete */
+	BM_BASIS_BIO,		/* bio-based (zram, dm...): queue/complete only */
+	BM_BASIS_REMAP,		/* a partition: the bios remapped from it */
+};
+
+struct bm_disk_stats {
+	const struct bm_span *span;	/* NULL: events no incarnation fits */
+	uint32_t dev;
+	enum bm_io_basis basis;
+	uint64_t reads, writes, read_bytes, write_bytes;	/* completed */
+	uint64_t first_io, last_io;
+	uint64_t life_from, life_to;	/* its life within the recording */
+	uint64_t busy_ns;		/* with at least one I/O in flight */
+	double depth_ns;		/* integral of the number in flight */
+	struct bm_hist q2c, d2c;
+	struct bm_series *series;	/* with plots only */
+	/* internal: counts and time in flight, for requests and for bios */
+	uint64_t rq_counts[4], bio_counts[4];	/* reads, writes, rbytes, wbytes */
+	struct bm_inflight_time {
+		unsigned inflight;
+		uint64_t changed, busy_ns;
+		double depth_ns;
+	} rq_time, bio_time;
+};
+
+struct bm_top_row {
+	const struct bm_disk_stats *disk;
+	int pid;
+	uint64_t reads, writes, read_bytes, write_bytes;	/* queued */
+};
+
+struct bm_analysis;
+
+struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, bool series);
+void bm_analysis_free(struct bm_analysis *a);
+/* A block event; @span labels its device, @old_span a remap's source. */
+void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
+		       const struct bm_span *span, const struct bm_span *old_span);
+void bm_analysis_finish(struct bm_analysis *a);
+/* Keep only the incarnations named @name (if not NULL) with number @dev (if not 0). */
+void bm_analysis_keep(struct bm_analysis *a, const char *name, uint32_t dev);
+
+/* Incarnations with I/O, ordered by device number then time. */
+size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats *const **list);
+/* Processes per incarnation, most bytes first. */
+size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **list);
+/* The time of bin @i of the series. */
+uint64_t bm_analysis_bin_start(const struct bm_analysis *a, int i);
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_MAPFEED_H
+#define BLKMAP_MAPFEED_H
+
+/*
+ * From a recording's records to map observations: blkmap's markers
+ * (statedumps, uevents) and the writeback_bdi_register tracepoint.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "blkmap/tracefile/decode.h"
+
+struct bm_map;
+
+#define BM_FEEDER_PENDING 16
+
+/* A removal whose probe entry was seen, waiting for its return. */
+struct bm_pending_removal {
+	int pid;
+	enum bm_kind kind;	/* BM_EV_K_DISK_DEL or BM_EV_K_PART_DEL */
+	uint32_t dev;
+	char name[64];
+	uint64_t diskseq;	/* a disk's; a partition's disk's, as it is at removal */
+	uint64_t ts;
+};
+
+struct bm_feeder {
+	struct bm_map *map;
+	struct bm_pending_removal pending[BM_FEEDER_PENDING];
+	int npending;
+	uint64_t listener_ts;	/* the uevent listener's previous marker */
+	uint64_t sent_after;	/* the last uevent was sent after this */
+	bool have_listener;
+	char sources[128];	/* from record-begin */
+	uint64_t markers;	/* blkmap markers seen */
+};
+
+/* Is an event of this kind ever a map record? */
+static inline bool bm_feeds_map(enum bm_kind kind)
+{
+	return kind == BM_EV_PRINT || kind == BM_EV_BDI_REGISTER || kind >= BM_EV_K_ADD;
+}
+
+void bm_feeder_init(struct bm_feeder *f, struct bm_map *map);
+/* Feed one decoded event; events that are not map records are ignored. */
+void bm_feed(struct bm_feeder *f, const struct bm_event *ev);
+/* The recording ended at @last: removals still in progress end by then. */
+void bm_feeder_finish(struct bm_feeder *f, uint64_t last);
+
+/* Parse "MAJ:MIN" into a kernel dev_t; -1 if it is not one. */
+int bm_parse_dev(const char *text, uint32_t *dev);
+
+#endif

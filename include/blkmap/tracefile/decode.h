@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_DECODE_H
+#define BLKMAP_DECODE_H
+
+/*
+ * Decoding of the events blkmap reads: field offsets are resolved once per
+ * event id from the file's formats, then read directly from each record.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "blkmap/tracefile/merge.h"
+
+struct tep_handle;
+
+enum bm_kind {
+	BM_EV_OTHER,
+	BM_EV_RQ_INSERT,
+	BM_EV_RQ_ISSUE,
+	BM_EV_RQ_COMPLETE,
+	BM_EV_RQ_REQUEUE,
+	BM_EV_BIO_QUEUE,
+	BM_EV_BIO_COMPLETE,
+	BM_EV_BIO_REMAP,
+	BM_EV_PRINT,		/* ftrace:print, blkmap's markers among them */
+	BM_EV_BDI_REGISTER,	/* writeback:writeback_bdi_register */
+	/* blkmap's probe events, system "blkmap_PID" (see kprobes.h) */
+	BM_EV_K_ADD,
+	BM_EV_K_DISK_DEL,
+	BM_EV_K_DISK_GONE,
+	BM_EV_K_PART_DEL,
+	BM_EV_K_PART_GONE,
+	BM_EV_K_DUMP,
+	BM_EV_M_DEV,		/* synthetic:blkmap_dev, from blkmap's module */
+	BM_EV_NKINDS
+};
+
+/* Kernel dev_t encoding used by tracepoints: 12-bit major, 20-bit minor. */
+#define BM_MAJOR(dev)		((unsigned)((dev) >> 20))
+#define BM_MINOR(dev)		((unsigned)((dev) & 0xfffff))
+#define BM_MKDEV(ma, mi)	((uint32_t)(((ma) << 20) | (mi)))
+
+struct bm_event {
+	uint64_t ts;
+	int cpu;
+	int pid;
+	enum bm_kind kind;
+	const char *name;	/* event name, e.g. "block_rq_issue" */
+	const char *system;
+	/* block events; absent fields are 0 or empty */
+	uint32_t dev, old_dev;
+	uint64_t sector, old_sector;
+	uint32_t nr_sector, bytes;
+	int error;
+	char rwbs[12];
+	int op;			/* from rwbs: 0 read, 1 write, -1 neither (flush, discard) */
+	/* print: the text, without its trailing newline; bdi: the bdi name */
+	const char *text;
+	int text_len;
+	/* probe and module events: the device's name, its disk's, partno... */
+	struct {
+		const char *name, *disk;
+		int name_len, disk_len;
+		uint32_t partno;
+		uint64_t seq;
+		uint32_t op;		/* module: what happened (kmodule.h) */
+		uint64_t sectors;
+	} k;
+};
+
+/*
+ * What the analyses read of a block event, and nothing else: decoding only
+ * these fields is what keeps an analysis pass close to the speed of reading.
+ */
+struct bm_io {
+	uint64_t ts;
+	uint64_t sector;
+	uint32_t dev, old_dev;	/* old_dev: a remap's source */
+	uint32_t nr_sector;
+	int32_t pid;
+	int8_t kind;		/* enum bm_kind, a block event's */
+	int8_t op;		/* as bm_event's */
+};
+
+struct bm_decoder;
+
+struct bm_decoder *bm_decoder_new(struct tep_handle *tep);
+void bm_decoder_free(struct bm_decoder *d);
+/* The kind of event id @type, without decoding anything. */
+enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type);
+/*
+ * What RWBS flags do: 0 read, 1 write, -1 neither (a discard, a flush
+ * without data). Reads the first two characters at most.
+ */
+int bm_rwbs_op(const char *rwbs, uint32_t sectors);
+/* Decode @rec into @ev; text points into @rec's data. */
+void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev);
+/* Decode a block event's I/O fields; false, and nothing decoded, for other events. */
+bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io);
+
+#endif

@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Per-incarnation analyses. Requests are followed by (disk, sector), as
+ * blktrace's btt does: a bio queued (Q) or remapped from a partition, the
+ * request issued (D), completed (C). Counts and bytes come from
+ * completions, so they agree with the kernel's own counters; Q2C and D2C
+ * from the matched times. A request's completion also ends the bios merged
+ * into it (the ones it covers, bio after bio). Entries that still never
+ * complete (their completion was lost) are dropped after STALE_NS, and stop
+ * counting as in flight then, so memory and busy time stay bounded.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "blkmap/analyse/analyse.h"
+#include "blkmap/map/map.h"
+
+#define STALE_NS	(30ULL * 1000000000)
+
+struct inflight {
+	uint32_t dev;
+	uint64_t sector;
+	uint32_t nr_sector;	/* of the bio queued here, 0 if only a request was seen */
+	uint64_t q, d;		/* queued, issued */
+	bool has_q, has_d;
+	int disk, part;		/* indexes into disks counting it in flight, -1 for none */
+	int rq_disk;		/* the disk counting its request in flight (has_d) */
+	bool used;
+};
+
+struct bm_analysis {
+	uint64_t first, last;
+	bool series;
+	struct bm_disk_stats **disks;
+	size_t ndisks, capdisks;
+	int *index;		/* open addressing over disks, -1 empty */
+	size_t index_size;
+	const struct bm_disk_stats **sorted;
+	size_t nsorted;
+	struct inflight *table;
+	size_t tsize, tused;
+	uint64_t next_sweep;	/* when stale entries are dropped next */
+	struct bm_top_row *top;
+	int *top_disk;		/* the disk index of each row, until finish */
+	size_t ntop, captop, last_top;
+	/* the last lookup, as events of one disk come in runs */
+	const struct bm_span *last_span;
+	uint32_t last_dev;
+	int last_disk;
+};
+
+/* ---- histograms ---- */
+
+static int hist_index(uint64_t v)
+{
+	int p;
+
+	if (v < 2 * BM_HIST_SUB)
+		return v;
+	p = 63 - __builtin_clzll(v);	/* 2^p <= v, p >= log2(2 * SUB) */
+	return (p - 4) * BM_HIST_SUB + ((v >> (p - 5)) & (BM_HIST_SUB - 1));
+}
+
+static uint64_t hist_value(int i, uint64_t *width)
+{
+	int p;
+
+	if (i < 2 * BM_HIST_SUB) {
+		*width = 1;
+		return i;
+	}
+	p = i / BM_HIST_SUB + 4;
+	*width = 1ULL << (p - 5);
+	return (uint64_t)(BM_HIST_SUB + i % BM_HIST_SUB) << (p - 5);
+}
+
+static void hist_add(struct bm_hist *h, uint64_t v)
+{
+	if (!h->buckets) {
+		h->buckets = calloc(BM_HIST_SIZE, sizeof(*h->buckets));
+		if (!h->buckets)
+			return;
+		h->min = v;
+	}
+	h->buckets[hist_index(v)]++;
+	h->count++;
+	h->sum += v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+uint64_t bm_hist_percentile(const struct bm_hist *h, double p)
+{
+	uint64_t want, seen = 0, width, v;
+	int i;
+
+	if (!h->count)
+		return 0;
+	want = (uint64_t)(p / 100.0 * h->count + 0.5);
+	if (want < 1)
+		want = 1;
+	for (i = 0; i < BM_HIST_SIZE; i++) {
+		seen += h->buckets[i];
+		if (seen >= want) {
+			v = hist_value(i, &width) + width / 2;
+			return v < h->min ? h->min : v > h->max ? h->max : v;
+		}
+	}
+	return h->max;
+}
+
+void bm_hist_log2_us(const struct bm_hist *h, uint64_t out[64])
+{
+	uint64_t width, v;
+	int i;
+
+	memset(out, 0, 64 * sizeof(*out));
+	for (i = 0; h->buckets && i < BM_HIST_SIZE; i++) {
+		if (!h->buckets[i])
+			continue;
+		v = hist_value(i, &width) / 1000;	/* the bucket's start, in µs */
+		out[v < 2 ? 0 : 63 - __builtin_clzll(v)] += h->buckets[i];
+	}
+}
+
+/* ---- incarnations ---- */
+
+/* Incarnations are found through a hash of their span (or device, if none). */
+static size_t disk_slot(const struct bm_analysis *a, uint32_t dev, const struct bm_span *span)
+{
+	uint64_t key = span ? (uintptr_t)span : ((uint64_t)dev << 1 | 1);
+
+	return (key * 0x9E3779B97F4A7C15ULL >> 20) & (a->index_size - 1);
+}
+
+static bool is_disk(const struct bm_disk_stats *d, uint32_t dev, const struct bm_span *span)
+{
+	return d->span == span && (span || d->dev == dev);
+}
+
+static int grow_index(struct bm_analysis *a)
+{
+	size_t size = a->index_size ? 2 * a->index_size : 64, i;
+	int *index = malloc(size * sizeof(*index));
+
+	if (!index)
+		return -1;
+	memset(index, -1, size * sizeof(*index));
+	free(a->index);
+	a->index = index;
+	a->index_size = size;
+	for (i = 0; i < a->ndisks; i++) {
+		size_t j = disk_slot(a, a->disks[i]->dev, a->disks[i]->span);
+
+		while (index[j] >= 0)
+			j = (j + 1) & (size - 1);
+		index[j] = i;
+	}
+	return 0;
+}
+
+static int disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
+		   enum bm_io_basis basis)
+{
+	struct bm_disk_stats *d;
+	size_t j;
+	int i;
+
+	if (a->last_disk >= 0 && a->last_span == span && a->last_dev == dev)
+		return a->last_disk;
+	if (2 * (a->ndisks + 1) > a->index_size && grow_index(a) < 0)
+		return -1;
+	for (j = disk_slot(a, dev, span); a->index[j] >= 0; j = (j + 1) & (a->index_size - 1))
+		if (is_disk(a->disks[a->index[j]], dev, span))
+			goto found;
+	if (a->ndisks == a->capdisks) {
+		size_t cap = a->capdisks ? 2 * a->capdisks : 32;
+		struct bm_disk_stats **disks = realloc(a->disks, cap * sizeof(*disks));
+
+		if (!disks)
+			return -1;
+		a->disks = disks;
+		a->capdisks = cap;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d || (a->series && !(d->series = calloc(1, sizeof(*d->series))))) {
+		free(d);
+		return -1;
+	}
+	d->span = span;
+	d->dev = span ? span->dev : dev;
+	d->basis = basis;
+	a->index[j] = a->ndisks;
+	a->disks[a->ndisks++] = d;
+found:
+	i = a->index[j];
+	a->last_span = span;
+	a->last_dev = dev;
+	a->last_disk = i;
+	return i;
+}
+
+/* Time with I/O in flight, and their number integrated over time. */
+static void account(struct bm_inflight_time *t, uint64_t now, int delta)
+{
+	if (t->changed && now > t->changed) {
+		if (t->inflight)
+			t->busy_ns += now - t->changed;
+		t->depth_ns += (double)t->inflight * (now - t->changed);
+	}
+	t->changed = now;
+	if (delta < 0 && !t->inflight)
+		return;
+	t->inflight += delta;
+}
+
+static void count(uint64_t counts[4], int op, uint32_t sectors)
+{
+	if (op < 0)
+		return;
+	counts[op]++;
+	counts[2 + op] += (uint64_t)sectors * 512;
+}
+
+/* ---- requests in flight ---- */
+
+static size_t slot_of(const struct bm_analysis *a, uint32_t dev, uint64_t sector)
+{
+	uint64_t h = (sector * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)dev * 0xC2B2AE3D27D4EB4FULL);
+
+	return (h >> 17) & (a->tsize - 1);
+}
+
+static struct inflight *lookup(struct bm_analysis *a, uint32_t dev, uint64_t sector)
+{
+	size_t i;
+
+	if (!a->tsize)
+		return NULL;
+	for (i = slot_of(a, dev, sector); a->table[i].used; i = (i + 1) & (a->tsize - 1))
+		if (a->table[i].dev == dev && a->table[i].sector == sector)
+			return &a->table[i];
+	return NULL;
+}
+
+/* @e leaves the table at @now without a completion: it is no longer in flight. */
+static void settle(struct bm_analysis *a, const struct inflight *e, uint64_t now)
+{
+	if (e->has_q && e->disk >= 0)
+		account(&a->disks[e->disk]->bio_time, now, -1);
+	if (e->has_q && e->part >= 0)
+		account(&a->disks[e->part]->bio_time, now, -1);
+	if (e->has_d)
+		account(&a->disks[e->rq_disk]->rq_time, now, -1);
+}
+
+static void rehash(struct bm_analysis *a, size_t size, uint64_t now)
+{
+	struct inflight *old = a->table, *t;
+	size_t i, oldsize = a->tsize;
+
+	t = calloc(size, sizeof(*t));
+	if (!t)
+		return;
+	a->table = t;
+	a->tsize = size;
+	a->tused = 0;
+	for (i = 0; i < oldsize; i++) {
+		struct inflight *e = &old[i];
+		size_t j;
+
+		if (!e->used)
+			continue;
+		if ((e->has_q ? e->q : e->d) + STALE_NS < now) {
+			settle(a, e, now);
+			continue;
+		}
+		for (j = slot_of(a, e->dev, e->sector); t[j].used; j = (j + 1) & (size - 1))
+			;
+		t[j] = *e;
+		a->tused++;
+	}
+	free(old);
+}
+
+static struct inflight *insert(struct bm_analysis *a, uint32_t dev, uint64_t sector, uint64_t now)
+{
+	struct inflight *e = lookup(a, dev, sector);
+	size_t i;
+
+	if (e)
+		return e;
+	if (2 * (a->tused + 1) > a->tsize) {
+		/* At the same size first: that drops the stale entries. */
+		rehash(a, a->tsize ? a->tsize : 1024, now);
+		if (2 * (a->tused + 1) > a->tsize)
+			rehash(a, 2 * a->tsize, now);
+	}
+	if (!a->tsize)
+		return NULL;
+	for (i = slot_of(a, dev, sector); a->table[i].used; i = (i + 1) & (a->tsize - 1))
+		;
+	e = &a->table[i];
+	memset(e, 0, sizeof(*e));
+	e->used = true;
+	e->dev = dev;
+	e->sector = sector;
+	e->disk = e->part = -1;
+	a->tused++;
+	return e;
+}
+
+/* Remove @e, moving later entries of its cluster back (linear probing). */
+static void erase(struct bm_analysis *a, struct inflight *e)
+{
+	size_t i = e - a->table, j = i;
+
+	e->used = false;
+	a->tused--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (a->tsize - 1);
+		if (!a->table[j].used)
+			return;
+		home = slot_of(a, a->table[j].dev, a->table[j].sector);
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			a->table[i] = a->table[j];
+			a->table[j].used = false;
+			i = j;
+		}
+	}
+}
+
+/* ---- processes ---- */
+
+/* The row of (@disk, @pid); rows of a disk are few, and come in runs. */
+static struct bm_top_row *top_of(struct bm_analysis *a, int disk, int pid)
+{
+	struct bm_top_row *r;
+	size_t i;
+
+	if (a->last_top < a->ntop && a->top_disk[a->last_top] == disk &&
+	    a->top[a->last_top].pid == pid)
+		return &a->top[a->last_top];
+	for (i = 0; i < a->ntop; i++)
+		if (a->top_disk[i] == disk && a->top[i].pid == pid)
+			goto found;
+	if (a->ntop == a->captop) {
+		size_t cap = a->captop ? 2 * a->captop : 64;
+		struct bm_top_row *top = realloc(a->top, cap * sizeof(*top));
+		int *top_disk;
+
+		if (!top)
+			return NULL;
+		a->top = top;
+		top_disk = realloc(a->top_disk, cap * sizeof(*top_disk));
+		if (!top_disk)
+			return NULL;
+		a->top_disk = top_disk;
+		a->captop = cap;
+	}
+	i = a->ntop++;
+	r = &a->top[i];
+	memset(r, 0, sizeof(*r));
+	r->pid = pid;
+	a->top_disk[i] = disk;
+found:
+	a->last_top = i;
+	return &a->top[i];
+}
+
+static void queued_by(struct bm_analysis *a, int disk, const struct bm_io *io)
+{
+	struct bm_top_row *r;
+	int op = io->op;
+
+	if (disk < 0 || op < 0 || !(r = top_of(a, disk, io->pid)))
+		return;
+	if (op) {
+		r->writes++;
+		r->write_bytes += (uint64_t)io->nr_sector * 512;
+	} else {
+		r->reads++;
+		r->read_bytes += (uint64_t)io->nr_sector * 512;
+	}
+}
+
+/* ---- events ---- */
+
+static void series_add(struct bm_analysis *a, struct bm_disk_stats *d, uint64_t ts,
+		       uint64_t bytes, uint64_t latency)
+{
+	uint64_t span = a->last > a->first ? a->last - a->first + 1 : 1;
+	int bin;
+
+	if (!d->series || ts < a->first)
+		return;
+	bin = (ts - a->first) * (uint64_t)BM_SERIES_BINS / span;
+	if (bin >= BM_SERIES_BINS)
+		bin = BM_SERIES_BINS - 1;
+	d->series->bytes[bin] += bytes;
+	if (latency) {
+		d->series->lat_sum[bin] += latency;
+		d->series->lat_count[bin]++;
+		if (latency > d->series->lat_max[bin])
+			d->series->lat_max[bin] = latency;
+	}
+}
+
+static void seen(struct bm_disk_stats *d, uint64_t ts)
+{
+	if (!d->first_io || ts < d->first_io)
+		d->first_io = ts;
+	if (ts > d->last_io)
+		d->last_io = ts;
+}
+
+/* The bios merged into a completed request: from @pos, bio after bio, to @end. */
+static void end_merged(struct bm_analysis *a, uint32_t dev, uint64_t pos, uint64_t end,
+		       uint64_t now)
+{
+	struct inflight *m;
+
+	while (pos < end && (m = lookup(a, dev, pos)) && m->nr_sector) {
+		pos += m->nr_sector;
+		settle(a, m, now);
+		erase(a, m);
+	}
+}
+
+static void complete(struct bm_analysis *a, const struct bm_io *io, int disk, bool request)
+{
+	struct inflight *e = lookup(a, io->dev, io->sector);
+	struct bm_disk_stats *d = a->disks[disk];
+	uint64_t bytes = io->op < 0 ? 0 : (uint64_t)io->nr_sector * 512;
+	uint64_t q2c = e && e->has_q ? io->ts - e->q : 0;
+	uint64_t next;
+
+	seen(d, io->ts);
+	count(request ? d->rq_counts : d->bio_counts, io->op, io->nr_sector);
+	if (!e) {
+		series_add(a, d, io->ts, bytes, 0);
+		return;
+	}
+	if (e->has_q && e->disk >= 0) {
+		hist_add(&d->q2c, q2c);
+		account(&d->bio_time, io->ts, -1);
+	}
+	if (request && e->has_d) {
+		hist_add(&d->d2c, io->ts - e->d);
+		account(&d->rq_time, io->ts, -1);
+	}
+	series_add(a, d, io->ts, bytes, request && e->has_d ? io->ts - e->d : q2c);
+	if (e->part >= 0) {
+		struct bm_disk_stats *p = a->disks[e->part];
+
+		seen(p, io->ts);
+		count(p->rq_counts, io->op, io->nr_sector);
+		if (e->has_q) {
+			hist_add(&p->q2c, q2c);
+			account(&p->bio_time, io->ts, -1);
+		}
+		series_add(a, p, io->ts, bytes, q2c);
+	}
+	next = e->nr_sector ? e->sector + e->nr_sector : UINT64_MAX;
+	erase(a, e);
+	if (request)
+		end_merged(a, io->dev, next, io->sector + io->nr_sector, io->ts);
+}
+
+void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
+		       const struct bm_span *span, const struct bm_span *old_span)
+{
+	int disk = disk_of(a, io->dev, span, BM_BASIS_REQUEST), part;
+	struct inflight *e;
+
+	if (disk < 0)
+		return;
+	if (io->ts >= a->next_sweep) {
+		/* Drop what could not complete any more, even with room to spare. */
+		if (a->tused)
+			rehash(a, a->tsize, io->ts);
+		a->next_sweep = io->ts + STALE_NS;
+	}
+	switch (io->kind) {
+	case BM_EV_BIO_REMAP:
+		/* From a partition (or dm device) onto the disk, at the disk's sector. */
+		part = disk_of(a, io->old_dev, old_span, BM_BASIS_REMAP);
+		e = part >= 0 ? insert(a, io->dev, io->sector, io->ts) : NULL;
+		if (!e)
+			return;
+		e->part = part;
+		e->nr_sector = io->nr_sector;
+		e->q = io->ts;
+		e->has_q = true;
+		a->disks[part]->basis = BM_BASIS_REMAP;
+		account(&a->disks[part]->bio_time, io->ts, +1);
+		queued_by(a, part, io);
+		break;
+	case BM_EV_BIO_QUEUE:
+		e = insert(a, io->dev, io->sector, io->ts);
+		if (!e)
+			return;
+		if (!e->has_q) {
+			e->q = io->ts;
+			e->has_q = true;
+		}
+		e->nr_sector = io->nr_sector;
+		if (e->disk < 0) {
+			e->disk = disk;
+			account(&a->disks[disk]->bio_time, io->ts, +1);
+		}
+		queued_by(a, disk, io);
+		break;
+	case BM_EV_RQ_ISSUE:
+		e = insert(a, io->dev, io->sector, io->ts);
+		if (e && !e->has_d) {
+			e->d = io->ts;
+			e->has_d = true;
+			e->rq_disk = disk;
+			account(&a->disks[disk]->rq_time, io->ts, +1);
+		}
+		break;
+	case BM_EV_RQ_REQUEUE:
+		e = lookup(a, io->dev, io->sector);
+		if (e && e->has_d) {
+			e->has_d = false;
+			account(&a->disks[disk]->rq_time, io->ts, -1);
+		}
+		break;
+	case BM_EV_RQ_COMPLETE:
+		complete(a, io, disk, true);
+		break;
+	case BM_EV_BIO_COMPLETE:
+		complete(a, io, disk, false);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- the end ---- */
+
+static int by_device_then_time(const void *x, const void *y)
+{
+	const struct bm_disk_stats *a = *(const struct bm_disk_stats *const *)x;
+	const struct bm_disk_stats *b = *(const struct bm_disk_stats *const *)y;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return (a->life_from > b->life_from) - (a->life_from < b->life_from);
+}
+
+static int by_bytes(const void *x, const void *y)
+{
+	const struct bm_top_row *a = x, *b = y;
+	uint64_t ab = a->read_bytes + a->write_bytes, bb = b->read_bytes + b->write_bytes;
+
+	if (a->disk != b->disk)
+		return by_device_then_time(&a->disk, &b->disk);
+	return (ab < bb) - (ab > bb);
+}
+
+void bm_analysis_finish(struct bm_analysis *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->ndisks; i++) {
+		struct bm_disk_stats *d = a->disks[i];
+		const struct bm_span *s = d->span;
+		struct bm_inflight_time *t;
+		uint64_t *c;
+
+		/* A disk with requests is request-based; its bio events are remaps. */
+		if (d->basis != BM_BASIS_REMAP)
+			d->basis = d->rq_counts[0] + d->rq_counts[1] ? BM_BASIS_REQUEST : BM_BASIS_BIO;
+		c = d->basis == BM_BASIS_BIO ? d->bio_counts : d->rq_counts;
+		d->reads = c[0];
+		d->writes = c[1];
+		d->read_bytes = c[2];
+		d->write_bytes = c[3];
+		/* From the earliest possible add to the latest possible removal. */
+		d->life_from = a->first;
+		d->life_to = a->last;
+		if (s && s->from.known && s->from.lo > a->first)
+			d->life_from = s->from.lo;
+		if (s && s->to.known && s->to.hi < a->last)
+			d->life_to = s->to.hi;
+		if (d->life_to < d->life_from)
+			d->life_to = d->life_from;
+		t = d->basis == BM_BASIS_REQUEST ? &d->rq_time : &d->bio_time;
+		account(t, d->life_to, 0);
+		d->busy_ns = t->busy_ns;
+		d->depth_ns = t->depth_ns;
+	}
+	free(a->sorted);
+	a->sorted = malloc((a->ndisks ? a->ndisks : 1) * sizeof(*a->sorted));
+	for (i = 0; a->sorted && i < a->ndisks; i++)
+		a->sorted[i] = a->disks[i];
+	if (a->sorted)
+		qsort(a->sorted, a->ndisks, sizeof(*a->sorted), by_device_then_time);
+	a->nsorted = a->sorted ? a->ndisks : 0;
+	for (i = 0; i < a->ntop; i++)
+		a->top[i].disk = a->disks[a->top_disk[i]];
+	if (a->ntop)	/* no I/O, no table: qsort may not be given NULL */
+		qsort(a->top, a->ntop, sizeof(*a->top), by_bytes);
+}
+
+static bool kept(const struct bm_disk_stats *d, const char *name, uint32_t dev)
+{
+	return (!name || (d->span && !strcmp(d->span->name, name))) && (!dev || d->dev == dev);
+}
+
+void bm_analysis_keep(struct bm_analysis *a, const char *name, uint32_t dev)
+{
+	size_t i, n = 0;
+
+	for (i = 0; a->sorted && i < a->ndisks; i++)
+		if (kept(a->sorted[i], name, dev))
+			a->sorted[n++] = a->sorted[i];
+	a->nsorted = a->sorted ? n : 0;
+	for (i = 0, n = 0; i < a->ntop; i++)
+		if (kept(a->top[i].disk, name, dev))
+			a->top[n++] = a->top[i];
+	a->ntop = n;
+}
+
+size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats *const **list)
+{
+	*list = a->sorted;
+	return a->nsorted;
+}
+
+size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **list)
+{
+	*list = a->top;
+	return a->ntop;
+}
+
+uint64_t bm_analysis_bin_start(const struct bm_analysis *a, int i)
+{
+	uint64_t span = a->last > a->first ? a->last - a->first + 1 : 1;
+
+	return a->first + span * i / BM_SERIES_BINS;
+}
+
+struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, bool series)
+{
+	struct bm_analysis *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->first = first;
+	a->last = last;
+	a->series = series;
+	a->last_disk = -1;
+	return a;
+}
+
+void bm_analysis_free(struct bm_analysis *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->ndisks; i++) {
+		free(a->disks[i]->q2c.buckets);
+		free(a->disks[i]->d2c.buckets);
+		free(a->disks[i]->series);
+		free(a->disks[i]);
+	}
+	free(a->disks);
+	free(a->index);
+	free(a->sorted);
+	free(a->table);
+	free(a->top);
+	free(a->top_disk);
+	free(a);
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* blkmap markers and map tracepoints turned into map observations. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blkmap/map/map.h"
+#include "blkmap/map/feed.h"
+#include "blkmap/sources/marker.h"
+
+int bm_parse_dev(const char *text, uint32_t *dev)
+{
+	unsigned ma, mi;
+	char end;
+
+	if (!text || sscanf(text, "%u:%u%c", &ma, &mi, &end) != 2 || ma >= 4096 ||
+	    mi >= (1u << 20))
+		return -1;
+	*dev = BM_MKDEV(ma, mi);
+	return 0;
+}
+
+void bm_feeder_init(struct bm_feeder *f, struct bm_map *map)
+{
+	memset(f, 0, sizeof(*f));
+	f->map = map;
+}
+
+static uint64_t number(const struct bm_marker_parsed *p, const char *key)
+{
+	const char *v = bm_marker_get(p, key);
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+/* Fill the device fields shared by dump and uevent markers. */
+static int device_fields(const struct bm_marker_parsed *p, struct bm_obs *o)
+{
+	const char *kind = bm_marker_get(p, "kind");
+
+	if (bm_parse_dev(bm_marker_get(p, "dev"), &o->dev) < 0)
+		return -1;
+	o->name = bm_marker_get(p, "name");
+	o->parent = bm_marker_get(p, "parent");
+	o->dm = bm_marker_get(p, "dm");
+	o->kind = kind && !strcmp(kind, "partition") ? BM_PARTITION : BM_DISK;
+	o->diskseq = number(p, "diskseq");
+	o->size = number(p, "size");
+	return o->name && o->name[0] ? 0 : -1;
+}
+
+static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
+			struct bm_obs *o)
+{
+	const char *action = bm_marker_get(p, "action");
+	const char *fresh = bm_marker_get(p, "fresh");
+
+	if (!action || device_fields(p, o) < 0)
+		return;
+	if (!strcmp(action, "add"))
+		o->type = BM_OBS_ADD;
+	else if (!strcmp(action, "remove"))
+		o->type = BM_OBS_REMOVE;
+	else if (!strcmp(action, "change"))
+		o->type = BM_OBS_CHANGE;
+	else
+		return;
+	o->by = BM_BY_UEVENT;
+	/*
+	 * Lower bounds bound when the uevent was sent: after the listener's
+	 * previous marker if fresh, else after the previous uevent was sent
+	 * (the kernel sends them in order). A change precedes its uevent in
+	 * the same code path, except a disk's add: the kernel reads the
+	 * partition table in between, so that bound does not hold for it.
+	 */
+	if (fresh && !strcmp(fresh, "1") && f->have_listener)
+		f->sent_after = f->listener_ts;
+	if (!(o->type == BM_OBS_ADD && o->kind == BM_DISK))
+		o->after = f->sent_after;
+	bm_map_observe(f->map, o);
+}
+
+static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
+{
+	struct bm_marker_parsed p;
+	struct bm_obs o = { .ts = ev->ts };
+	const char *v;
+
+	if (bm_marker_parse(&p, ev->text, ev->text_len) < 0)
+		return;
+	f->markers++;
+	if (!strcmp(p.type, "uevent")) {
+		feed_uevent(f, &p, &o);
+	} else if (!strcmp(p.type, "dump")) {
+		if (device_fields(&p, &o) < 0)
+			return;
+		o.type = BM_OBS_PRESENT;
+		o.by = BM_BY_SYSFS;
+		bm_map_observe(f->map, &o);
+	} else if (!strcmp(p.type, "dump-begin")) {
+		v = bm_marker_get(&p, "source");
+		o.type = BM_OBS_DUMP_BEGIN;
+		o.by = v && !strcmp(v, "kprobe") ? BM_BY_KPROBE : BM_BY_SYSFS;
+		bm_map_observe(f->map, &o);
+	} else if (!strcmp(p.type, "dump-end")) {
+		o.type = BM_OBS_DUMP_END;
+		o.listed = number(&p, "count");
+		bm_map_observe(f->map, &o);
+	} else if (!strcmp(p.type, "record-begin")) {
+		v = bm_marker_get(&p, "sources");
+		snprintf(f->sources, sizeof(f->sources), "%s", v ? v : "");
+	}
+	if (!strcmp(p.type, "uevent") || !strcmp(p.type, "uevent-listen") ||
+	    !strcmp(p.type, "uevent-idle")) {
+		f->listener_ts = ev->ts;
+		f->have_listener = true;
+	}
+}
+
+/* Fill a probe event's device into @o; @name holds the name. */
+static void probe_device(const struct bm_event *ev, struct bm_obs *o, char *name, size_t size,
+			 char *disk, size_t disk_size)
+{
+	snprintf(name, size, "%.*s", ev->k.name_len, ev->k.name ? ev->k.name : "");
+	snprintf(disk, disk_size, "%.*s", ev->k.disk_len, ev->k.disk ? ev->k.disk : "");
+	o->dev = ev->dev;
+	o->name = name;
+	o->kind = ev->k.partno ? BM_PARTITION : BM_DISK;
+	o->parent = ev->k.partno ? disk : NULL;
+	o->diskseq = ev->k.seq;
+}
+
+static void remove_pending(struct bm_feeder *f, int i, uint64_t ts, bool returned)
+{
+	struct bm_pending_removal *p = &f->pending[i];
+	struct bm_obs o = { .type = BM_OBS_REMOVE, .ts = ts, .exact = returned,
+			    .after = p->ts, .by = BM_BY_KPROBE, .dev = p->dev, .name = p->name };
+
+	o.kind = p->kind == BM_EV_K_PART_DEL ? BM_PARTITION : BM_DISK;
+	if (o.kind == BM_DISK)	/* a partition's: its disk's, changed on a loop detach */
+		o.diskseq = p->diskseq;
+	bm_map_observe(f->map, &o);
+	memmove(&f->pending[i], &f->pending[i + 1], (f->npending - i - 1) * sizeof(*p));
+	f->npending--;
+}
+
+static void removal_entered(struct bm_feeder *f, const struct bm_event *ev)
+{
+	struct bm_pending_removal *p;
+
+	if (f->npending == BM_FEEDER_PENDING)	/* returns lost: end the oldest now */
+		remove_pending(f, 0, ev->ts, false);
+	p = &f->pending[f->npending++];
+	p->pid = ev->pid;
+	p->kind = ev->kind;
+	p->dev = ev->dev;
+	p->ts = ev->ts;
+	snprintf(p->name, sizeof(p->name), "%.*s", ev->k.name_len, ev->k.name ? ev->k.name : "");
+	p->diskseq = ev->k.seq;
+}
+
+/* The removal is complete when its function returns: the device is gone. */
+static void removal_returned(struct bm_feeder *f, const struct bm_event *ev)
+{
+	enum bm_kind entry = ev->kind == BM_EV_K_DISK_GONE ? BM_EV_K_DISK_DEL : BM_EV_K_PART_DEL;
+	int i;
+
+	for (i = f->npending - 1; i >= 0; i--) {
+		if (f->pending[i].pid == ev->pid && f->pending[i].kind == entry) {
+			remove_pending(f, i, ev->ts, true);
+			return;
+		}
+	}
+}
+
+void bm_feeder_finish(struct bm_feeder *f, uint64_t last)
+{
+	while (f->npending)
+		remove_pending(f, 0, last, false);
+}
+
+static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
+{
+	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_BY_KPROBE };
+	char name[64], disk[64];
+
+	static const enum bm_obs_type module_ops[] = {
+		BM_OBS_PRESENT, BM_OBS_ADD, BM_OBS_REMOVE, BM_OBS_DUMP_BEGIN, BM_OBS_DUMP_END,
+	};
+
+	switch (ev->kind) {
+	case BM_EV_M_DEV:
+		if (ev->k.op >= sizeof(module_ops) / sizeof(module_ops[0]))
+			return;
+		o.by = BM_BY_MODULE;
+		o.type = module_ops[ev->k.op];
+		probe_device(ev, &o, name, sizeof(name), disk, sizeof(disk));
+		o.size = ev->k.sectors;
+		if (o.type == BM_OBS_DUMP_END)	/* its sectors field: the devices listed */
+			o.listed = ev->k.sectors;
+		if (o.type != BM_OBS_DUMP_BEGIN && o.type != BM_OBS_DUMP_END && !name[0])
+			return;
+		bm_map_observe(f->map, &o);
+		break;
+	case BM_EV_K_ADD:
+	case BM_EV_K_DUMP:
+		probe_device(ev, &o, name, sizeof(name), disk, sizeof(disk));
+		if (!name[0])
+			return;
+		o.type = ev->kind == BM_EV_K_ADD ? BM_OBS_ADD : BM_OBS_PRESENT;
+		bm_map_observe(f->map, &o);
+		break;
+	case BM_EV_K_DISK_DEL:
+	case BM_EV_K_PART_DEL:
+		removal_entered(f, ev);
+		break;
+	case BM_EV_K_DISK_GONE:
+	case BM_EV_K_PART_GONE:
+		removal_returned(f, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+void bm_feed(struct bm_feeder *f, const struct bm_event *ev)
+{
+	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_BY_TRACEPOINT };
+	char name[40];
+
+	if (ev->kind >= BM_EV_K_ADD) {
+		feed_probe(f, ev);
+	} else if (ev->kind == BM_EV_PRINT && ev->text) {
+		feed_marker(f, ev);
+	} else if (ev->kind == BM_EV_BDI_REGISTER && ev->text) {
+		snprintf(name, sizeof(name), "%.*s", ev->text_len, ev->text);
+		if (bm_parse_dev(name, &o.dev) == 0) {
+			o.type = BM_OBS_REGISTER;
+			bm_map_observe(f->map, &o);
+		}
+	}
+}

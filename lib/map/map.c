@@ -1,0 +1,840 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The time-ranged device map. Observations arrive in timestamp order;
+ * each device number keeps its incarnations (spans) in time order, the
+ * last one open while the device exists.
+ *
+ * Bounds come from the sources and from ordering: an add happened after
+ * the previous incarnation's removal began to be possible (its lower
+ * bound), and after the last statedump that did not list the device; a
+ * removal happened after the last moment the device was known to exist.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blkmap/tracefile/decode.h"
+#include "blkmap/map/map.h"
+
+struct devstate {
+	uint32_t dev;
+	struct bm_span *spans;
+	size_t n, cap;
+	bool open;		/* spans[n - 1] is still present */
+	uint64_t registered;	/* exact time of a registration not yet paired */
+	uint64_t absent_since;	/* begin of the last dump that did not list it */
+	unsigned listed_in;	/* the last dump that listed it */
+};
+
+struct bm_map {
+	struct devstate *devs;	/* sorted by dev */
+	size_t ndevs, capdevs;
+	unsigned dump_seq;
+	uint64_t dump_begin;
+	unsigned dump_by;	/* the source of the current dump */
+	unsigned dump_listed;	/* devices the current dump listed */
+	uint64_t no_history_lo;	/* begin of the last complete dump */
+	struct bm_conflict *conflicts;
+	size_t nconflicts, capconflicts;
+	struct gap { uint64_t from, to; } *gaps;	/* lost events; merged at finish */
+	size_t ngaps, capgaps;
+	const struct bm_span **sorted;
+	size_t nsorted;
+};
+
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+static void conflict(struct bm_map *m, uint64_t ts, const char *fmt, ...)
+{
+	struct bm_conflict *c;
+	va_list ap;
+
+	if (m->nconflicts == m->capconflicts) {
+		size_t cap = m->capconflicts ? 2 * m->capconflicts : 16;
+
+		c = realloc(m->conflicts, cap * sizeof(*c));
+		if (!c)
+			return;
+		m->conflicts = c;
+		m->capconflicts = cap;
+	}
+	c = &m->conflicts[m->nconflicts++];
+	c->ts = ts;
+	va_start(ap, fmt);
+	vsnprintf(c->text, sizeof(c->text), fmt, ap);
+	va_end(ap);
+}
+
+static ssize_t find_index(const struct bm_map *m, uint32_t dev, size_t *insert_at)
+{
+	size_t lo = 0, hi = m->ndevs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->devs[mid].dev < dev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (insert_at)
+		*insert_at = lo;
+	return lo < m->ndevs && m->devs[lo].dev == dev ? (ssize_t)lo : -1;
+}
+
+static struct devstate *get_dev(struct bm_map *m, uint32_t dev)
+{
+	size_t at;
+	ssize_t i = find_index(m, dev, &at);
+
+	if (i >= 0)
+		return &m->devs[i];
+	if (m->ndevs == m->capdevs) {
+		size_t cap = m->capdevs ? 2 * m->capdevs : 64;
+		struct devstate *d = realloc(m->devs, cap * sizeof(*d));
+
+		if (!d)
+			return NULL;
+		m->devs = d;
+		m->capdevs = cap;
+	}
+	memmove(&m->devs[at + 1], &m->devs[at], (m->ndevs - at) * sizeof(*m->devs));
+	memset(&m->devs[at], 0, sizeof(*m->devs));
+	m->devs[at].dev = dev;
+	m->ndevs++;
+	return &m->devs[at];
+}
+
+static struct bm_span *open_span(struct devstate *d)
+{
+	return d->open ? &d->spans[d->n - 1] : NULL;
+}
+
+/* Kernel-side records: a boundary they give is exact. */
+#define BY_KERNEL (BM_BY_MODULE | BM_BY_KPROBE | BM_BY_TRACEPOINT)
+
+static bool same_name(const struct bm_span *s, const struct bm_obs *o)
+{
+	return !o->name || !o->name[0] || !strcmp(s->name, o->name);
+}
+
+/*
+ * Is the add @o that of the incarnation @s? Its name, and its diskseq where
+ * both know it: an add under the same name with another diskseq is another
+ * disk, whose predecessor's removal was lost. Only adds are compared so: a
+ * partition's removal carries its disk's diskseq as it is then (a loop
+ * detach changes it first), and a dump's, a media change's (loop attach).
+ */
+static bool same_add(const struct bm_span *s, const struct bm_obs *o)
+{
+	if (s->diskseq && o->diskseq && s->diskseq != o->diskseq)
+		return false;
+	return same_name(s, o);
+}
+
+/*
+ * Is @o, a weaker record (a uevent: at or before its time, after o->after),
+ * the late word on an add (or removal) a kernel-side source saw exactly, or
+ * on an incarnation already past (its diskseq says which)? Then it says
+ * nothing new: it must not open, close or split anything.
+ */
+static bool explained(const struct devstate *d, const struct bm_obs *o, bool removal)
+{
+	size_t i;
+
+	if (o->exact)
+		return false;
+	/* Its diskseq names an incarnation already past: late news of it. */
+	for (i = 0; o->diskseq && i < d->n; i++)
+		if (d->spans[i].diskseq == o->diskseq && same_name(&d->spans[i], o) &&
+		    !(d->open && i == d->n - 1))
+			return true;
+	for (i = d->n; i-- > 0;) {
+		const struct bm_span *s = &d->spans[i];
+		const struct bm_bound *b = removal ? &s->to : &s->from;
+
+		if (b->known && b->lo == b->hi && (b->by & BY_KERNEL) &&
+		    (removal ? same_name(s, o) : same_add(s, o)) &&
+		    b->lo >= o->after && b->lo <= o->ts)
+			return true;
+	}
+	return false;
+}
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	if (src && src[0])
+		snprintf(dst, size, "%s", src);
+}
+
+/* Fill what the span does not know yet from @o. */
+static void learn(struct bm_span *s, const struct bm_obs *o)
+{
+	if (!s->parent[0])
+		copy_str(s->parent, sizeof(s->parent), o->parent);
+	if (!s->dm[0])
+		copy_str(s->dm, sizeof(s->dm), o->dm);
+	if (o->diskseq)
+		s->diskseq = o->diskseq;
+	if (o->size)
+		s->size = o->size;
+}
+
+static struct bm_span *new_span(struct devstate *d, const struct bm_obs *o)
+{
+	struct bm_span *s;
+
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 4;
+
+		s = realloc(d->spans, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		d->spans = s;
+		d->cap = cap;
+	}
+	s = &d->spans[d->n++];
+	memset(s, 0, sizeof(*s));
+	s->dev = d->dev;
+	s->kind = o->kind;
+	copy_str(s->name, sizeof(s->name), o->name);
+	learn(s, o);
+	d->open = true;
+	return s;
+}
+
+/* The earliest an incarnation of @d added now can have been added. */
+static uint64_t add_lower_bound(const struct bm_map *m, const struct devstate *d,
+				const struct bm_obs *o, size_t previous)
+{
+	uint64_t lo = max64(o->after, d->absent_since);
+
+	if (previous)
+		lo = max64(lo, d->spans[previous - 1].to.lo);
+	else
+		lo = max64(lo, m->no_history_lo);
+	return lo;
+}
+
+/*
+ * Two sources bound the same change: keep what both say. A kernel-side
+ * record (a point) wins over a window that disagrees with it, and a weaker
+ * window changes nothing of it; a window from before the recording
+ * (unknown) takes the new one, within its end. The sources named are those
+ * that decided the bound: the one that gave each end of the window.
+ */
+static void narrow(struct bm_bound *b, const struct bm_bound *w)
+{
+	bool exact = b->known && b->lo == b->hi && (b->by & BY_KERNEL);
+	bool w_exact = w->lo == w->hi && (w->by & BY_KERNEL);
+
+	if (!b->known) {
+		b->lo = w->lo;
+		b->hi = min64(b->hi, w->hi);
+		if (w_exact)
+			b->hi = w->hi;
+		b->by |= w->by;
+	} else if (w_exact) {
+		b->by = exact && b->lo == w->lo ? b->by | w->by : w->by;
+		b->lo = b->hi = w->lo;
+	} else if (!exact) {
+		uint64_t lo = max64(b->lo, w->lo), hi = min64(b->hi, w->hi);
+
+		if (lo <= hi) {
+			b->by = ((lo == b->lo || hi == b->hi) ? b->by : 0) |
+				((lo == w->lo || hi == w->hi) ? w->by : 0);
+			b->lo = lo;
+			b->hi = hi;
+		}
+	}
+	if (b->lo > b->hi)
+		b->lo = b->hi;
+	b->known = true;
+}
+
+static void close_span(struct bm_span *s, uint64_t lo, uint64_t hi, unsigned by)
+{
+	if (s->cap && s->cap < hi)
+		hi = s->cap;
+	s->to.known = true;
+	s->to.hi = hi;
+	s->to.lo = min64(max64(max64(lo, s->seen), s->from.known ? s->from.lo : 0), hi);
+	s->to.by = by;
+}
+
+/* Take a pending exact registration as the add time of a disk, if it fits. */
+static bool take_registration(struct devstate *d, const struct bm_obs *o, uint64_t lo,
+			      struct bm_bound *from)
+{
+	if (o->kind != BM_DISK || !d->registered || d->registered < lo ||
+	    d->registered > o->ts)
+		return false;
+	from->known = true;
+	from->lo = from->hi = d->registered;
+	from->by |= BM_BY_TRACEPOINT;
+	d->registered = 0;
+	return true;
+}
+
+static void displace(struct bm_map *m, struct devstate *d, const struct bm_obs *o,
+		     const char *how)
+{
+	struct bm_span *s = open_span(d);
+
+	if (s->diskseq && o->diskseq && s->diskseq != o->diskseq)
+		conflict(m, o->ts, "%u:%u: %s '%s' (diskseq %llu) while '%s' (diskseq %llu) was "
+			 "present, whose removal was not seen", BM_MAJOR(d->dev), BM_MINOR(d->dev),
+			 how, o->name ? o->name : "?", (unsigned long long)o->diskseq, s->name,
+			 (unsigned long long)s->diskseq);
+	else
+		conflict(m, o->ts, "%u:%u: %s '%s' while '%s' was present, whose removal was not "
+			 "seen", BM_MAJOR(d->dev), BM_MINOR(d->dev), how, o->name ? o->name : "?",
+			 s->name);
+	close_span(s, s->seen, o->ts, BM_BY_INFERENCE);
+	d->open = false;
+}
+
+/*
+ * diskseq only grows: a disk's late add (a uevent: its kernel records were
+ * lost) with a lower diskseq than an incarnation already known happened
+ * before that one was added. It goes in before it, whole: added and removed
+ * between its neighbours. True if @o was such an add. Not for partitions:
+ * theirs is their disk's, which may have been added long before.
+ */
+static bool insert_older(struct devstate *d, const struct bm_obs *o)
+{
+	bool was_open = d->open;
+	struct bm_span *s, *next, added;
+	size_t j;
+
+	if (o->exact || o->kind != BM_DISK || !o->diskseq)
+		return false;
+	for (j = 0; j < d->n; j++)
+		if (d->spans[j].diskseq > o->diskseq)
+			break;
+	if (j == d->n || !new_span(d, o))
+		return false;
+	/* new_span() appended it and marked the device open: move it to j. */
+	added = d->spans[d->n - 1];
+	memmove(&d->spans[j + 1], &d->spans[j], (d->n - 1 - j) * sizeof(added));
+	d->spans[j] = added;
+	d->open = was_open;
+	s = &d->spans[j];
+	next = &d->spans[j + 1];
+	s->from.known = s->to.known = true;
+	s->from.lo = j ? d->spans[j - 1].to.lo : o->after;
+	s->from.hi = min64(o->ts, next->from.hi);
+	s->from.by = o->by;
+	s->to.lo = s->from.lo;
+	s->to.hi = next->from.hi;
+	s->to.by = BM_BY_INFERENCE;
+	s->seen = s->from.lo;
+	return true;
+}
+
+static void observe_add(struct bm_map *m, struct devstate *d, const struct bm_obs *o)
+{
+	struct bm_span *s = open_span(d);
+	uint64_t lo;
+
+	if (explained(d, o, false) || insert_older(d, o))
+		return;
+	if (s && same_add(s, o)) {
+		/* Seen already (a statedump, another source): narrow its add. */
+		struct bm_bound w = { .known = true, .by = o->by };
+
+		learn(s, o);
+		if (o->exact) {
+			w.lo = w.hi = o->ts;
+		} else if (!take_registration(d, o, add_lower_bound(m, d, o, d->n - 1), &w)) {
+			w.lo = add_lower_bound(m, d, o, d->n - 1);
+			w.hi = o->ts;
+		}
+		narrow(&s->from, &w);
+		s->seen = max64(s->seen, s->from.lo);
+		return;
+	}
+	if (s)
+		displace(m, d, o, "added");
+	lo = add_lower_bound(m, d, o, d->n);
+	s = new_span(d, o);
+	if (!s)
+		return;
+	s->from.known = true;
+	s->from.by = o->by;
+	if (o->exact) {
+		s->from.lo = s->from.hi = o->ts;
+	} else if (!take_registration(d, o, lo, &s->from)) {
+		s->from.lo = lo;
+		s->from.hi = o->ts;
+	}
+	s->seen = s->from.lo;
+}
+
+static void observe_remove(struct bm_map *m, struct devstate *d, const struct bm_obs *o)
+{
+	struct bm_span *s = open_span(d);
+	uint64_t lo;
+
+	if (explained(d, o, true))
+		return;
+	if (s && !same_name(s, o))
+		displace(m, d, o, "removal of");
+	s = open_span(d);
+	if (s) {
+		/*
+		 * A registration after this incarnation's add belongs to the
+		 * next one: this one was gone by then.
+		 */
+		if (d->registered && d->registered > s->from.hi &&
+		    (!s->from.known || (s->from.by & ~BM_BY_SYSFS)))
+			s->cap = d->registered;
+		close_span(s, o->exact ? o->ts : o->after, o->ts, o->by);
+		if (o->exact)
+			s->to.lo = s->to.hi = o->ts;
+		d->open = false;
+		return;
+	}
+	if (d->n && same_name(&d->spans[d->n - 1], o)) {
+		/* Its removal was seen already (another source, a statedump). */
+		struct bm_bound w = { .known = true, .by = o->by, .hi = o->ts,
+				      .lo = o->exact ? o->ts : o->after };
+
+		s = &d->spans[d->n - 1];
+		narrow(&s->to, &w);
+		return;
+	}
+	/* Removal of a device never seen: it existed until then. */
+	lo = add_lower_bound(m, d, o, d->n);
+	s = new_span(d, o);
+	if (!s)
+		return;
+	s->from.known = lo != 0;
+	s->from.lo = lo;
+	s->from.hi = o->ts;
+	s->from.by = BM_BY_INFERENCE;
+	close_span(s, o->exact ? o->ts : lo, o->ts, o->by);
+	d->open = false;
+}
+
+static void observe_present(struct bm_map *m, struct devstate *d, const struct bm_obs *o)
+{
+	struct bm_span *s = open_span(d);
+	uint64_t lo;
+
+	m->dump_listed++;	/* a device listed twice counts twice: never too few */
+	d->listed_in = m->dump_seq;
+	if (s && same_name(s, o)) {
+		learn(s, o);
+		s->seen = max64(s->seen, o->exact ? o->ts : min64(m->dump_begin, o->ts));
+		if (s->from.hi > o->ts)
+			s->from.hi = max64(o->ts, s->from.lo);
+		return;
+	}
+	if (s)
+		displace(m, d, o, "statedump lists");
+	lo = add_lower_bound(m, d, o, d->n);
+	s = new_span(d, o);
+	if (!s)
+		return;
+	if (!take_registration(d, o, lo, &s->from)) {
+		s->from.known = lo != 0;	/* else: may predate the recording */
+		s->from.lo = lo;
+		s->from.hi = o->ts;
+		s->from.by = o->by;
+	}
+	s->seen = max64(s->from.lo, o->exact ? o->ts : min64(m->dump_begin, o->ts));
+}
+
+/*
+ * A dump that listed fewer devices than it says it saw, or a kernel-side
+ * one that listed none while devices are known to exist (the probe missed:
+ * the function inlined, the filter wrong), failed: absence in it proves
+ * nothing.
+ */
+static bool dump_failed(struct bm_map *m, const struct bm_obs *o)
+{
+	char by[64];
+	size_t i;
+
+	if (o->listed && m->dump_listed < o->listed) {
+		conflict(m, o->ts, "the %s statedump listed %u of the %u devices it saw: it is "
+			 "ignored", bm_evidence_name(m->dump_by, by, sizeof(by)), m->dump_listed,
+			 o->listed);
+		return true;
+	}
+	if (o->listed || m->dump_listed || !(m->dump_by & BY_KERNEL))
+		return false;
+	for (i = 0; i < m->ndevs; i++) {
+		if (m->devs[i].open) {
+			conflict(m, o->ts, "the %s statedump listed no device while %u:%u ('%s') "
+				 "was present: it is ignored", bm_evidence_name(m->dump_by, by,
+				 sizeof(by)), BM_MAJOR(m->devs[i].dev), BM_MINOR(m->devs[i].dev),
+				 open_span(&m->devs[i])->name);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void observe_dump_end(struct bm_map *m, const struct bm_obs *o)
+{
+	size_t i;
+
+	if (dump_failed(m, o))
+		return;
+	for (i = 0; i < m->ndevs; i++) {
+		struct devstate *d = &m->devs[i];
+		struct bm_span *s = open_span(d);
+
+		if (d->listed_in == m->dump_seq)
+			continue;
+		/* /proc/diskstats, read by the kprobe dump, skips empty partitions. */
+		if (m->dump_by == BM_BY_KPROBE && s && s->kind == BM_PARTITION)
+			continue;
+		d->absent_since = m->dump_begin;
+		/*
+		 * Not listed: removed before the dump looked, unless it may
+		 * have been added after the dump began.
+		 */
+		if (s && s->from.hi < m->dump_begin) {
+			close_span(s, s->seen, o->ts, m->dump_by ? m->dump_by : BM_BY_SYSFS);
+			d->open = false;
+		}
+	}
+	m->no_history_lo = m->dump_begin;
+}
+
+void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
+{
+	struct devstate *d = NULL;
+	struct bm_span *s;
+
+	if (o->type != BM_OBS_DUMP_BEGIN && o->type != BM_OBS_DUMP_END) {
+		d = get_dev(m, o->dev);
+		if (!d)
+			return;
+	}
+	switch (o->type) {
+	case BM_OBS_ADD:
+		observe_add(m, d, o);
+		break;
+	case BM_OBS_REMOVE:
+		observe_remove(m, d, o);
+		break;
+	case BM_OBS_CHANGE:
+		s = open_span(d);
+		if (s && same_name(s, o))
+			learn(s, o);
+		else
+			observe_add(m, d, o);
+		break;
+	case BM_OBS_PRESENT:
+		observe_present(m, d, o);
+		break;
+	case BM_OBS_DUMP_BEGIN:
+		m->dump_seq++;
+		m->dump_begin = o->ts;
+		m->dump_by = o->by;
+		m->dump_listed = 0;
+		break;
+	case BM_OBS_DUMP_END:
+		observe_dump_end(m, o);
+		break;
+	case BM_OBS_REGISTER:
+		if (BM_MAJOR(o->dev) != 0)	/* 0: not a block device's bdi */
+			d->registered = o->ts;
+		break;
+	}
+}
+
+void bm_map_lost(struct bm_map *m, uint64_t from, uint64_t to)
+{
+	if (m->ngaps == m->capgaps) {
+		size_t cap = m->capgaps ? 2 * m->capgaps : 16;
+		struct gap *g = realloc(m->gaps, cap * sizeof(*g));
+
+		if (!g)
+			return;
+		m->gaps = g;
+		m->capgaps = cap;
+	}
+	m->gaps[m->ngaps++] = (struct gap){ .from = min64(from, to), .to = max64(from, to) };
+}
+
+static int compare_gaps(const void *a, const void *b)
+{
+	const struct gap *x = a, *y = b;
+
+	return (x->from > y->from) - (x->from < y->from);
+}
+
+/* In time order, overlapping ones merged. */
+static void merge_gaps(struct bm_map *m)
+{
+	size_t i, n = 0;
+
+	if (!m->ngaps)
+		return;
+	qsort(m->gaps, m->ngaps, sizeof(*m->gaps), compare_gaps);
+	for (i = 1; i < m->ngaps; i++) {
+		if (m->gaps[i].from <= m->gaps[n].to)
+			m->gaps[n].to = max64(m->gaps[n].to, m->gaps[i].to);
+		else
+			m->gaps[++n] = m->gaps[i];
+	}
+	m->ngaps = n + 1;
+}
+
+/*
+ * Is @ts in a gap? If not, narrow [*from, *to] to the times around it
+ * that are in none.
+ */
+static bool in_gap(const struct bm_map *m, uint64_t ts, uint64_t *from, uint64_t *to)
+{
+	size_t lo = 0, hi = m->ngaps;
+
+	while (lo < hi) {	/* the first gap that starts after ts */
+		size_t mid = (lo + hi) / 2;
+
+		if (m->gaps[mid].from <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && m->gaps[lo - 1].to >= ts)
+		return true;
+	if (lo > 0)
+		*from = max64(*from, m->gaps[lo - 1].to + 1);
+	if (lo < m->ngaps)
+		*to = min64(*to, m->gaps[lo].from - 1);
+	return false;
+}
+
+static int compare_spans(const void *a, const void *b)
+{
+	const struct bm_span *x = *(const struct bm_span *const *)a;
+	const struct bm_span *y = *(const struct bm_span *const *)b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x < y ? -1 : x > y;	/* spans of one device are in time order */
+}
+
+void bm_map_finish(struct bm_map *m, uint64_t first, uint64_t last)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < m->ndevs; i++)
+		n += m->devs[i].n;
+	free(m->sorted);
+	m->nsorted = 0;
+	m->sorted = calloc(n ? n : 1, sizeof(*m->sorted));
+	if (!m->sorted)
+		return;
+	for (i = 0; i < m->ndevs; i++) {
+		for (j = 0; j < m->devs[i].n; j++) {
+			struct bm_span *s = &m->devs[i].spans[j];
+
+			/* "Since the recording began" is the first timestamp. */
+			if (s->from.known && s->from.lo < first)
+				s->from.lo = min64(first, s->from.hi);
+			m->sorted[m->nsorted++] = s;
+		}
+	}
+	(void)last;
+	qsort(m->sorted, m->nsorted, sizeof(*m->sorted), compare_spans);
+	merge_gaps(m);
+}
+
+static bool possible(const struct bm_span *s, uint64_t ts)
+{
+	uint64_t lo = s->from.known ? s->from.lo : 0;
+	uint64_t hi = s->to.known ? s->to.hi : UINT64_MAX;
+
+	return lo <= ts && ts <= hi;
+}
+
+static bool certain(const struct bm_span *s, uint64_t ts)
+{
+	return ts >= s->from.hi && (!s->to.known || ts < s->to.lo);
+}
+
+/*
+ * bm_map_label(), and when the answer is the only possible incarnation, the
+ * times [*hold_from, *hold_to] around @ts over which it stays so.
+ */
+static const struct bm_span *label(const struct bm_map *m, uint32_t dev, uint64_t ts,
+				   uint32_t disk_dev, enum bm_basis *basis,
+				   uint64_t *hold_from, uint64_t *hold_to)
+{
+	const struct bm_span *cand[16], *pick = NULL, *older = NULL;
+	const struct devstate *d;
+	ssize_t i = find_index(m, dev, NULL);
+	size_t lo, hi, k, n = 0;
+
+	*basis = BM_LABEL_UNKNOWN;
+	if (i < 0)
+		return NULL;
+	d = &m->devs[i];
+	/* Spans are in time order: find the last that can have started by ts. */
+	lo = 0;
+	hi = d->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct bm_span *s = &d->spans[mid];
+
+		if ((s->from.known ? s->from.lo : 0) <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k-- > 0 && n < 16;) {
+		if (possible(&d->spans[k], ts)) {
+			cand[n++] = &d->spans[k];
+		} else if (d->spans[k].to.known && d->spans[k].to.hi < ts) {
+			older = &d->spans[k];
+			break;	/* removals are in time order: older ones too */
+		}
+	}
+	if (!n)
+		return NULL;
+	if (n == 1) {
+		const struct bm_span *s = cand[0];
+
+		/* Until the next span may start, or this one may be gone. */
+		*hold_from = s->from.known ? s->from.lo : 0;
+		if (older && older->to.hi + 1 > *hold_from)
+			*hold_from = older->to.hi + 1;
+		*hold_to = s->to.known ? s->to.hi : UINT64_MAX;
+		if (lo < d->n && d->spans[lo].from.lo - 1 < *hold_to)
+			*hold_to = d->spans[lo].from.lo - 1;
+		/* Where events were lost, another incarnation may have come unseen. */
+		*basis = in_gap(m, ts, hold_from, hold_to) ? BM_LABEL_GUESS : BM_LABEL_ONLY;
+		return s;
+	}
+	if (disk_dev) {
+		enum bm_basis b;
+		const struct bm_span *disk = bm_map_label(m, disk_dev, ts, 0, &b);
+		size_t matches = 0;
+
+		for (k = 0; disk && k < n; k++) {
+			if (!strcmp(cand[k]->parent, disk->name)) {
+				pick = cand[k];
+				matches++;
+			}
+		}
+		if (matches == 1) {
+			*basis = BM_LABEL_PARENT;
+			return pick;
+		}
+	}
+	/* Candidates are newest first: prefer one certainly present, else the oldest. */
+	*basis = BM_LABEL_GUESS;
+	for (k = 0; k < n; k++)
+		if (certain(cand[k], ts))
+			return cand[k];
+	return cand[n - 1];
+}
+
+const struct bm_span *bm_map_label(const struct bm_map *m, uint32_t dev, uint64_t ts,
+				   uint32_t disk_dev, enum bm_basis *basis)
+{
+	uint64_t from, to;
+
+	return label(m, dev, ts, disk_dev, basis, &from, &to);
+}
+
+const struct bm_span *bm_map_label_cached(const struct bm_map *m, struct bm_label_cache *c,
+					  uint32_t dev, uint64_t ts, uint32_t disk_dev,
+					  enum bm_basis *basis)
+{
+	struct bm_label_hold *h = &c->slot[(dev ^ dev >> 20) % BM_LABEL_CACHE_SLOTS];
+	const struct bm_span *s;
+	uint64_t from, to;
+
+	if (h->span && h->dev == dev && ts >= h->from && ts <= h->to) {
+		*basis = BM_LABEL_ONLY;
+		return h->span;
+	}
+	s = label(m, dev, ts, disk_dev, basis, &from, &to);
+	if (*basis == BM_LABEL_ONLY) {
+		h->dev = dev;
+		h->from = from;
+		h->to = to;
+		h->span = s;
+	}
+	return s;
+}
+
+size_t bm_map_count(const struct bm_map *m)
+{
+	return m->nsorted;
+}
+
+const struct bm_span *bm_map_span(const struct bm_map *m, size_t i)
+{
+	return i < m->nsorted ? m->sorted[i] : NULL;
+}
+
+size_t bm_map_conflicts(const struct bm_map *m, const struct bm_conflict **list)
+{
+	*list = m->conflicts;
+	return m->nconflicts;
+}
+
+struct bm_map *bm_map_new(void)
+{
+	return calloc(1, sizeof(struct bm_map));
+}
+
+void bm_map_free(struct bm_map *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->ndevs; i++)
+		free(m->devs[i].spans);
+	free(m->devs);
+	free(m->conflicts);
+	free(m->sorted);
+	free(m->gaps);
+	free(m);
+}
+
+const char *bm_basis_name(enum bm_basis basis)
+{
+	switch (basis) {
+	case BM_LABEL_ONLY:
+		return "only";
+	case BM_LABEL_PARENT:
+		return "parent";
+	case BM_LABEL_GUESS:
+		return "guess";
+	default:
+		return "unknown";
+	}
+}
+
+const char *bm_evidence_name(unsigned by, char *buf, size_t size)
+{
+	static const struct { unsigned bit; const char *name; } names[] = {
+		{ BM_BY_MODULE, "module" },
+		{ BM_BY_KPROBE, "kprobe" },
+		{ BM_BY_TRACEPOINT, "tracepoint" },
+		{ BM_BY_UEVENT, "uevent" },
+		{ BM_BY_SYSFS, "sysfs" },
+		{ BM_BY_INFERENCE, "inferred" },
+	};
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (by & names[i].bit)
+			n += snprintf(buf + n, n < size ? size - n : 0, "%s%s", n ? "+" : "",
+				      names[i].name);
+	return buf;
+}

@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The record pipeline. Signals (SIGINT, SIGTERM, SIGHUP, SIGCHLD) are
+ * blocked from the start in every thread and read from a signalfd by the
+ * main loop, so a signal at any moment ends in the same orderly stop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blkmap/record/capture.h"
+#include "blkmap/util/error.h"
+#include "blkmap/sources/kmodule.h"
+#include "blkmap/sources/kprobes.h"
+#include "blkmap/sources/marker.h"
+#include "blkmap/record/record.h"
+#include "blkmap/record/reset.h"
+#include "blkmap/record/session.h"
+#include "blkmap/record/spool.h"
+#include "blkmap/sources/sysfs.h"
+#include "blkmap/tracefile/meta.h"
+
+#include <tracefs.h>
+
+#define FORMAT_VERSION 1	/* of blkmap's markers, see blkmap.dat(5) */
+
+static const char *const default_events[] = {
+	"block:block_rq_insert",
+	"block:block_rq_issue",
+	"block:block_rq_complete",
+	"block:block_rq_requeue",
+	"block:block_bio_queue",
+	"block:block_bio_complete",
+	"block:block_bio_remap",
+};
+
+static const struct {
+	enum bm_source bit;
+	const char *name;
+} source_names[] = {
+	{ BM_SRC_MODULE, "module" },
+	{ BM_SRC_KPROBE, "kprobe" },
+	{ BM_SRC_TRACEPOINT, "tracepoint" },
+	{ BM_SRC_UEVENT, "uevent" },
+	{ BM_SRC_SYSFS, "sysfs" },
+};
+
+const char *bm_source_name(enum bm_source s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++)
+		if (source_names[i].bit == s)
+			return source_names[i].name;
+	return "?";
+}
+
+int bm_source_parse(const char *list, unsigned *mask)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	size_t i;
+
+	if (!copy)
+		return -1;
+	*mask = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned bit = 0;
+
+		for (i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++)
+			if (!strcmp(tok, source_names[i].name))
+				bit = source_names[i].bit;
+		if (!strcmp(tok, "all"))
+			bit = BM_SRC_ALL;
+		if (!bit) {
+			bm_error("unknown source '%s' (known: module, kprobe, tracepoint, uevent, "
+				 "sysfs, all)", tok);
+			free(copy);
+			errno = EINVAL;
+			return -1;
+		}
+		*mask |= bit;
+	}
+	free(copy);
+	return 0;
+}
+
+struct recorder {
+	const struct bm_record_opts *opts;
+	struct bm_record_result *res;
+	struct bm_session *session;
+	struct bm_capture *capture;
+	struct bm_uevents *uevents;
+	struct bm_kprobes *kprobes;
+	struct bm_kmodule *kmodule;
+	unsigned sources;
+	char spool_dir[PATH_MAX];
+	int sig_fd;
+	int notify_fd;		/* capture failures */
+	pid_t child;
+	struct bm_cpu_stats *start_stats;
+	struct bm_trace_meta meta;	/* formats, from when tracing was armed */
+	unsigned dump_id;
+	bool registered;		/* in BM_REGISTRY_DIR */
+	bool spool_ready;		/* meta.dat written: the spool is readable */
+	bool keep_spool;		/* the output could not be written: keep it */
+};
+
+static void tell(void (*cb)(const char *), const char *fmt, va_list ap)
+{
+	char line[1024];
+
+	if (!cb)
+		return;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	cb(line);
+}
+
+static void notify(struct recorder *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tell(r->opts->notify, fmt, ap);
+	va_end(ap);
+}
+
+static void warn(struct recorder *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tell(r->opts->warn, fmt, ap);
+	va_end(ap);
+}
+
+static int mark(void *ctx, const char *text, size_t len)
+{
+	return bm_session_mark(ctx, text, len);
+}
+
+/* A statedump from every dump source: the kernel-side ones first. */
+static int dump(struct recorder *r, const char *reason)
+{
+	/* The module dumped when it attached, at the start. */
+	if (r->kmodule && strcmp(reason, "start") && bm_kmodule_dump(r->kmodule) < 0)
+		return -1;
+	if (r->kprobes && bm_kprobes_dump(r->kprobes, ++r->dump_id, reason, mark, r->session) < 0)
+		return -1;
+	if (!(r->sources & BM_SRC_SYSFS))
+		return 0;
+	return bm_sysfs_dump("/sys", ++r->dump_id, reason, mark, r->session) < 0 ? -1 : 0;
+}
+
+/* Where spool files and the unfinished output live: beside the output. */
+static int make_spool_dir(struct recorder *r)
+{
+	char copy[PATH_MAX], *dir;
+	struct stat st;
+
+	if (strlen(r->opts->output) >= sizeof(copy) - 64) {
+		bm_error("output path '%s' is too long", r->opts->output);
+		return -1;
+	}
+	if (stat(r->opts->output, &st) == 0 && S_ISDIR(st.st_mode)) {
+		bm_error("cannot write '%s': it is a directory", r->opts->output);
+		return -1;
+	}
+	strcpy(copy, r->opts->output);
+	dir = dirname(copy);
+	snprintf(r->spool_dir, sizeof(r->spool_dir), "%s/.blkmap-%d.spool", dir, (int)getpid());
+	if (mkdir(r->spool_dir, 0700) < 0) {
+		bm_error_errno("cannot write '%s' (creating '%s')", r->opts->output, r->spool_dir);
+		r->spool_dir[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+static int arm_sources(struct recorder *r)
+{
+	char names[128] = "";
+	struct bm_marker m;
+	size_t i;
+
+	if (r->sources & BM_SRC_MODULE) {
+		r->kmodule = bm_kmodule_attach(r->session);
+		if (r->kmodule)
+			notify(r, "module source: attached");
+		else
+			notify(r, "%s", bm_error_message());
+		if (!r->kmodule)
+			r->sources &= ~BM_SRC_MODULE;
+	}
+	if (r->sources & BM_SRC_KPROBE) {
+		r->kprobes = bm_kprobes_arm(r->session);
+		if (r->kprobes)
+			notify(r, "kprobe source: %s", bm_kprobes_summary(r->kprobes));
+		else
+			notify(r, "%s", bm_error_message());
+		if (!r->kprobes)
+			r->sources &= ~BM_SRC_KPROBE;
+	}
+	if ((r->sources & BM_SRC_TRACEPOINT) &&
+	    !bm_session_has_event(r->session, "writeback", "writeback_bdi_register")) {
+		notify(r, "tracepoint source: writeback:writeback_bdi_register is not available "
+			  "on this kernel");
+		r->sources &= ~BM_SRC_TRACEPOINT;
+	}
+	if ((r->sources & BM_SRC_TRACEPOINT) &&
+	    bm_session_enable(r->session, "writeback:writeback_bdi_register") < 0)
+		return -1;
+	if (r->sources & BM_SRC_UEVENT) {
+		r->uevents = bm_uevents_start(mark, r->session);
+		if (!r->uevents)
+			return -1;
+	}
+	for (i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++) {
+		if (!(r->sources & source_names[i].bit))
+			continue;
+		if (names[0])
+			strcat(names, ",");
+		strcat(names, source_names[i].name);
+	}
+	notify(r, "map sources: %s", names[0] ? names : "none");
+
+	bm_marker_begin(&m, "record-begin");
+	bm_marker_addf(&m, "version", "%d", FORMAT_VERSION);
+	bm_marker_addf(&m, "pid", "%d", (int)getpid());
+	bm_marker_add(&m, "sources", names);
+	return bm_session_mark(r->session, m.text, m.len);
+}
+
+/*
+ * The formats, saved once every event is enabled: into the spool, so that
+ * what a recorder that died had spooled can be read (blkmap recover).
+ */
+static int write_spool_meta(struct recorder *r)
+{
+	char path[PATH_MAX];
+	int fd, ret = -1;
+
+	if (bm_session_collect_formats(r->session, &r->meta) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_META, r->spool_dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		bm_error_errno("cannot create '%s'", path);
+	} else {
+		ret = bm_trace_write(fd, path, &r->meta, NULL);
+		close(fd);
+	}
+	r->spool_ready = ret == 0;
+	return ret;
+}
+
+static int arm(struct recorder *r)
+{
+	const struct bm_record_opts *o = r->opts;
+	size_t i;
+	int cpu;
+
+	if (bm_session_check_access() < 0)
+		return -1;
+	bm_reset(r->opts->notify);	/* what dead recorders left */
+	if (make_spool_dir(r) < 0)
+		return -1;
+	if (bm_registry_add(r->spool_dir, r->opts->output) == 0)
+		r->registered = true;
+	else
+		notify(r, "%s; a crash would leave the spool unregistered", bm_error_message());
+	r->session = bm_session_create(o->buffer_kib, o->subbuf_kib);
+	if (!r->session)
+		return -1;
+	for (i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
+		if (bm_session_enable(r->session, default_events[i]) < 0)
+			return -1;
+	for (i = 0; i < (size_t)o->nevents; i++)
+		if (bm_session_enable(r->session, o->events[i]) < 0)
+			return -1;
+	r->res->ncpus = bm_session_ncpus(r->session);
+	r->start_stats = calloc(r->res->ncpus, sizeof(*r->start_stats));
+	if (!r->start_stats) {
+		bm_error_errno("cannot record");
+		return -1;
+	}
+	r->capture = bm_capture_start(bm_session_instance(r->session), r->res->ncpus,
+				      bm_session_page_size(r->session), r->spool_dir,
+				      r->notify_fd);
+	if (!r->capture)
+		return -1;
+	for (cpu = 0; cpu < r->res->ncpus; cpu++)
+		if (bm_session_cpu_stats(r->session, cpu, &r->start_stats[cpu]) < 0)
+			return -1;
+	if (bm_session_tracing(r->session, true) < 0 || arm_sources(r) < 0 ||
+	    write_spool_meta(r) < 0 || dump(r, "start") < 0)
+		return -1;
+	/* The map's first records reach the disk before the workload starts. */
+	bm_capture_flush(r->capture);
+	return 0;
+}
+
+/* Start the command once tracing is armed; report exec failure. */
+static int start_command(struct recorder *r)
+{
+	int pipefd[2], err = 0;
+	sigset_t none;
+	ssize_t n;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		bm_error_errno("cannot start '%s'", r->opts->argv[0]);
+		return -1;
+	}
+	r->child = fork();
+	if (r->child < 0) {
+		bm_error_errno("cannot start '%s'", r->opts->argv[0]);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (r->child == 0) {
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execvp(r->opts->argv[0], r->opts->argv);
+		err = errno;
+		n = write(pipefd[1], &err, sizeof(err));
+		(void)n;
+		_exit(127);
+	}
+	close(pipefd[1]);
+	do
+		n = read(pipefd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	if (n == sizeof(err)) {
+		waitpid(r->child, NULL, 0);
+		r->child = 0;
+		errno = err;
+		bm_error_errno("cannot run '%s'", r->opts->argv[0]);
+		r->res->command_status = 127;
+		return -1;
+	}
+	r->res->has_command = true;
+	return 0;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void reap(struct recorder *r)
+{
+	int status;
+
+	if (r->child <= 0 || waitpid(r->child, &status, WNOHANG) != r->child)
+		return;
+	r->child = 0;
+	r->res->command_status = WIFEXITED(status) ? WEXITSTATUS(status) :
+				 128 + WTERMSIG(status);
+}
+
+/*
+ * Record until the command exits, the duration passes, or a signal says
+ * stop. With a command, a signal is forwarded to it (unless the terminal
+ * already sent it to the whole process group) and recording goes on until
+ * it exits; a second signal stops at once.
+ */
+static int wait_for_stop(struct recorder *r)
+{
+	int64_t deadline = r->opts->duration > 0 ?
+			   now_ms() + (int64_t)(r->opts->duration * 1000) : -1;
+	struct pollfd fds[2] = {
+		{ .fd = r->sig_fd, .events = POLLIN },
+		{ .fd = r->notify_fd, .events = POLLIN },
+	};
+	int signals = 0;
+
+	for (;;) {
+		int timeout = -1;
+
+		if (r->opts->argv) {
+			reap(r);
+			if (r->child <= 0)
+				return 0;
+		}
+		if (deadline >= 0) {
+			int64_t left = deadline - now_ms();
+
+			if (left <= 0) {
+				if (!r->opts->argv || r->child <= 0)
+					return 0;
+				/* Like timeout(1): end the command, then stop. */
+				kill(r->child, SIGTERM);
+				deadline = -1;
+				continue;
+			}
+			timeout = left;
+		}
+		if (poll(fds, 2, timeout) < 0 && errno != EINTR) {
+			bm_error_errno("cannot wait for the recording to end");
+			return -1;
+		}
+		if (fds[1].revents & POLLIN)
+			return -1;	/* a capture thread failed */
+		if (fds[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(r->sig_fd, &si, sizeof(si)) != sizeof(si) || si.ssi_signo == SIGCHLD)
+				continue;
+			/* The recording is worth more than one dump: go on without it. */
+			if (si.ssi_signo == SIGUSR1 && dump(r, "request") < 0)
+				warn(r, "the statedump on request failed: %s; recording goes on",
+				     bm_error_message());
+			if (si.ssi_signo == SIGUSR1)
+				continue;
+			if (!r->opts->argv || r->child <= 0 || ++signals > 1) {
+				if (r->child > 0) {
+					r->res->command_running = true;
+					notify(r, "stopping; '%s' (pid %d) is still running",
+					       r->opts->argv[0], (int)r->child);
+				}
+				return 0;
+			}
+			if (si.ssi_code != SI_KERNEL)
+				kill(r->child, si.ssi_signo);
+			notify(r, "waiting for '%s' to exit (signal again to stop now)",
+			       r->opts->argv[0]);
+		}
+	}
+}
+
+static int stop(struct recorder *r)
+{
+	struct bm_cpu_stats st;
+	struct bm_marker m;
+	uint64_t uevents;
+	int cpu, ret = 0;
+
+	/* Without the end dump or marker the map is less precise, not wrong. */
+	if (dump(r, "end") < 0)
+		warn(r, "the statedump at the end failed: %s; the file is written without it",
+		     bm_error_message());
+	uevents = bm_uevents_stop(r->uevents);
+	r->uevents = NULL;
+	bm_marker_begin(&m, "record-end");
+	if (r->sources & BM_SRC_UEVENT)
+		bm_marker_addf(&m, "uevents", "%llu", (unsigned long long)uevents);
+	if (bm_session_mark(r->session, m.text, m.len) < 0)
+		warn(r, "%s; the file is written without its end marker", bm_error_message());
+	if (bm_session_tracing(r->session, false) < 0)
+		ret = -1;
+	if (bm_capture_stop(r->capture) < 0)
+		return -1;
+	for (cpu = 0; cpu < r->res->ncpus; cpu++) {
+		uint64_t lost;
+
+		if (bm_session_cpu_stats(r->session, cpu, &st) < 0)
+			return -1;
+		lost = (st.overrun - r->start_stats[cpu].overrun) +
+		       (st.dropped - r->start_stats[cpu].dropped);
+		if (cpu < 64)
+			r->res->lost_per_cpu[cpu] = lost;
+		r->res->lost += lost;
+	}
+	return ret;
+}
+
+static int write_file(struct recorder *r)
+{
+	int cpu;
+
+	if (bm_session_collect_final(r->session, &r->meta) < 0)
+		return -1;
+	for (cpu = 0; cpu < r->res->ncpus; cpu++)
+		r->res->events += bm_cpustat_value(r->meta.cpustats[cpu], "read events");
+	return bm_spool_write_out(r->spool_dir, &r->meta, r->opts->output, &r->res->file_bytes);
+}
+
+/*
+ * Remove everything the recording created; safe to call twice. A spool
+ * that holds what could not be written out is kept, with its registry
+ * entry, for 'blkmap recover' or 'blkmap reset'.
+ */
+static void teardown(struct recorder *r)
+{
+	if (r->capture)
+		bm_capture_stop(r->capture);
+	bm_uevents_stop(r->uevents);
+	r->uevents = NULL;
+	bm_capture_free(r->capture);
+	r->capture = NULL;
+	/* The module holds the instance's event file: let go before rmdir. */
+	bm_kmodule_detach(r->kmodule);
+	r->kmodule = NULL;
+	bm_session_destroy(r->session);
+	r->session = NULL;
+	/* After the instance: probes enabled anywhere cannot be removed. */
+	bm_kprobes_remove(r->kprobes);
+	r->kprobes = NULL;
+	if (r->spool_dir[0] && !r->keep_spool) {
+		bm_spool_remove(r->spool_dir);
+		if (r->registered)
+			bm_registry_remove();
+		r->registered = false;
+	}
+	r->spool_dir[0] = '\0';
+	if (r->notify_fd >= 0)
+		close(r->notify_fd);
+	r->notify_fd = -1;
+	free(r->start_stats);
+	r->start_stats = NULL;
+	bm_trace_meta_release(&r->meta);
+}
+
+/* The output could not be written: keep what was recorded, and say where. */
+static void keep_spool(struct recorder *r)
+{
+	char cause[1024];
+
+	if (!r->spool_ready)
+		return;
+	r->keep_spool = true;
+	snprintf(cause, sizeof(cause), "%s", bm_error_message());
+	bm_error("%s; what was recorded is kept in '%s': read it with 'blkmap report %s', "
+		 "or write it out elsewhere with 'blkmap recover %s -o FILE'", cause,
+		 r->spool_dir, r->spool_dir, r->spool_dir);
+}
+
+/* Wait for the command, passing signals on; its status goes into the result. */
+static void wait_command(struct recorder *r)
+{
+	struct signalfd_siginfo si;
+
+	struct pollfd pfd = { .fd = r->sig_fd, .events = POLLIN };
+
+	while (r->child > 0) {
+		reap(r);
+		if (r->child <= 0)
+			break;
+		if (poll(&pfd, 1, -1) < 0 || read(r->sig_fd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo != SIGCHLD && si.ssi_signo != SIGUSR1 && si.ssi_code != SI_KERNEL)
+			kill(r->child, si.ssi_signo);
+	}
+}
+
+int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
+{
+	struct recorder r = { .opts = opts, .res = res, .sig_fd = -1, .notify_fd = -1 };
+	char failure_status[1024];
+	sigset_t mask, old;
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	r.sources = opts->sources;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGUSR1);	/* a statedump on request */
+	/* Before any thread exists, so that every thread inherits it. */
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	r.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	r.notify_fd = eventfd(0, EFD_CLOEXEC);
+	if (r.sig_fd < 0 || r.notify_fd < 0) {
+		bm_error_errno("cannot record");
+		goto out;
+	}
+	if (arm(&r) < 0)
+		goto out;
+	notify(&r, "recording into instance %s%s", bm_session_name(r.session),
+	       opts->argv ? "" : "; Ctrl-C to stop");
+	if (opts->argv && start_command(&r) < 0) {
+		/* Keep what was recorded; the caller exits with 127. */
+		char saved[1024];
+
+		snprintf(saved, sizeof(saved), "%s", bm_error_message());
+		if (stop(&r) == 0 && write_file(&r) == 0)
+			bm_error("%s", saved);
+		goto out;
+	}
+	if (wait_for_stop(&r) < 0) {
+		const char *failure = bm_capture_failure(r.capture);
+
+		if (failure)
+			bm_error("recording stopped: %s", failure);
+		keep_spool(&r);
+		if (r.child > 0) {
+			/* Tracing ends now; the command is the user's: let it finish. */
+			notify(&r, "%s; waiting for '%s' (pid %d) to exit", bm_error_message(),
+			       opts->argv[0], (int)r.child);
+			snprintf(failure_status, sizeof(failure_status), "%s", bm_error_message());
+			teardown(&r);
+			wait_command(&r);
+			bm_error("%s", failure_status);
+		}
+		goto out;
+	}
+	if (stop(&r) < 0 || write_file(&r) < 0) {
+		keep_spool(&r);
+		goto out;
+	}
+	ret = 0;
+out:
+	teardown(&r);
+	if (r.sig_fd >= 0) {
+		struct signalfd_siginfo si;
+
+		/* Signals that came while stopping asked for what was done. */
+		while (read(r.sig_fd, &si, sizeof(si)) == sizeof(si))
+			;
+		close(r.sig_fd);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}

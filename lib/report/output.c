@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* CSV and JSON string encoding, device and time formatting. */
+#include <string.h>
+
+#include "blkmap/tracefile/decode.h"
+#include "blkmap/report/output.h"
+
+int bm_output_format_parse(const char *name, enum bm_output_format *format)
+{
+	if (!strcmp(name, "text"))
+		*format = BM_FORMAT_TEXT;
+	else if (!strcmp(name, "csv"))
+		*format = BM_FORMAT_CSV;
+	else if (!strcmp(name, "json"))
+		*format = BM_FORMAT_JSON;
+	else
+		return -1;
+	return 0;
+}
+
+void bm_csv_str(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	putc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', out);
+		putc(*s, out);
+	}
+	putc('"', out);
+}
+
+/*
+ * The length of the valid UTF-8 sequence at @s (1 to 4) and its code point,
+ * or 0 for a byte that starts none: a stray continuation byte, a cut or
+ * overlong sequence, a UTF-16 surrogate, a code point past U+10FFFF.
+ */
+static int utf8_char(const unsigned char *s, uint32_t *cp)
+{
+	static const uint32_t min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	int len, i;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	*cp = s[0] & (0x7f >> len);
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = (*cp << 6) | (s[i] & 0x3f);
+	}
+	if (*cp < min[len] || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void bm_json_str(FILE *out, const char *s)
+{
+	struct bm_line l;
+
+	bm_line_init(&l, out);
+	bm_line_json(&l, s);
+	bm_line_write(&l);
+}
+
+void bm_xml_str(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	int len;
+
+	while (p && *p) {
+		len = utf8_char(p, &cp);
+		if (!len || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') ||
+		    cp == 0xfffe || cp == 0xffff)
+			fputs("&#xfffd;", out);
+		else if (cp == '<')
+			fputs("&lt;", out);
+		else if (cp == '>')
+			fputs("&gt;", out);
+		else if (cp == '&')
+			fputs("&amp;", out);
+		else if (cp == '\'')
+			fputs("&apos;", out);
+		else if (cp == '"')
+			fputs("&quot;", out);
+		else
+			fwrite(p, 1, len, out);
+		p += len ? len : 1;
+	}
+}
+
+const char *bm_dev_str(uint32_t dev, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u:%u", BM_MAJOR(dev), BM_MINOR(dev));
+	return buf;
+}
+
+const char *bm_ts_str(uint64_t ns, char *buf, size_t size)
+{
+	snprintf(buf, size, "%llu.%09llu", (unsigned long long)(ns / 1000000000),
+		 (unsigned long long)(ns % 1000000000));
+	return buf;
+}
+
+void bm_line_write(struct bm_line *l)
+{
+	fwrite(l->buf, 1, l->n, l->out);
+	l->n = 0;
+}
+
+void bm_line_strn(struct bm_line *l, const char *s, size_t n)
+{
+	if (n > sizeof(l->buf) - l->n)
+		bm_line_write(l);
+	if (n > sizeof(l->buf)) {
+		fwrite(s, 1, n, l->out);
+		return;
+	}
+	memcpy(l->buf + l->n, s, n);
+	l->n += n;
+}
+
+void bm_line_str(struct bm_line *l, const char *s)
+{
+	bm_line_strn(l, s, strlen(s));
+}
+
+void bm_line_char(struct bm_line *l, char c)
+{
+	if (l->n == sizeof(l->buf))
+		bm_line_write(l);
+	l->buf[l->n++] = c;
+}
+
+static void spaces(struct bm_line *l, int n)
+{
+	while (n-- > 0)
+		bm_line_char(l, ' ');
+}
+
+void bm_line_pad(struct bm_line *l, const char *s, int width, bool right)
+{
+	int len = strlen(s);
+
+	if (right)
+		spaces(l, width - len);
+	bm_line_strn(l, s, len);
+	if (!right)
+		spaces(l, width - len);
+}
+
+void bm_line_u64w(struct bm_line *l, uint64_t v, int width, bool zeros)
+{
+	char digits[24];
+	int n = 0;
+
+	do
+		digits[n++] = '0' + v % 10;
+	while ((v /= 10));
+	while (width-- > n)
+		bm_line_char(l, zeros ? '0' : ' ');
+	while (n)
+		bm_line_char(l, digits[--n]);
+}
+
+void bm_line_u64(struct bm_line *l, uint64_t v)
+{
+	bm_line_u64w(l, v, 0, false);
+}
+
+void bm_line_i64(struct bm_line *l, int64_t v)
+{
+	if (v < 0) {
+		bm_line_char(l, '-');
+		bm_line_u64(l, -(uint64_t)v);
+	} else {
+		bm_line_u64(l, v);
+	}
+}
+
+void bm_line_ts(struct bm_line *l, uint64_t ns)
+{
+	bm_line_u64(l, ns / 1000000000);
+	bm_line_char(l, '.');
+	bm_line_u64w(l, ns % 1000000000, 9, true);
+}
+
+void bm_line_dev(struct bm_line *l, uint32_t dev)
+{
+	bm_line_u64(l, BM_MAJOR(dev));
+	bm_line_char(l, ':');
+	bm_line_u64(l, BM_MINOR(dev));
+}
+
+void bm_line_csv(struct bm_line *l, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		bm_line_str(l, s);
+		return;
+	}
+	bm_line_char(l, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			bm_line_char(l, '"');
+		bm_line_char(l, *s);
+	}
+	bm_line_char(l, '"');
+}
+
+void bm_line_json(struct bm_line *l, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	int len;
+
+	bm_line_char(l, '"');
+	while (p && *p) {
+		len = utf8_char(p, &cp);
+		if (!len) {
+			bm_line_str(l, "\\ufffd");
+			len = 1;
+		} else if (cp == '"' || cp == '\\') {
+			bm_line_char(l, '\\');
+			bm_line_char(l, cp);
+		} else if (cp < 0x20) {
+			bm_line_str(l, "\\u00");
+			bm_line_char(l, hex[cp >> 4]);
+			bm_line_char(l, hex[cp & 15]);
+		} else {
+			bm_line_strn(l, (const char *)p, len);
+		}
+		p += len;
+	}
+	bm_line_char(l, '"');
+}

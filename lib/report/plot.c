@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * An SVG picture of a recording: one track per incarnation, labelled with
+ * its name, throughput as bars and mean latency as a line over time, its
+ * appearance and removal marked. Plain SVG, no script: any browser opens it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "blkmap/util/error.h"
+#include "blkmap/map/map.h"
+#include "blkmap/report/summaries.h"
+
+#define WIDTH		1200
+#define LEFT		190
+#define RIGHT		110
+#define TRACK		96
+#define TOP		56
+#define BOTTOM		46
+#define PLOT_W		(WIDTH - LEFT - RIGHT)
+
+static double x_of(uint64_t ts, uint64_t first, uint64_t last)
+{
+	double span = last > first ? (double)(last - first) : 1;
+
+	if (ts < first)
+		ts = first;
+	if (ts > last)
+		ts = last;
+	return LEFT + PLOT_W * (ts - first) / span;
+}
+
+static const char *human_size(uint64_t bytes, char *buf, size_t size)
+{
+	if (bytes >= 1 << 20)
+		snprintf(buf, size, "%.1f MiB", bytes / 1048576.0);
+	else
+		snprintf(buf, size, "%.1f KiB", bytes / 1024.0);
+	return buf;
+}
+
+static const char *human_rate(double bytes_per_s, char *buf, size_t size)
+{
+	if (bytes_per_s >= 1 << 20)
+		snprintf(buf, size, "%.1f MiB/s", bytes_per_s / (1 << 20));
+	else
+		snprintf(buf, size, "%.1f KiB/s", bytes_per_s / 1024);
+	return buf;
+}
+
+static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t first, uint64_t last)
+{
+	const struct bm_series *s = d->series;
+	double y0 = TOP + row * TRACK, h = TRACK - 22, bin_s, max_rate = 0, max_lat = 0;
+	double bin_w = (double)PLOT_W / BM_SERIES_BINS;
+	char dev[16], rate[32], title[160];
+	int i;
+
+	bin_s = (last > first ? (double)(last - first) : 1) / 1e9 / BM_SERIES_BINS;
+	for (i = 0; i < BM_SERIES_BINS; i++) {
+		double lat = s->lat_count[i] ? (double)s->lat_sum[i] / s->lat_count[i] : 0;
+
+		if (s->bytes[i] / bin_s > max_rate)
+			max_rate = s->bytes[i] / bin_s;
+		if (lat > max_lat)
+			max_lat = lat;
+	}
+	bm_dev_str(d->dev, dev, sizeof(dev));
+	snprintf(title, sizeof(title), "%s%s%s", d->span ? d->span->name : "? (unknown)",
+		 d->span && d->span->kind == BM_PARTITION ? " (partition)" : "",
+		 d->span ? "" : "");
+	fprintf(f, "<g>\n<rect x='%d' y='%.1f' width='%d' height='%.1f' fill='#f4f4f4'/>\n", LEFT,
+		y0, PLOT_W, h);
+	/* The incarnation's life: outside it, the device number meant something else. */
+	fprintf(f, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='#ffffff' "
+		"stroke='#c8c8c8'/>\n", x_of(d->life_from, first, last), y0,
+		x_of(d->life_to, first, last) - x_of(d->life_from, first, last), h);
+	fputs("<text x='8' y='", f);
+	fprintf(f, "%.1f' font-size='15' font-weight='bold'>", y0 + 22);
+	bm_xml_str(f, title);
+	fprintf(f, "</text>\n<text x='8' y='%.1f' font-size='12' fill='#555'>%s, %s</text>\n",
+		y0 + 40, dev, human_size(d->read_bytes + d->write_bytes, rate, sizeof(rate)));
+	fprintf(f, "<text x='8' y='%.1f' font-size='11' fill='#555'>%.3f to %.3f s</text>\n",
+		y0 + 56, (d->life_from - first) / 1e9, (d->life_to - first) / 1e9);
+	for (i = 0; i < BM_SERIES_BINS && max_rate > 0; i++) {
+		double bh = h * (s->bytes[i] / bin_s) / max_rate;
+
+		if (bh > 0)
+			fprintf(f, "<rect x='%.2f' y='%.2f' width='%.2f' height='%.2f' fill='#3b7dd8'/>\n",
+				LEFT + i * bin_w, y0 + h - bh, bin_w > 1.2 ? bin_w - 0.4 : bin_w, bh);
+	}
+	/* Mean latency per bin with I/O: a dot, no line across bins without any. */
+	for (i = 0; i < BM_SERIES_BINS && max_lat > 0; i++) {
+		if (!s->lat_count[i])
+			continue;
+		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='2.2' fill='#e8710a'/>\n",
+			LEFT + (i + 0.5) * bin_w,
+			y0 + h - h * ((double)s->lat_sum[i] / s->lat_count[i]) / max_lat);
+	}
+	fprintf(f, "<text x='%d' y='%.1f' font-size='11' fill='#3b7dd8'>%s</text>\n",
+		LEFT + PLOT_W + 6, y0 + 12, human_rate(max_rate, rate, sizeof(rate)));
+	fprintf(f, "<text x='%d' y='%.1f' font-size='11' fill='#e8710a'>%.0f us</text>\n",
+		LEFT + PLOT_W + 6, y0 + 26, max_lat / 1000);
+	/* Appearance and removal, where the recording saw them. */
+	if (d->span && d->span->from.known && d->span->from.hi >= first)
+		fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#1a9e3f' "
+			"stroke-width='2'/><text x='%.1f' y='%.1f' font-size='10' fill='#1a9e3f' "
+			"text-anchor='end'>added</text>\n", x_of(d->span->from.hi, first, last), y0,
+			x_of(d->span->from.hi, first, last), y0 + h,
+			x_of(d->span->from.hi, first, last) - 2, y0 + 10);
+	if (d->span && d->span->to.known && d->span->to.hi <= last)
+		fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#c62828' "
+			"stroke-width='2'/><text x='%.1f' y='%.1f' font-size='10' fill='#c62828'>"
+			"removed</text>\n", x_of(d->span->to.hi, first, last), y0,
+			x_of(d->span->to.hi, first, last), y0 + h,
+			x_of(d->span->to.hi, first, last) + 2, y0 + h + 11);
+	fputs("</g>\n", f);
+}
+
+int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint64_t last)
+{
+	const struct bm_disk_stats *const *disks;
+	size_t i, n = bm_analysis_disks(a, &disks), rows = 0;
+	const char *dot = strrchr(path, '.');
+	bool html = dot && (!strcmp(dot, ".html") || !strcmp(dot, ".htm"));
+	int height, t;
+	FILE *f;
+
+	for (i = 0; i < n; i++)
+		rows += disks[i]->series && disks[i]->reads + disks[i]->writes > 0;
+	height = TOP + (rows ? rows : 1) * TRACK + BOTTOM;
+	f = fopen(path, "we");
+	if (!f) {
+		bm_error_errno("cannot write '%s'", path);
+		return -1;
+	}
+	if (html)
+		fputs("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>blkmap</title>"
+		      "</head><body style='margin:0'>\n", f);
+	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
+		"viewBox='0 0 %d %d' font-family='sans-serif'>\n<rect width='100%%' "
+		"height='100%%' fill='white'/>\n", WIDTH, height, WIDTH, height);
+	fprintf(f, "<text x='8' y='24' font-size='17' font-weight='bold'>Block I/O per disk, "
+		"under the names valid at each moment</text>\n<text x='8' y='44' font-size='12' "
+		"fill='#555'>bars: throughput (blue); line: mean latency (orange); white: the "
+		"incarnation's life; scale per track at the right</text>\n");
+	for (i = 0, rows = 0; i < n; i++)
+		if (disks[i]->series && disks[i]->reads + disks[i]->writes > 0)
+			track(f, disks[i], rows++, first, last);
+	if (!rows)
+		fprintf(f, "<text x='%d' y='%d' font-size='14'>no I/O in this recording</text>\n",
+			LEFT, TOP + 30);
+	/* The time axis: seconds since the recording began. */
+	for (t = 0; t <= 10; t++) {
+		double x = LEFT + PLOT_W * t / 10.0;
+		double secs = (last - first) / 1e9 * t / 10.0;
+
+		fprintf(f, "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#999'/>"
+			"<text x='%.1f' y='%d' font-size='11' text-anchor='middle'>%.*f s</text>\n",
+			x, height - BOTTOM + 4, x, height - BOTTOM + 10, x, height - BOTTOM + 24,
+			secs < 10 ? 2 : 1, secs);
+	}
+	fputs("</svg>\n", f);
+	if (html)
+		fputs("</body></html>\n", f);
+	if (fclose(f) != 0) {
+		bm_error_errno("cannot write '%s'", path);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* --disks, --latency and --top: the analyses as tables. */
+#include <inttypes.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "blkmap/map/map.h"
+#include "blkmap/report/summaries.h"
+
+static const char *name_of(const struct bm_disk_stats *d)
+{
+	return d->span ? d->span->name : "";
+}
+
+static const char *kind_of(const struct bm_disk_stats *d)
+{
+	return d->span && d->span->kind == BM_PARTITION ? "partition" : "disk";
+}
+
+static const char *basis_of(const struct bm_disk_stats *d)
+{
+	switch (d->basis) {
+	case BM_BASIS_REQUEST:
+		return "request";
+	case BM_BASIS_BIO:
+		return "bio";
+	default:
+		return "remap";
+	}
+}
+
+static double seconds(const struct bm_disk_stats *d)
+{
+	return (d->life_to - d->life_from) / 1e9;
+}
+
+static double per_second(uint64_t n, const struct bm_disk_stats *d)
+{
+	return seconds(d) > 0 ? n / seconds(d) : 0;
+}
+
+static double us(uint64_t ns)
+{
+	return ns / 1000.0;
+}
+
+struct latency {
+	const char *name;	/* q2c, d2c */
+	const struct bm_hist *h;
+};
+
+static const double percentiles[] = { 50, 90, 99, 99.9 };
+
+void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a)
+{
+	const struct bm_disk_stats *const *disks;
+	size_t i, j, k, n = bm_analysis_disks(a, &disks);
+
+	if (format == BM_FORMAT_CSV)
+		fputs("name,dev,reads,writes,read_bytes,write_bytes,kind,parent,basis,from_ns,to_ns,"
+		      "seconds,read_iops,write_iops,read_bytes_per_s,write_bytes_per_s,"
+		      "avg_request_bytes,queue_depth,util_pct,"
+		      "q2c_count,q2c_avg_us,q2c_p50_us,q2c_p90_us,q2c_p99_us,q2c_p999_us,q2c_max_us,"
+		      "d2c_count,d2c_avg_us,d2c_p50_us,d2c_p90_us,d2c_p99_us,d2c_p999_us,d2c_max_us\n",
+		      out);
+	else if (format == BM_FORMAT_TEXT)
+		fprintf(out, "%-14s %-8s %-7s %8s %8s %10s %10s %8s %8s %6s %6s %9s %9s %9s %9s\n",
+			"NAME", "DEV", "BASIS", "READS", "WRITES", "READ_KB", "WRITE_KB", "IOPS",
+			"KB/S", "DEPTH", "UTIL%", "LAT_AVG", "LAT_P99", "LAT_MAX", "LAT");
+	for (i = 0; i < n; i++) {
+		const struct bm_disk_stats *d = disks[i];
+		struct latency lat[2] = { { "q2c", &d->q2c }, { "d2c", &d->d2c } };
+		uint64_t ios = d->reads + d->writes, bytes = d->read_bytes + d->write_bytes;
+		double depth = seconds(d) > 0 ? d->depth_ns / (seconds(d) * 1e9) : 0;
+		double util = seconds(d) > 0 ? 100.0 * d->busy_ns / (seconds(d) * 1e9) : 0;
+		char dev[16];
+
+		bm_dev_str(d->dev, dev, sizeof(dev));
+		if (format == BM_FORMAT_TEXT) {
+			const struct latency *l = d->d2c.count ? &lat[1] : &lat[0];
+
+			fprintf(out, "%-14s %-8s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f %8.1f "
+				"%8.1f %6.2f %6.1f %9.1f %9.1f %9.1f %9s\n",
+				d->span ? name_of(d) : "?", dev, basis_of(d), d->reads, d->writes,
+				d->read_bytes / 1024.0, d->write_bytes / 1024.0, per_second(ios, d),
+				per_second(bytes, d) / 1024, depth, util,
+				l->h->count ? us(l->h->sum / l->h->count) : 0,
+				us(bm_hist_percentile(l->h, 99)), us(l->h->max),
+				l->h->count ? l->name : "-");
+			continue;
+		}
+		if (format == BM_FORMAT_CSV) {
+			bm_csv_str(out, name_of(d));
+			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,", dev,
+				d->reads, d->writes, d->read_bytes, d->write_bytes, kind_of(d));
+			bm_csv_str(out, d->span ? d->span->parent : "");
+			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.3f,%.3f,%.1f,%.1f,%.1f,%.3f,%.2f",
+				basis_of(d), d->life_from, d->life_to, seconds(d),
+				per_second(d->reads, d), per_second(d->writes, d),
+				per_second(d->read_bytes, d), per_second(d->write_bytes, d),
+				ios ? (double)bytes / ios : 0, depth, util);
+			for (j = 0; j < 2; j++) {
+				const struct bm_hist *h = lat[j].h;
+
+				if (!h->count) {
+					fputs(",0,,,,,,", out);
+					continue;
+				}
+				fprintf(out, ",%" PRIu64 ",%.3f", h->count, us(h->sum / h->count));
+				for (k = 0; k < 4; k++)
+					fprintf(out, ",%.3f", us(bm_hist_percentile(h, percentiles[k])));
+				fprintf(out, ",%.3f", us(h->max));
+			}
+			putc('\n', out);
+			continue;
+		}
+		fputs("{\"name\":", out);
+		bm_json_str(out, name_of(d));
+		fprintf(out, ",\"dev\":\"%s\",\"reads\":%" PRIu64 ",\"writes\":%" PRIu64
+			",\"read_bytes\":%" PRIu64 ",\"write_bytes\":%" PRIu64 ",\"kind\":\"%s\","
+			"\"parent\":", dev, d->reads, d->writes, d->read_bytes, d->write_bytes,
+			kind_of(d));
+		bm_json_str(out, d->span ? d->span->parent : "");
+		fprintf(out, ",\"basis\":\"%s\",\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64
+			",\"seconds\":%.6f,\"read_iops\":%.3f,\"write_iops\":%.3f,"
+			"\"read_bytes_per_s\":%.1f,\"write_bytes_per_s\":%.1f,"
+			"\"avg_request_bytes\":%.1f,\"queue_depth\":%.3f,\"util_pct\":%.2f",
+			basis_of(d), d->life_from, d->life_to, seconds(d), per_second(d->reads, d),
+			per_second(d->writes, d), per_second(d->read_bytes, d),
+			per_second(d->write_bytes, d), ios ? (double)bytes / ios : 0, depth, util);
+		for (j = 0; j < 2; j++) {
+			const struct bm_hist *h = lat[j].h;
+
+			fprintf(out, ",\"%s\":", lat[j].name);
+			if (!h->count) {
+				fputs("null", out);
+				continue;
+			}
+			fprintf(out, "{\"count\":%" PRIu64 ",\"avg_us\":%.3f,\"p50_us\":%.3f,"
+				"\"p90_us\":%.3f,\"p99_us\":%.3f,\"p999_us\":%.3f,\"max_us\":%.3f}",
+				h->count, us(h->sum / h->count), us(bm_hist_percentile(h, 50)),
+				us(bm_hist_percentile(h, 90)), us(bm_hist_percentile(h, 99)),
+				us(bm_hist_percentile(h, 99.9)), us(h->max));
+		}
+		fputs("}\n", out);
+	}
+}
+
+void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a)
+{
+	const struct bm_disk_stats *const *disks;
+	size_t i, n = bm_analysis_disks(a, &disks);
+	int k;
+
+	if (format == BM_FORMAT_CSV)
+		fputs("name,dev,latency,from_us,to_us,count\n", out);
+	for (i = 0; i < n; i++) {
+		const struct bm_disk_stats *d = disks[i];
+		const struct bm_hist *h = d->d2c.count ? &d->d2c : &d->q2c;
+		const char *which = d->d2c.count ? "d2c" : "q2c";
+		uint64_t buckets[64], most = 0;
+		int last = -1;
+		char dev[16];
+
+		if (!h->count)
+			continue;
+		bm_dev_str(d->dev, dev, sizeof(dev));
+		bm_hist_log2_us(h, buckets);
+		for (k = 0; k < 64; k++) {
+			if (buckets[k])
+				last = k;
+			if (buckets[k] > most)
+				most = buckets[k];
+		}
+		if (format == BM_FORMAT_TEXT)
+			fprintf(out, "\n%s (%s), %s latency (%s):\n%20s : %-8s %s\n",
+				d->span ? name_of(d) : "?", dev, which,
+				d->d2c.count ? "issue to complete" : "queue to complete",
+				"usecs", "count", "distribution");
+		for (k = 0; k <= last; k++) {
+			uint64_t lo = k ? 1ULL << k : 0, hi = (2ULL << k) - 1;
+
+			if (format == BM_FORMAT_TEXT) {
+				char range[48], bar[41];
+				int w = most ? (int)(40 * buckets[k] / most) : 0;
+
+				memset(bar, '*', w);
+				bar[w] = '\0';
+				snprintf(range, sizeof(range), "%" PRIu64 " -> %" PRIu64, lo, hi);
+				fprintf(out, "%20s : %-8" PRIu64 " |%-40s|\n", range, buckets[k], bar);
+			} else if (format == BM_FORMAT_CSV) {
+				bm_csv_str(out, name_of(d));
+				fprintf(out, ",%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", dev, which,
+					lo, hi, buckets[k]);
+			}
+		}
+		if (format == BM_FORMAT_JSON) {
+			fputs("{\"name\":", out);
+			bm_json_str(out, name_of(d));
+			fprintf(out, ",\"dev\":\"%s\",\"latency\":\"%s\",\"buckets\":[", dev, which);
+			for (k = 0; k <= last; k++)
+				fprintf(out, "%s{\"from_us\":%llu,\"to_us\":%llu,\"count\":%" PRIu64 "}",
+					k ? "," : "", k ? 1ULL << k : 0ULL, (2ULL << k) - 1, buckets[k]);
+			fputs("]}\n", out);
+		}
+	}
+}
+
+void bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		 struct tep_handle *tep)
+{
+	const struct bm_top_row *rows;
+	size_t i, n = bm_analysis_top(a, &rows);
+
+	if (format == BM_FORMAT_CSV)
+		fputs("name,dev,pid,comm,reads,writes,read_bytes,write_bytes\n", out);
+	else if (format == BM_FORMAT_TEXT)
+		fprintf(out, "%-14s %-8s %7s %-16s %8s %8s %10s %10s\n", "NAME", "DEV", "PID",
+			"COMM", "READS", "WRITES", "READ_KB", "WRITE_KB");
+	for (i = 0; i < n; i++) {
+		const struct bm_top_row *r = &rows[i];
+		const char *comm = r->pid ? tep_data_comm_from_pid(tep, r->pid) : "<idle>";
+		char dev[16];
+
+		bm_dev_str(r->disk->dev, dev, sizeof(dev));
+		if (format == BM_FORMAT_TEXT) {
+			fprintf(out, "%-14s %-8s %7d %-16s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
+				r->disk->span ? name_of(r->disk) : "?", dev, r->pid, comm, r->reads,
+				r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
+		} else if (format == BM_FORMAT_CSV) {
+			bm_csv_str(out, name_of(r->disk));
+			fprintf(out, ",%s,%d,", dev, r->pid);
+			bm_csv_str(out, comm);
+			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r->reads,
+				r->writes, r->read_bytes, r->write_bytes);
+		} else {
+			fputs("{\"name\":", out);
+			bm_json_str(out, name_of(r->disk));
+			fprintf(out, ",\"dev\":\"%s\",\"pid\":%d,\"comm\":", dev, r->pid);
+			bm_json_str(out, comm);
+			fprintf(out, ",\"reads\":%" PRIu64 ",\"writes\":%" PRIu64 ",\"read_bytes\":%"
+				PRIu64 ",\"write_bytes\":%" PRIu64 "}\n", r->reads, r->writes,
+				r->read_bytes, r->write_bytes);
+		}
+	}
+}

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Kprobe events on the block layer's add and remove paths. Every function
+ * is checked in BTF (its parameter is the struct we read) and in kallsyms
+ * (it exists out of line, so a probe on it fires); every offset comes from
+ * BTF. Removal probes come in pairs, entry and return: the entry names the
+ * device, the return is when it is gone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "blkmap/sources/btf.h"
+#include "blkmap/util/error.h"
+#include "blkmap/sources/kprobes.h"
+#include "blkmap/sources/marker.h"
+#include "blkmap/record/session.h"
+
+#define MAX_PROBES 8
+
+struct probe {
+	char event[32];
+	char func[64];
+	bool ret;
+	char fetch[768];
+	const char *filter;	/* in the recording's instance only */
+	struct tracefs_dynevent *dyn;
+};
+
+struct bm_kprobes {
+	struct bm_session *session;
+	char group[32];
+	struct probe probes[MAX_PROBES];
+	int n;
+	bool have_dump;
+	char dump_filter[64];
+	char summary[512];
+};
+
+/* How to fetch fields: through BTF-typed arguments or BTF offsets. */
+struct fetcher {
+	const struct btf *btf;
+	bool typed;		/* the kernel takes "param->field" */
+	char arg[64];		/* "bdev" or "$arg1" */
+};
+
+static bool kernel_has_btf_args(void)
+{
+	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
+	bool yes = readme && strstr(readme, "<argname>[->field");
+
+	free(readme);
+	return yes;
+}
+
+/* Is @func an out-of-line function of the running kernel? */
+static bool in_kallsyms(const char *func)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256], name[128], type;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %c %127s", &type, name) == 2 && (type == 't' || type == 'T'))
+			found = !strcmp(name, func);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Append " key=EXPR" to @out: @path is a member path of struct @type, and
+ * @fmt its fetch type; ":pstring" is a char * member, read as a string.
+ */
+static int field(struct fetcher *f, char *out, size_t size, const char *key,
+		 const char *type, const char *path, const char *fmt)
+{
+	size_t len = strlen(out);
+	long off;
+
+	bool pointer = !strcmp(fmt, ":pstring");
+
+	off = bm_btf_offset(f->btf, type, path);
+	if (off < 0)
+		return -1;
+	if (f->typed)	/* BTF-typed arguments follow a char * by themselves */
+		snprintf(out + len, size - len, " %s=%s->%s%s", key, f->arg, path,
+			 pointer ? ":string" : fmt);
+	else if (pointer)
+		snprintf(out + len, size - len, " %s=+0(+%ld(%s)):string", key, off, f->arg);
+	else
+		snprintf(out + len, size - len, " %s=+%ld(%s)%s", key, off, f->arg, fmt);
+	return 0;
+}
+
+/* " key=EXPR" for a member of the gendisk that block device @f points to. */
+static int disk_field(struct fetcher *f, char *out, size_t size, const char *key,
+		      const char *member, const char *fmt)
+{
+	size_t len = strlen(out);
+	long disk = bm_btf_offset(f->btf, "block_device", "bd_disk");
+	long off = bm_btf_offset(f->btf, "gendisk", member);
+
+	if (disk < 0 || off < 0)
+		return -1;
+	if (f->typed)
+		snprintf(out + len, size - len, " %s=%s->bd_disk->%s%s", key, f->arg, member, fmt);
+	else
+		snprintf(out + len, size - len, " %s=+%ld(+%ld(%s))%s", key, off, disk, f->arg, fmt);
+	return 0;
+}
+
+/* The fields of a struct block_device: name, partition number, disk, diskseq. */
+static int bdev_fields(struct fetcher *f, char *out, size_t size, bool with_devt)
+{
+	bool flags = bm_btf_offset(f->btf, "block_device", "bd_partno") < 0;
+
+	if ((with_devt && field(f, out, size, "devt", "block_device", "bd_dev", ":u32") < 0) ||
+	    field(f, out, size, "name", "block_device", "bd_device.kobj.name", ":pstring") < 0 ||
+	    /* Since 6.10 the partition number is the low byte of __bd_flags. */
+	    field(f, out, size, "partno", "block_device",
+		  flags ? "__bd_flags.counter" : "bd_partno", flags ? ":u32" : ":u8") < 0 ||
+	    disk_field(f, out, size, "disk", "disk_name", ":string") < 0)
+		return -1;
+	if (bm_btf_offset(f->btf, "gendisk", "diskseq") >= 0)
+		return disk_field(f, out, size, "seq", "diskseq", ":u64");
+	return 0;
+}
+
+/* Set up @f for parameter @index of @func, a pointer to struct @type. */
+static int param(struct fetcher *f, const char *func, int index, const char *type)
+{
+	char name[64];
+
+	if (bm_btf_param(f->btf, func, index, type, name, sizeof(name)) < 0 || !in_kallsyms(func))
+		return -1;
+	if (f->typed)
+		snprintf(f->arg, sizeof(f->arg), "%s", name);
+	else
+		snprintf(f->arg, sizeof(f->arg), "$arg%d", index);
+	return 0;
+}
+
+static struct probe *add_probe(struct bm_kprobes *k, const char *event, const char *func,
+			       bool ret);
+
+/*
+ * part_del on device_del(struct device *dev): every field by offset, the
+ * block_device ones relative to its embedded bd_device (negative offsets).
+ */
+static int partition_probe(struct bm_kprobes *k, struct fetcher *f)
+{
+	long type = bm_btf_offset(f->btf, "device", "type");
+	long type_name = bm_btf_offset(f->btf, "device_type", "name");
+	long devt = bm_btf_offset(f->btf, "device", "devt");
+	long kname = bm_btf_offset(f->btf, "device", "kobj.name");
+	long embed = bm_btf_offset(f->btf, "block_device", "bd_device");
+	long partno = bm_btf_offset(f->btf, "block_device", "bd_partno");
+	long disk = bm_btf_offset(f->btf, "block_device", "bd_disk");
+	long disk_name = bm_btf_offset(f->btf, "gendisk", "disk_name");
+	long seq = bm_btf_offset(f->btf, "gendisk", "diskseq");
+	const char *partno_type = ":u8";
+	struct probe *p;
+
+	if (partno < 0) {	/* since 6.10: the low byte of __bd_flags */
+		partno = bm_btf_offset(f->btf, "block_device", "__bd_flags.counter");
+		partno_type = ":u32";
+	}
+	if (type < 0 || type_name < 0 || devt < 0 || kname < 0 || embed < 0 || partno < 0 ||
+	    disk < 0 || disk_name < 0)
+		return -1;
+	p = add_probe(k, "part_del", "device_del", false);
+	snprintf(p->fetch, sizeof(p->fetch),
+		 "type=+0(+%ld(+%ld($arg1))):string devt=+%ld($arg1):u32 name=+0(+%ld($arg1)):string "
+		 "partno=%+ld($arg1)%s disk=+%ld(%+ld($arg1)):string",
+		 type_name, type, devt, kname, partno - embed, partno_type, disk_name, disk - embed);
+	if (seq >= 0) {
+		size_t len = strlen(p->fetch);
+
+		snprintf(p->fetch + len, sizeof(p->fetch) - len, " seq=+%ld(%+ld($arg1)):u64",
+			 seq, disk - embed);
+	}
+	p->filter = "type == \"partition\"";
+	return 0;
+}
+
+static struct probe *add_probe(struct bm_kprobes *k, const char *event, const char *func,
+			       bool ret)
+{
+	struct probe *p = &k->probes[k->n++];
+
+	snprintf(p->event, sizeof(p->event), "%s", event);
+	snprintf(p->func, sizeof(p->func), "%s", func);
+	p->ret = ret;
+	p->fetch[0] = '\0';
+	p->filter = NULL;
+	return p;
+}
+
+/* The probe definitions this kernel supports; -1 if it lacks the essential ones. */
+static int define(struct bm_kprobes *k, struct fetcher *f)
+{
+	struct probe *p;
+	char devarg[64];
+
+	/* bdev_add(struct block_device *bdev, dev_t dev), 5.12 and later */
+	if (param(f, "bdev_add", 1, "block_device") < 0 ||
+	    bm_btf_param(f->btf, "bdev_add", 2, NULL, devarg, sizeof(devarg)) < 0) {
+		bm_error("kprobe source: bdev_add() is not probeable on this kernel (needs 5.12+)");
+		return -1;
+	}
+	p = add_probe(k, "bdev_add", "bdev_add", false);
+	snprintf(p->fetch, sizeof(p->fetch), "devt=%s:u32", f->typed ? devarg : "$arg2");
+	if (bdev_fields(f, p->fetch, sizeof(p->fetch), false) < 0)
+		goto no_btf;
+
+	/* del_gendisk(struct gendisk *disk) */
+	if (param(f, "del_gendisk", 1, "gendisk") < 0) {
+		bm_error("kprobe source: del_gendisk() is not probeable on this kernel");
+		return -1;
+	}
+	p = add_probe(k, "disk_del", "del_gendisk", false);
+	if (field(f, p->fetch, sizeof(p->fetch), "major", "gendisk", "major", ":s32") < 0 ||
+	    field(f, p->fetch, sizeof(p->fetch), "minor", "gendisk", "first_minor", ":s32") < 0 ||
+	    field(f, p->fetch, sizeof(p->fetch), "name", "gendisk", "disk_name", ":string") < 0)
+		goto no_btf;
+	if (bm_btf_offset(f->btf, "gendisk", "diskseq") >= 0)
+		field(f, p->fetch, sizeof(p->fetch), "seq", "gendisk", "diskseq", ":u64");
+	add_probe(k, "disk_gone", "del_gendisk", true);
+
+	/*
+	 * Partitions go through device_del() on every kernel, while their own
+	 * removal functions (delete_partition, drop_partition) get inlined
+	 * into some callers: Debian's 6.12 has drop_partition() out of line,
+	 * yet a rescan or a loop detach never calls that copy. So probe
+	 * device_del(), keep only partitions (a filter on the device type),
+	 * and reach the block_device around the struct device.
+	 */
+	if (param(f, "device_del", 1, "device") == 0 && partition_probe(k, f) == 0)
+		add_probe(k, "part_gone", "device_del", true);
+	else
+		bm_error("kprobe source: device_del() is not probeable; partition removals "
+			 "will come from the other sources");
+	/* part_stat_read_all(struct block_device *part, ...), once per device in diskstats */
+	if (param(f, "part_stat_read_all", 1, "block_device") == 0) {
+		p = add_probe(k, "dump", "part_stat_read_all", false);
+		if (bdev_fields(f, p->fetch, sizeof(p->fetch), true) < 0)
+			goto no_btf;
+		/* part_stat_read_all() also runs for other readers of stats. */
+		snprintf(k->dump_filter, sizeof(k->dump_filter), "common_pid == %d", (int)getpid());
+		p->filter = k->dump_filter;
+		k->have_dump = true;
+	}
+	return 0;
+no_btf:
+	bm_error("kprobe source: this kernel's BTF lacks a block_device or gendisk member "
+		 "blkmap reads; not guessing offsets");
+	return -1;
+}
+
+static void remove_probes(struct bm_kprobes *k)
+{
+	int i;
+
+	for (i = k->n - 1; i >= 0; i--) {
+		if (!k->probes[i].dyn)
+			continue;
+		tracefs_dynevent_destroy(k->probes[i].dyn, false);
+		tracefs_dynevent_free(k->probes[i].dyn);
+		k->probes[i].dyn = NULL;
+	}
+}
+
+static int create(struct bm_kprobes *k, struct probe *p)
+{
+	char spec[128];
+	int saved;
+
+	p->dyn = p->ret ? tracefs_kretprobe_alloc(k->group, p->event, p->func, p->fetch, 0) :
+			  tracefs_kprobe_alloc(k->group, p->event, p->func, p->fetch);
+	if (!p->dyn || tracefs_dynevent_create(p->dyn) < 0) {
+		char *log;
+
+		saved = errno;
+		log = tracefs_error_last(NULL);
+		errno = saved;
+		bm_error_errno("kprobe source: cannot create probe %s on %s()%s%s", p->event,
+			       p->func, log ? ": " : "", log ? log : "");
+		free(log);
+		if (p->dyn)
+			tracefs_dynevent_free(p->dyn);
+		p->dyn = NULL;
+		return -1;
+	}
+	snprintf(spec, sizeof(spec), "%s:%s", k->group, p->event);
+	if (p->filter && tracefs_event_file_write(bm_session_instance(k->session), k->group,
+						  p->event, "filter", p->filter) < 0) {
+		bm_error_errno("kprobe source: cannot set the filter of %s", p->event);
+		return -1;
+	}
+	return bm_session_enable(k->session, spec);
+}
+
+struct bm_kprobes *bm_kprobes_arm(struct bm_session *session)
+{
+	struct fetcher f = { 0 };
+	struct bm_kprobes *k;
+	size_t len;
+	int i;
+
+	if (!tracefs_file_exists(NULL, "kprobe_events")) {
+		bm_error("kprobe source: not available on this kernel (no kprobe_events in "
+			 "tracefs: CONFIG_KPROBE_EVENTS is off)");
+		return NULL;
+	}
+	f.btf = bm_btf_load();
+	if (!f.btf) {
+		bm_error("kprobe source: this kernel has no BTF (/sys/kernel/btf/vmlinux), and "
+			 "blkmap does not guess struct offsets");
+		return NULL;
+	}
+	f.typed = kernel_has_btf_args();
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		bm_btf_free((struct btf *)f.btf);
+		return NULL;
+	}
+	k->session = session;
+	snprintf(k->group, sizeof(k->group), "blkmap_%d", (int)getpid());
+	if (define(k, &f) < 0)
+		goto fail;
+	for (i = 0; i < k->n; i++)
+		if (create(k, &k->probes[i]) < 0)
+			goto fail;
+
+	len = snprintf(k->summary, sizeof(k->summary), "%s on", f.typed ?
+		       "BTF-typed arguments" : "offsets from BTF");
+	for (i = 0; i < k->n; i++)
+		if (!k->probes[i].ret && len < sizeof(k->summary))
+			len += snprintf(k->summary + len, sizeof(k->summary) - len, "%s %s()",
+					i ? "," : "", k->probes[i].func);
+	bm_btf_free((struct btf *)f.btf);
+	return k;
+fail:
+	bm_btf_free((struct btf *)f.btf);
+	remove_probes(k);
+	free(k);
+	return NULL;
+}
+
+int bm_kprobes_dump(struct bm_kprobes *k, unsigned id, const char *reason, bm_mark_fn mark,
+		    void *ctx)
+{
+	struct bm_marker m;
+	char buf[8192];
+	unsigned lines = 0;
+	ssize_t n, i;
+	int fd;
+
+	if (!k->have_dump)
+		return 0;
+	bm_marker_begin(&m, "dump-begin");
+	bm_marker_addf(&m, "id", "%u", id);
+	bm_marker_add(&m, "source", "kprobe");
+	bm_marker_add(&m, "reason", reason);
+	if (mark(ctx, m.text, m.len) < 0)
+		return -1;
+	fd = open("/proc/diskstats", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		bm_error_errno("cannot read /proc/diskstats");
+		return -1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < n; i++)
+			lines += buf[i] == '\n';
+	close(fd);
+	/* A line a device: the probe must have seen as many, or the dump failed. */
+	bm_marker_begin(&m, "dump-end");
+	bm_marker_addf(&m, "id", "%u", id);
+	bm_marker_addf(&m, "count", "%u", lines);
+	return mark(ctx, m.text, m.len);
+}
+
+const char *bm_kprobes_summary(const struct bm_kprobes *k)
+{
+	return k->summary;
+}
+
+void bm_kprobes_remove(struct bm_kprobes *k)
+{
+	if (!k)
+		return;
+	remove_probes(k);
+	free(k);
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Encoding and parsing of blkmap's text markers. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "blkmap/sources/marker.h"
+
+static void append(struct bm_marker *m, const char *s, size_t n)
+{
+	if (m->overflow || m->len + n > BM_MARKER_MAX) {
+		m->overflow = true;
+		return;
+	}
+	memcpy(m->text + m->len, s, n);
+	m->len += n;
+	m->text[m->len] = '\0';
+}
+
+void bm_marker_begin(struct bm_marker *m, const char *type)
+{
+	m->len = 0;
+	m->overflow = false;
+	m->text[0] = '\0';
+	append(m, BM_MARKER_PREFIX, strlen(BM_MARKER_PREFIX));
+	append(m, type, strlen(type));
+}
+
+static bool needs_escape(unsigned char c)
+{
+	return c <= ' ' || c >= 0x7f || c == '%' || c == '=';
+}
+
+void bm_marker_add(struct bm_marker *m, const char *key, const char *value)
+{
+	const unsigned char *v;
+
+	append(m, " ", 1);
+	append(m, key, strlen(key));
+	append(m, "=", 1);
+	for (v = (const unsigned char *)(value ? value : ""); *v; v++) {
+		char esc[4];
+
+		if (!needs_escape(*v)) {
+			append(m, (const char *)v, 1);
+			continue;
+		}
+		snprintf(esc, sizeof(esc), "%%%02X", *v);
+		append(m, esc, 3);
+	}
+}
+
+void bm_marker_addf(struct bm_marker *m, const char *key, const char *fmt, ...)
+{
+	char value[BM_MARKER_MAX + 1];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	bm_marker_add(m, key, value);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Decode %XX escapes in place. */
+static void unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '%' && hexval(s[1]) >= 0 && hexval(s[2]) >= 0) {
+			*out++ = (char)(hexval(s[1]) << 4 | hexval(s[2]));
+			s += 2;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
+int bm_marker_parse(struct bm_marker_parsed *p, const char *text, size_t len)
+{
+	size_t plen = strlen(BM_MARKER_PREFIX);
+	char *s, *tok, *save;
+
+	if (len < plen || memcmp(text, BM_MARKER_PREFIX, plen) != 0)
+		return -1;
+	text += plen;
+	len -= plen;
+	if (len > BM_MARKER_MAX)
+		len = BM_MARKER_MAX;
+	memcpy(p->buf, text, len);
+	p->buf[len] = '\0';
+	s = p->buf;
+	p->nfields = 0;
+	p->type = strtok_r(s, " \n", &save);
+	if (!p->type)
+		return -1;
+	while ((tok = strtok_r(NULL, " \n", &save)) && p->nfields < BM_MARKER_MAX_FIELDS) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		unescape(eq + 1);
+		p->fields[p->nfields].key = tok;
+		p->fields[p->nfields].value = eq + 1;
+		p->nfields++;
+	}
+	return 0;
+}
+
+const char *bm_marker_get(const struct bm_marker_parsed *p, const char *key)
+{
+	int i;
+
+	for (i = 0; i < p->nfields; i++)
+		if (strcmp(p->fields[i].key, key) == 0)
+			return p->fields[i].value;
+	return NULL;
+}

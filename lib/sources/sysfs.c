@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Statedump from sysfs: /sys/dev/block/MAJ:MIN links to each disk's and
+ * partition's directory. The dump only says a device existed at some
+ * moment between the begin marker and its own marker.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blkmap/util/error.h"
+#include "blkmap/sources/marker.h"
+#include "blkmap/sources/sysfs.h"
+
+/* First line of @dir/@file, without its newline; "" if unreadable. */
+static void read_attr(const char *dir, const char *file, char *out, size_t size)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(out, size, f))
+		out[strcspn(out, "\n")] = '\0';
+	fclose(f);
+}
+
+static bool exists(const char *dir, const char *file)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return access(path, F_OK) == 0;
+}
+
+static int mark(bm_mark_fn fn, void *ctx, struct bm_marker *m)
+{
+	if (m->overflow) {
+		bm_error("a marker exceeds %d bytes", BM_MARKER_MAX);
+		errno = E2BIG;
+		return -1;
+	}
+	return fn(ctx, m->text, m->len);
+}
+
+/* Fill @d from /sys/dev/block/@devname; 0 if it went away meanwhile. */
+static int read_device(const char *sysfs, const char *devname, struct bm_blockdev *d)
+{
+	char link[PATH_MAX], target[PATH_MAX], dir[PATH_MAX], parent_dir[PATH_MAX];
+	char value[64];
+	const char *name;
+	char *slash;
+	ssize_t n;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(link, sizeof(link), "%s/dev/block/%s", sysfs, devname);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0 && errno == ENOENT)
+		return 0;	/* removed while we looked */
+	if (n < 0) {
+		bm_error_errno("cannot read link '%s'", link);
+		return -1;
+	}
+	target[n] = '\0';
+	snprintf(dir, sizeof(dir), "%s/dev/block/%s", sysfs, target);
+	name = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	snprintf(d->dev, sizeof(d->dev), "%s", devname);
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->partition = exists(dir, "partition");
+	if (d->partition) {
+		snprintf(parent_dir, sizeof(parent_dir), "%s", dir);
+		slash = strrchr(parent_dir, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(d->parent, sizeof(d->parent), "%s",
+			 strrchr(parent_dir, '/') ? strrchr(parent_dir, '/') + 1 : "");
+		read_attr(parent_dir, "diskseq", value, sizeof(value));
+	} else {
+		read_attr(dir, "diskseq", value, sizeof(value));
+	}
+	d->diskseq = strtoull(value, NULL, 10);
+	read_attr(dir, "size", value, sizeof(value));
+	d->sectors = strtoull(value, NULL, 10);
+	read_attr(dir, "dm/name", d->dm, sizeof(d->dm));
+	return 1;
+}
+
+int bm_sysfs_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx)
+{
+	struct bm_blockdev d;
+	char path[PATH_MAX];
+	struct dirent *e;
+	int count = 0, r;
+	DIR *dp;
+
+	snprintf(path, sizeof(path), "%s/dev/block", sysfs);
+	dp = opendir(path);
+	if (!dp) {
+		bm_error_errno("cannot list '%s'", path);
+		return -1;
+	}
+	while ((e = readdir(dp))) {
+		unsigned ma, mi;
+
+		if (sscanf(e->d_name, "%u:%u", &ma, &mi) != 2)
+			continue;
+		r = read_device(sysfs, e->d_name, &d);
+		if (r > 0)
+			r = fn(ctx, &d);
+		if (r < 0) {
+			closedir(dp);
+			return -1;
+		}
+		count += r > 0;
+	}
+	closedir(dp);
+	return count;
+}
+
+struct dump_ctx {
+	unsigned id;
+	bm_mark_fn mark;
+	void *ctx;
+};
+
+static int dump_one(void *arg, const struct bm_blockdev *d)
+{
+	struct dump_ctx *c = arg;
+	struct bm_marker m;
+
+	bm_marker_begin(&m, "dump");
+	bm_marker_addf(&m, "id", "%u", c->id);
+	bm_marker_add(&m, "dev", d->dev);
+	bm_marker_add(&m, "name", d->name);
+	bm_marker_add(&m, "kind", d->partition ? "partition" : "disk");
+	bm_marker_add(&m, "parent", d->parent);
+	if (d->diskseq)
+		bm_marker_addf(&m, "diskseq", "%llu", (unsigned long long)d->diskseq);
+	else
+		bm_marker_add(&m, "diskseq", "");
+	bm_marker_addf(&m, "size", "%llu", (unsigned long long)d->sectors);
+	bm_marker_add(&m, "dm", d->dm);
+	return mark(c->mark, c->ctx, &m) < 0 ? -1 : 1;
+}
+
+int bm_sysfs_dump(const char *sysfs, unsigned id, const char *reason,
+		  bm_mark_fn fn, void *ctx)
+{
+	struct dump_ctx c = { id, fn, ctx };
+	struct bm_marker m;
+	int count;
+
+	bm_marker_begin(&m, "dump-begin");
+	bm_marker_addf(&m, "id", "%u", id);
+	bm_marker_add(&m, "source", "sysfs");
+	bm_marker_add(&m, "reason", reason);
+	if (mark(fn, ctx, &m) < 0)
+		return -1;
+	count = bm_sysfs_devices(sysfs, dump_one, &c);
+	if (count < 0)
+		return -1;
+	bm_marker_begin(&m, "dump-end");
+	bm_marker_addf(&m, "id", "%u", id);
+	bm_marker_addf(&m, "count", "%d", count);
+	return mark(fn, ctx, &m) < 0 ? -1 : count;
+}

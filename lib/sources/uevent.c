@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Block uevents from the kernel's netlink multicast group. A uevent has
+ * no timestamp: the marker written on receipt bounds the kernel event
+ * from above only. Markers are written in SEQNUM order, the order in
+ * which the kernel made the changes.
+ *
+ * A lower bound comes from the kernel's uevent counter: after writing each
+ * marker the listener reads /sys/kernel/uevent_seqnum. A uevent numbered
+ * above that value was sent after the marker; its marker says fresh=1, and
+ * the change it reports happened after the listener's previous marker.
+ * When idle, the listener writes an "uevent-idle" marker now and then, so
+ * that this lower bound stays close: every 100 ms for a few seconds after a
+ * uevent (hotplug comes in bursts), every second otherwise.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blkmap/util/error.h"
+#include "blkmap/sources/marker.h"
+#include "blkmap/sources/sysfs.h"
+
+#define KERNEL_GROUP	1
+#define RCVBUF		(4 << 20)
+#define IDLE_BUSY_MS	100
+#define IDLE_QUIET_MS	1000
+#define BUSY_FOR_MS	3000
+
+struct bm_uevents {
+	int sock;
+	int stop_fd;
+	int seqnum_fd;		/* /sys/kernel/uevent_seqnum */
+	uint64_t horizon;	/* seqnum read after our last marker */
+	bm_mark_fn mark;
+	void *ctx;
+	pthread_t thread;
+	atomic_uint_fast64_t count;
+};
+
+struct uevent {
+	const char *action, *devpath, *subsystem, *major, *minor, *devname;
+	const char *devtype, *diskseq, *partn, *seqnum;
+};
+
+static void parse(char *buf, size_t len, struct uevent *u)
+{
+	char *p = buf, *end = buf + len;
+
+	memset(u, 0, sizeof(*u));
+	for (p += strnlen(p, end - p) + 1; p < end; p += strnlen(p, end - p) + 1) {
+		char *eq = strchr(p, '=');
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+#define KEY(k, field) if (!strcmp(p, k)) u->field = eq + 1
+		KEY("ACTION", action);
+		KEY("DEVPATH", devpath);
+		KEY("SUBSYSTEM", subsystem);
+		KEY("MAJOR", major);
+		KEY("MINOR", minor);
+		KEY("DEVNAME", devname);
+		KEY("DEVTYPE", devtype);
+		KEY("DISKSEQ", diskseq);
+		KEY("PARTN", partn);
+		KEY("SEQNUM", seqnum);
+#undef KEY
+	}
+}
+
+/* The parent disk of a partition: the second-last component of DEVPATH. */
+static void parent_of(const char *devpath, char *out, size_t size)
+{
+	const char *last = strrchr(devpath, '/'), *prev = last;
+
+	out[0] = '\0';
+	if (!last || last == devpath)
+		return;
+	do
+		prev--;
+	while (prev > devpath && *prev != '/');
+	if (*prev == '/')
+		snprintf(out, size, "%.*s", (int)(last - prev - 1), prev + 1);
+}
+
+static void read_horizon(struct bm_uevents *u)
+{
+	char buf[32];
+	ssize_t n;
+
+	if (u->seqnum_fd < 0)
+		return;
+	n = pread(u->seqnum_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0) {
+		u->horizon = UINT64_MAX;	/* unknown: claim nothing */
+		return;
+	}
+	buf[n] = '\0';
+	u->horizon = strtoull(buf, NULL, 10);
+}
+
+static int write_marker(struct bm_uevents *u, struct bm_marker *m)
+{
+	int ret = m->overflow ? -1 : u->mark(u->ctx, m->text, m->len);
+
+	read_horizon(u);
+	return ret;
+}
+
+static void handle(struct bm_uevents *u, char *buf, size_t len)
+{
+	struct bm_marker m;
+	struct uevent ev;
+	char parent[256] = "", dev[32];
+	bool partition;
+
+	parse(buf, len, &ev);
+	if (!ev.subsystem || strcmp(ev.subsystem, "block") || !ev.action || !ev.major ||
+	    !ev.minor || !ev.devname)
+		return;
+	if (strcmp(ev.action, "add") && strcmp(ev.action, "remove") && strcmp(ev.action, "change"))
+		return;
+	partition = ev.devtype && !strcmp(ev.devtype, "partition");
+	if (partition && ev.devpath)
+		parent_of(ev.devpath, parent, sizeof(parent));
+	snprintf(dev, sizeof(dev), "%s:%s", ev.major, ev.minor);
+
+	bm_marker_begin(&m, "uevent");
+	bm_marker_add(&m, "action", ev.action);
+	bm_marker_add(&m, "dev", dev);
+	bm_marker_add(&m, "name", ev.devname);
+	bm_marker_add(&m, "kind", partition ? "partition" : "disk");
+	bm_marker_add(&m, "parent", parent);
+	bm_marker_add(&m, "partn", ev.partn);
+	bm_marker_add(&m, "diskseq", ev.diskseq);
+	bm_marker_add(&m, "seqnum", ev.seqnum);
+	bm_marker_add(&m, "fresh", ev.seqnum && u->horizon != UINT64_MAX &&
+		      strtoull(ev.seqnum, NULL, 10) > u->horizon ? "1" : "0");
+	if (write_marker(u, &m) == 0)
+		atomic_fetch_add(&u->count, 1);
+}
+
+/* Receive and handle every queued uevent; false on a fatal socket error. */
+static bool receive_all(struct bm_uevents *u)
+{
+	char buf[8192 + 1];
+
+	for (;;) {
+		struct sockaddr_nl from;
+		struct iovec iov = { buf, sizeof(buf) - 1 };
+		struct msghdr msg = { .msg_name = &from, .msg_namelen = sizeof(from),
+				      .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n = recvmsg(u->sock, &msg, MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ENOBUFS)
+			continue;	/* overflowed: later ones still count */
+		if (n < 0)
+			return errno == EAGAIN;
+		/* Only the kernel (port 0) sends to this group. */
+		if (from.nl_pid != 0 || (msg.msg_flags & MSG_TRUNC))
+			continue;
+		buf[n] = '\0';
+		handle(u, buf, n);
+	}
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void *listener_main(void *arg)
+{
+	struct bm_uevents *u = arg;
+	struct pollfd fds[2] = {
+		{ .fd = u->sock, .events = POLLIN },
+		{ .fd = u->stop_fd, .events = POLLIN },
+	};
+	int64_t last_uevent = -BUSY_FOR_MS;
+	struct bm_marker m;
+
+	for (;;) {
+		int busy = now_ms() - last_uevent < BUSY_FOR_MS;
+		int n = poll(fds, 2, busy ? IDLE_BUSY_MS : IDLE_QUIET_MS);
+		uint64_t before = bm_uevents_count(u);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n == 0) {
+			bm_marker_begin(&m, "uevent-idle");
+			write_marker(u, &m);
+			continue;
+		}
+		if (!receive_all(u) || (fds[1].revents & POLLIN))
+			break;
+		if (bm_uevents_count(u) != before)
+			last_uevent = now_ms();
+	}
+	return NULL;
+}
+
+struct bm_uevents *bm_uevents_start(bm_mark_fn mark, void *ctx)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = KERNEL_GROUP };
+	struct bm_uevents *u;
+	struct bm_marker m;
+	int size = RCVBUF;
+
+	u = calloc(1, sizeof(*u));
+	if (!u) {
+		bm_error_errno("cannot listen to uevents");
+		return NULL;
+	}
+	u->mark = mark;
+	u->ctx = ctx;
+	u->stop_fd = -1;
+	u->seqnum_fd = open("/sys/kernel/uevent_seqnum", O_RDONLY | O_CLOEXEC);
+	u->sock = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+	if (u->sock < 0) {
+		bm_error_errno("cannot open a uevent socket");
+		goto fail;
+	}
+	/* A burst of hotplug must not overflow the socket (root may force). */
+	if (setsockopt(u->sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(u->sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(u->sock, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		bm_error_errno("cannot bind the uevent socket");
+		goto fail;
+	}
+	u->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (u->stop_fd < 0) {
+		bm_error_errno("cannot listen to uevents");
+		goto fail;
+	}
+	bm_marker_begin(&m, "uevent-listen");
+	if (write_marker(u, &m) < 0)
+		goto fail;
+	errno = pthread_create(&u->thread, NULL, listener_main, u);
+	if (errno) {
+		bm_error_errno("cannot start the uevent thread");
+		goto fail;
+	}
+	return u;
+fail:
+	if (u->sock >= 0)
+		close(u->sock);
+	if (u->stop_fd >= 0)
+		close(u->stop_fd);
+	if (u->seqnum_fd >= 0)
+		close(u->seqnum_fd);
+	free(u);
+	return NULL;
+}
+
+uint64_t bm_uevents_stop(struct bm_uevents *u)
+{
+	uint64_t count;
+
+	if (!u)
+		return 0;
+	eventfd_write(u->stop_fd, 1);
+	pthread_join(u->thread, NULL);
+	count = bm_uevents_count(u);
+	close(u->sock);
+	close(u->stop_fd);
+	if (u->seqnum_fd >= 0)
+		close(u->seqnum_fd);
+	free(u);
+	return count;
+}
+
+uint64_t bm_uevents_count(const struct bm_uevents *u)
+{
+	return u ? atomic_load(&((struct bm_uevents *)u)->count) : 0;
+}

@@ -1,0 +1,808 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * trace.dat version 6 reader. Every size and count read from the file is
+ * checked against what the file can hold before it is used, so a damaged
+ * file yields a message naming the offset of the problem, never a crash.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "blkmap/util/error.h"
+#include "blkmap/record/spool.h"
+#include "blkmap/tracefile/meta.h"
+
+#define OPTION_DONE		0
+#define OPTION_CPUSTAT		2
+#define OPTION_TRACECLOCK	4
+#define MAX_CPUS		8192
+#define MAX_FORMATS		65536
+
+struct bm_trace {
+	char *path;
+	int fd;
+	uint64_t size;		/* of the file */
+	uint64_t pos;		/* where the header parser stands */
+	bool swap;		/* file byte order differs from ours */
+	struct bm_trace_meta meta;
+	struct bm_cpu_data *cpus;
+	struct tep_handle *tep;
+	bool tep_ready;		/* every format was parsed into tep */
+	char *tep_key;		/* what the tep was parsed from (tep_key_of) */
+	size_t tep_key_len;
+	/* The headers are read field by field: through this window of the file. */
+	char window[16384];
+	uint64_t window_at;
+	size_t window_len;
+};
+
+/* Up to @n bytes at @at into @p, through the window; what was read, or -1. */
+static ssize_t read_at(struct bm_trace *t, void *p, size_t n, uint64_t at)
+{
+	ssize_t r;
+
+	if (n >= sizeof(t->window))
+		return pread(t->fd, p, n, at);
+	if (at < t->window_at || at + n > t->window_at + t->window_len) {
+		r = pread(t->fd, t->window, sizeof(t->window), at);
+		if (r < 0)
+			return -1;
+		t->window_at = at;
+		t->window_len = r;
+	}
+	if (n > t->window_at + t->window_len - at)
+		n = t->window_at + t->window_len - at;
+	memcpy(p, t->window + (at - t->window_at), n);
+	return n;
+}
+
+static int fail(struct bm_trace *t, uint64_t at, const char *what)
+{
+	bm_error("'%s': offset %llu: %s", t->path, (unsigned long long)at, what);
+	errno = EINVAL;
+	return -1;
+}
+
+static int get(struct bm_trace *t, void *p, uint64_t n, const char *what)
+{
+	char msg[128];
+	ssize_t r;
+
+	if (n > t->size - t->pos) {
+		snprintf(msg, sizeof(msg), "file ends inside the %s", what);
+		return fail(t, t->pos, msg);
+	}
+	r = read_at(t, p, n, t->pos);
+	if (r < 0 || (uint64_t)r != n) {
+		bm_error_errno("cannot read '%s' at offset %llu", t->path,
+			       (unsigned long long)t->pos);
+		return -1;
+	}
+	t->pos += n;
+	return 0;
+}
+
+static int get_u16(struct bm_trace *t, uint16_t *v, const char *what)
+{
+	if (get(t, v, 2, what) < 0)
+		return -1;
+	if (t->swap)
+		*v = __builtin_bswap16(*v);
+	return 0;
+}
+
+static int get_u32(struct bm_trace *t, uint32_t *v, const char *what)
+{
+	if (get(t, v, 4, what) < 0)
+		return -1;
+	if (t->swap)
+		*v = __builtin_bswap32(*v);
+	return 0;
+}
+
+static int get_u64(struct bm_trace *t, uint64_t *v, const char *what)
+{
+	if (get(t, v, 8, what) < 0)
+		return -1;
+	if (t->swap)
+		*v = __builtin_bswap64(*v);
+	return 0;
+}
+
+/* A block of @n bytes, NUL-terminated in memory. */
+static char *get_block(struct bm_trace *t, uint64_t n, const char *what)
+{
+	uint64_t at = t->pos;
+	char *p;
+
+	if (n > t->size - t->pos) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "%s size %llu runs past the end of the file",
+			 what, (unsigned long long)n);
+		fail(t, at, msg);
+		return NULL;
+	}
+	p = malloc(n + 1);
+	if (!p) {
+		bm_error_errno("cannot read '%s'", t->path);
+		return NULL;
+	}
+	if (get(t, p, n, what) < 0) {
+		free(p);
+		return NULL;
+	}
+	p[n] = '\0';
+	return p;
+}
+
+/* A NUL-terminated string of at most @max bytes. */
+static char *get_string(struct bm_trace *t, size_t max, const char *what)
+{
+	char buf[256];
+	uint64_t at = t->pos;
+	size_t n = max < sizeof(buf) ? max : sizeof(buf);
+	ssize_t r;
+	char *nul;
+
+	if (n > t->size - t->pos)
+		n = t->size - t->pos;
+	r = read_at(t, buf, n, t->pos);
+	if (r < 0) {
+		bm_error_errno("cannot read '%s' at offset %llu", t->path,
+			       (unsigned long long)at);
+		return NULL;
+	}
+	nul = memchr(buf, '\0', r);
+	if (!nul) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "%s is not a terminated string", what);
+		fail(t, at, msg);
+		return NULL;
+	}
+	t->pos += nul - buf + 1;
+	return strdup(buf);
+}
+
+static int expect(struct bm_trace *t, const char *word, size_t len)
+{
+	char buf[32];
+	uint64_t at = t->pos;
+	char msg[96];
+
+	if (get(t, buf, len, word) < 0)
+		return -1;
+	if (memcmp(buf, word, len) != 0) {
+		snprintf(msg, sizeof(msg), "expected the \"%s\" section", word);
+		return fail(t, at, msg);
+	}
+	return 0;
+}
+
+static int read_preamble(struct bm_trace *t)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	char buf[16];
+	char version[8];
+	char endian, long_size;
+	char *v;
+
+	if (t->size < sizeof(magic) || get(t, buf, sizeof(magic), "magic") < 0 ||
+	    memcmp(buf, magic, sizeof(magic)) != 0)
+		return fail(t, 0, "not a trace file (no trace.dat magic)");
+	v = get_string(t, sizeof(version), "version");
+	if (!v)
+		return -1;
+	if (strcmp(v, "6") != 0) {
+		snprintf(buf, sizeof(buf), "%.8s", v);
+		free(v);
+		bm_error("'%s': offset 10: trace.dat version %s is not supported (only 6); "
+			 "convert it with 'trace-cmd convert --file-version 6'", t->path, buf);
+		errno = EINVAL;
+		return -1;
+	}
+	free(v);
+	if (get(t, &endian, 1, "endianness") < 0 || get(t, &long_size, 1, "long size") < 0)
+		return -1;
+	if (endian != 0 && endian != 1)
+		return fail(t, t->pos - 2, "bad endianness byte");
+	if (long_size != 4 && long_size != 8)
+		return fail(t, t->pos - 1, "bad long size");
+	t->swap = endian != (__BYTE_ORDER == __BIG_ENDIAN);
+	t->meta.long_size = long_size;
+	if (get_u32(t, &t->meta.page_size, "page size") < 0)
+		return -1;
+	if (t->meta.page_size < 64 || t->meta.page_size > (1u << 24) ||
+	    (t->meta.page_size & (t->meta.page_size - 1)))
+		return fail(t, t->pos - 4, "bad page size");
+	return 0;
+}
+
+static int read_sized(struct bm_trace *t, const char *what, char **text, size_t *len)
+{
+	uint64_t n;
+
+	if (get_u64(t, &n, what) < 0)
+		return -1;
+	*text = get_block(t, n, what);
+	*len = n;
+	return *text ? 0 : -1;
+}
+
+static int read_format(struct bm_trace *t, const char *system)
+{
+	uint64_t at = t->pos;
+	char *text;
+	size_t len;
+	int ret;
+
+	if (read_sized(t, "event format", &text, &len) < 0)
+		return -1;
+	ret = bm_trace_meta_add_format(&t->meta, system, text, len);
+	free(text);
+	if (ret < 0)
+		bm_error_errno("cannot read '%s'", t->path);
+	else
+		t->meta.formats[t->meta.nformats - 1].offset = at;
+	return ret;
+}
+
+static int read_formats(struct bm_trace *t)
+{
+	uint32_t count, systems, i, j;
+	char *system;
+
+	if (get_u32(t, &count, "ftrace format count") < 0)
+		return -1;
+	if (count > MAX_FORMATS)
+		return fail(t, t->pos - 4, "absurd ftrace format count");
+	for (i = 0; i < count; i++)
+		if (read_format(t, "ftrace") < 0)
+			return -1;
+	if (get_u32(t, &systems, "system count") < 0)
+		return -1;
+	if (systems > MAX_FORMATS)
+		return fail(t, t->pos - 4, "absurd event system count");
+	for (i = 0; i < systems; i++) {
+		system = get_string(t, 256, "system name");
+		if (!system)
+			return -1;
+		if (get_u32(t, &count, "event format count") < 0 || count > MAX_FORMATS) {
+			free(system);
+			return count > MAX_FORMATS ? fail(t, t->pos - 4, "absurd event count") : -1;
+		}
+		for (j = 0; j < count; j++) {
+			if (read_format(t, system) < 0) {
+				free(system);
+				return -1;
+			}
+		}
+		free(system);
+	}
+	return 0;
+}
+
+static int read_options(struct bm_trace *t)
+{
+	char peek[10];
+	uint64_t at = t->pos;
+
+	if (get(t, peek, sizeof(peek), "options or flyrecord") < 0)
+		return -1;
+	if (memcmp(peek, "options  ", 10) != 0) {
+		t->pos = at;
+		return 0;
+	}
+	for (;;) {
+		uint16_t id;
+		uint32_t len;
+		char *data;
+
+		if (get_u16(t, &id, "option id") < 0)
+			return -1;
+		if (id == OPTION_DONE)
+			return 0;
+		if (get_u32(t, &len, "option size") < 0)
+			return -1;
+		data = get_block(t, len, "option");
+		if (!data)
+			return -1;
+		if (id == OPTION_TRACECLOCK && !t->meta.clock) {
+			char *open = strchr(data, '['), *close = open ? strchr(open, ']') : NULL;
+
+			if (open && close)
+				t->meta.clock = strndup(open + 1, close - open - 1);
+		} else if (id == OPTION_CPUSTAT && t->meta.cpustats) {
+			int cpu;
+
+			if (sscanf(data, "CPU: %d", &cpu) == 1 && cpu >= 0 &&
+			    cpu < t->meta.ncpus && !t->meta.cpustats[cpu]) {
+				char *nl = strchr(data, '\n');
+
+				t->meta.cpustats[cpu] = strdup(nl ? nl + 1 : "");
+			}
+		}
+		free(data);
+	}
+}
+
+static int read_cpus(struct bm_trace *t)
+{
+	uint32_t ncpus;
+	int cpu;
+
+	if (get_u32(t, &ncpus, "CPU count") < 0)
+		return -1;
+	if (ncpus == 0 || ncpus > MAX_CPUS)
+		return fail(t, t->pos - 4, "absurd CPU count");
+	t->meta.ncpus = ncpus;
+	t->cpus = calloc(ncpus, sizeof(*t->cpus));
+	t->meta.cpustats = calloc(ncpus, sizeof(*t->meta.cpustats));
+	if (!t->cpus || !t->meta.cpustats) {
+		bm_error_errno("cannot read '%s'", t->path);
+		return -1;
+	}
+	if (read_options(t) < 0 || expect(t, "flyrecord", 10) < 0)
+		return -1;
+	for (cpu = 0; cpu < (int)ncpus; cpu++) {
+		struct bm_cpu_data *c = &t->cpus[cpu];
+		uint64_t at = t->pos;
+		char msg[128];
+
+		c->fd = t->fd;
+		if (get_u64(t, &c->offset, "CPU data offset") < 0 ||
+		    get_u64(t, &c->size, "CPU data size") < 0)
+			return -1;
+		if (!c->size)
+			continue;
+		if (c->offset > t->size || c->size > t->size - c->offset) {
+			snprintf(msg, sizeof(msg),
+				 "CPU %d data (%llu bytes at %llu) runs past the end of the file "
+				 "(%llu bytes): truncated?", cpu, (unsigned long long)c->size,
+				 (unsigned long long)c->offset, (unsigned long long)t->size);
+			return fail(t, at, msg);
+		}
+		if (c->offset % t->meta.page_size)
+			return fail(t, at, "CPU data is not page-aligned");
+		c->size -= c->size % t->meta.page_size;
+	}
+	return 0;
+}
+
+/*
+ * libtraceevent's format parser crashes on some malformed formats. A file
+ * someone hands us must not crash the report: parse the formats in a child
+ * first, which says how far it got. Returns the index of the first format
+ * the parser did not survive, or -1.
+ */
+/*
+ * The shape of a format, as the kernel prints it: "name:", "ID:", "format:",
+ * field lines, "print fmt:". Returns NULL if it has it, else what is wrong.
+ */
+static const char *format_shape_error(const char *text)
+{
+	static const char *const keys[] = { ";\toffset:", ";\tsize:", ";\tsigned:" };
+	const char *line = text, *end;
+	int fields = 0, state = 0;	/* 0 name, 1 ID, 2 format:, 3 fields, 4 done */
+	size_t k;
+
+	for (; *line && state < 4; line = *end ? end + 1 : end) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		switch (state) {
+		case 0:
+			if (strncmp(line, "name: ", 6) || end == line + 6)
+				return "no event name";
+			state = 1;
+			break;
+		case 1:
+			if (strncmp(line, "ID: ", 4) || !strchr("0123456789", line[4]))
+				return "no event ID";
+			state = 2;
+			break;
+		case 2:
+			if (strncmp(line, "format:", 7))
+				return "no \"format:\" line";
+			state = 3;
+			break;
+		case 3:
+			if (line == end)
+				continue;
+			if (!strncmp(line, "print fmt: ", 11)) {
+				state = 4;
+				break;
+			}
+			if (strncmp(line, "\tfield:", 7) || !memchr(line, ' ', end - line))
+				return "a field line is malformed";
+			for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+				const char *at = strstr(line, keys[k]);
+
+				if (!at || at > end || !strchr("0123456789", at[strlen(keys[k])]))
+					return "a field line is malformed";
+			}
+			fields++;
+			break;
+		}
+	}
+	if (state < 4)
+		return "no \"print fmt:\" line";
+	return fields ? NULL : "no fields";
+}
+
+#define SAFE_FORMATS 512
+
+/* Hashes of the format sets known to parse: a process reads few kinds of files. */
+static uint64_t safe_formats[SAFE_FORMATS];
+static pthread_mutex_t safe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t formats_hash(const struct bm_trace_meta *m)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	size_t i, j;
+
+	for (i = 0; i < m->nformats; i++)
+		for (j = 0; j < m->formats[i].len; j++)
+			h = (h ^ (unsigned char)m->formats[i].text[j]) * 1099511628211ULL;
+	for (j = 0; j < m->header_page_len; j++)
+		h = (h ^ (unsigned char)m->header_page[j]) * 1099511628211ULL;
+	return h | 1;
+}
+
+/* Open addressing from the hash's own slot; when full, the newest wins that slot. */
+static bool formats_known_safe(uint64_t h, bool add)
+{
+	size_t i, n;
+
+	pthread_mutex_lock(&safe_lock);
+	for (i = h % SAFE_FORMATS, n = 0; n < SAFE_FORMATS && safe_formats[i];
+	     i = (i + 1) % SAFE_FORMATS, n++)
+		if (safe_formats[i] == h)
+			break;
+	if (n == SAFE_FORMATS)
+		i = h % SAFE_FORMATS;
+	if (safe_formats[i] == h) {
+		pthread_mutex_unlock(&safe_lock);
+		return true;
+	}
+	if (add)
+		safe_formats[i] = h;
+	pthread_mutex_unlock(&safe_lock);
+	return false;
+}
+
+static ssize_t format_crashing_the_parser(struct bm_trace *t)
+{
+	struct bm_trace_meta *m = &t->meta;
+	ssize_t last = -1;
+	uint64_t hash = formats_hash(m);
+	int fds[2], status;
+	int32_t i;
+	pid_t pid;
+
+	if (formats_known_safe(hash, false))
+		return -1;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+		struct tep_handle *tep;
+		size_t k;
+
+		/* Die of it quietly: no inherited crash handler (a sanitizer's) runs. */
+		for (k = 0; k < sizeof(fatal) / sizeof(fatal[0]); k++)
+			signal(fatal[k], SIG_DFL);
+		tep = tep_alloc();
+		close(fds[0]);
+		if (tep)
+			tep_parse_header_page(tep, m->header_page, m->header_page_len, t->meta.long_size);
+		for (i = 0; tep && i < (int32_t)m->nformats; i++) {
+			if (write(fds[1], &i, sizeof(i)) != sizeof(i))
+				_exit(1);
+			tep_parse_event(tep, m->formats[i].text, m->formats[i].len,
+					m->formats[i].system);
+		}
+		i = -1;
+		_exit(write(fds[1], &i, sizeof(i)) == sizeof(i) ? 0 : 1);
+	}
+	close(fds[1]);
+	while (read(fds[0], &i, sizeof(i)) == sizeof(i))
+		if (i >= 0)
+			last = i;
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFSIGNALED(status)) {
+		formats_known_safe(hash, true);
+		return -1;
+	}
+	return last >= 0 ? last : 0;
+}
+
+/*
+ * The last parser state built, kept when its file is closed for the next
+ * file that holds the same formats, kallsyms, cmdlines, byte order and
+ * sizes: parsing them is most of the cost of opening a small file, and a
+ * process that opens many (the fuzzer, a script over a series) mostly opens
+ * one kind. Never shared: a file takes it, and gives it back when closed.
+ */
+static struct {
+	struct tep_handle *tep;
+	char *key;
+	size_t key_len;
+} spare;
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void key_add(char **p, const void *data, size_t len)
+{
+	memcpy(*p, &len, sizeof(len));
+	if (len)
+		memcpy(*p + sizeof(len), data, len);
+	*p += sizeof(len) + len;
+}
+
+/* Everything a parser state is built from, in one buffer; NULL without memory. */
+static char *tep_key_of(const struct bm_trace *t, size_t *len)
+{
+	const struct bm_trace_meta *m = &t->meta;
+	const size_t n = sizeof(size_t);
+	int sizes[3] = { t->swap, m->long_size, (int)m->page_size };
+	size_t total = 4 * n + sizeof(sizes) + m->header_page_len + m->kallsyms_len +
+		       m->cmdlines_len, i;
+	char *key, *p;
+
+	for (i = 0; i < m->nformats; i++)
+		total += 2 * n + strlen(m->formats[i].system) + m->formats[i].len;
+	key = p = malloc(total);
+	if (!key)
+		return NULL;
+	key_add(&p, sizes, sizeof(sizes));
+	key_add(&p, m->header_page, m->header_page_len);
+	key_add(&p, m->kallsyms, m->kallsyms_len);
+	key_add(&p, m->cmdlines, m->cmdlines_len);
+	for (i = 0; i < m->nformats; i++) {
+		key_add(&p, m->formats[i].system, strlen(m->formats[i].system));
+		key_add(&p, m->formats[i].text, m->formats[i].len);
+	}
+	*len = p - key;
+	return key;
+}
+
+/* The spare parser state, if it was built from @t's key. */
+static bool take_spare(struct bm_trace *t)
+{
+	pthread_mutex_lock(&spare_lock);
+	if (spare.tep && t->tep_key && spare.key_len == t->tep_key_len &&
+	    !memcmp(spare.key, t->tep_key, t->tep_key_len)) {
+		t->tep = spare.tep;
+		spare.tep = NULL;
+		free(spare.key);
+		spare.key = NULL;
+	}
+	pthread_mutex_unlock(&spare_lock);
+	return t->tep != NULL;
+}
+
+/* @t is closed: its parser state becomes the spare one. */
+static void give_back(struct bm_trace *t)
+{
+	pthread_mutex_lock(&spare_lock);
+	if (spare.tep)
+		tep_free(spare.tep);
+	free(spare.key);
+	spare.tep = t->tep;
+	spare.key = t->tep_key;
+	spare.key_len = t->tep_key_len;
+	pthread_mutex_unlock(&spare_lock);
+	t->tep = NULL;
+	t->tep_key = NULL;
+}
+
+static int load_tep(struct bm_trace *t)
+{
+	struct bm_trace_meta *m = &t->meta;
+	ssize_t bad;
+	size_t i;
+
+	t->tep_key = tep_key_of(t, &t->tep_key_len);
+	if (take_spare(t)) {
+		t->tep_ready = true;
+		return 0;
+	}
+
+	for (i = 0; i < m->nformats; i++) {
+		const char *shape = format_shape_error(m->formats[i].text);
+		char msg[160];
+
+		if (!shape)
+			continue;
+		snprintf(msg, sizeof(msg), "a %s event format is malformed: %s",
+			 m->formats[i].system, shape);
+		return fail(t, m->formats[i].offset, msg);
+	}
+	bad = format_crashing_the_parser(t);
+	if (bad >= 0) {
+		const char *name = strstr(m->formats[bad].text, "name: ");
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "a malformed %s event format (%.*s) breaks the "
+			 "event parser", m->formats[bad].system,
+			 name ? (int)strcspn(name + 6, "\n") : 1, name ? name + 6 : "?");
+		return fail(t, m->formats[bad].offset, msg);
+	}
+	t->tep = tep_alloc();
+	if (!t->tep) {
+		bm_error_errno("cannot read '%s'", t->path);
+		return -1;
+	}
+	tep_set_file_bigendian(t->tep, (__BYTE_ORDER == __BIG_ENDIAN) != t->swap ?
+			       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(t->tep, __BYTE_ORDER == __BIG_ENDIAN ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(t->tep, t->meta.long_size);
+	tep_set_page_size(t->tep, m->page_size);
+	if (tep_parse_header_page(t->tep, m->header_page, m->header_page_len,
+				  t->meta.long_size) < 0)
+		return fail(t, 0, "the header_page section does not parse");
+	for (i = 0; i < m->nformats; i++) {
+		if (tep_parse_event(t->tep, m->formats[i].text, m->formats[i].len,
+				    m->formats[i].system) != 0) {
+			/* An event we cannot parse is shown raw, as trace-cmd does. */
+			continue;
+		}
+	}
+	if (m->kallsyms_len)
+		tep_parse_kallsyms(t->tep, m->kallsyms);
+	if (m->cmdlines_len)
+		tep_parse_saved_cmdlines(t->tep, m->cmdlines);
+	t->tep_ready = true;
+	return 0;
+}
+
+static int read_headers(struct bm_trace *t)
+{
+	struct bm_trace_meta *m = &t->meta;
+	char *printk;
+	uint32_t n32;
+
+	if (read_preamble(t) < 0 ||
+	    expect(t, "header_page", 12) < 0 ||
+	    read_sized(t, "header_page", &m->header_page, &m->header_page_len) < 0 ||
+	    expect(t, "header_event", 13) < 0 ||
+	    read_sized(t, "header_event", &m->header_event, &m->header_event_len) < 0 ||
+	    read_formats(t) < 0)
+		return -1;
+	if (get_u32(t, &n32, "kallsyms size") < 0)
+		return -1;
+	m->kallsyms = get_block(t, n32, "kallsyms");
+	m->kallsyms_len = n32;
+	if (!m->kallsyms)
+		return -1;
+	if (get_u32(t, &n32, "printk size") < 0)
+		return -1;
+	printk = get_block(t, n32, "printk formats");	/* not used by blkmap */
+	if (!printk)
+		return -1;
+	free(printk);
+	if (read_sized(t, "cmdlines", &m->cmdlines, &m->cmdlines_len) < 0)
+		return -1;
+	return read_cpus(t);
+}
+
+/* A spool directory: its meta.dat, and the pages of its page file (spool.h). */
+static int open_spool(struct bm_trace *t, const char *dir)
+{
+	uint64_t region;
+
+	return bm_spool_locate(dir, t->meta.ncpus, t->meta.page_size, t->cpus, &region);
+}
+
+struct bm_trace *bm_trace_open(const char *path)
+{
+	char meta[4096];
+	struct bm_trace *t;
+	struct stat st;
+	bool spool;
+	int cpu;
+
+	t = calloc(1, sizeof(*t));
+	if (!t || !(t->path = strdup(path))) {
+		free(t);
+		bm_error_errno("cannot open '%s'", path);
+		return NULL;
+	}
+	spool = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	snprintf(meta, sizeof(meta), "%s/" BM_SPOOL_META, path);
+	t->fd = open(spool ? meta : path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0) {
+		if (spool && errno == ENOENT)
+			bm_error("'%s' is a directory, not a recording or a recording's spool", path);
+		else
+			bm_error_errno("cannot open '%s'", spool ? meta : path);
+		goto fail;
+	}
+	if (fstat(t->fd, &st) < 0) {
+		bm_error_errno("cannot open '%s'", path);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		bm_error("'%s' is not a regular file", path);
+		goto fail;
+	}
+	t->size = st.st_size;
+	if (read_headers(t) < 0 || (spool && open_spool(t, path) < 0) || load_tep(t) < 0)
+		goto fail;
+	return t;
+fail:
+	if (t->cpus)
+		for (cpu = 0; cpu < t->meta.ncpus; cpu++)
+			if (t->cpus[cpu].fd > 0 && t->cpus[cpu].fd != t->fd)
+				close(t->cpus[cpu].fd);
+	free(t->cpus);
+	t->cpus = NULL;
+	bm_trace_close(t);
+	return NULL;
+}
+
+void bm_trace_close(struct bm_trace *t)
+{
+	int cpu;
+
+	if (!t)
+		return;
+	for (cpu = 0; t->cpus && cpu < t->meta.ncpus; cpu++)
+		if (t->cpus[cpu].fd > 0 && t->cpus[cpu].fd != t->fd)
+			close(t->cpus[cpu].fd);
+	if (t->tep && t->tep_ready && t->tep_key)
+		give_back(t);
+	if (t->tep)
+		tep_free(t->tep);
+	free(t->tep_key);
+	if (t->fd >= 0)
+		close(t->fd);
+	bm_trace_meta_release(&t->meta);
+	free(t->cpus);
+	free(t->path);
+	free(t);
+}
+
+const char *bm_trace_path(const struct bm_trace *t) { return t->path; }
+const struct bm_trace_meta *bm_trace_get_meta(const struct bm_trace *t) { return &t->meta; }
+struct tep_handle *bm_trace_tep(const struct bm_trace *t) { return t->tep; }
+
+const struct bm_cpu_data *bm_trace_cpu(const struct bm_trace *t, int cpu)
+{
+	return cpu >= 0 && cpu < t->meta.ncpus ? &t->cpus[cpu] : NULL;
+}
+
+uint64_t bm_cpustat_value(const char *stats, const char *key)
+{
+	const char *p = stats;
+	size_t n = strlen(key);
+
+	/* Keys start lines: "overrun" must not match "commit overrun". */
+	while (p && *p) {
+		if (!strncmp(p, key, n) && p[n] == ':')
+			return strtoull(p + n + 1, NULL, 10);
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return 0;
+}
