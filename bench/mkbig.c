@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "blkmap/util/error.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/reader.h"
+#include "blkmap/tracefile/writer.h"
 
 int main(int argc, char **argv)
 {

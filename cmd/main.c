@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "blkmap/util/error.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/format.h"
 #include "cmd.h"
 
 static const struct command {

@@ -23,6 +23,7 @@
 #include "blkmap/record/capture.h"
 #include "blkmap/util/error.h"
 #include "blkmap/record/spool.h"
+#include "blkmap/util/sys.h"
 
 #define BATCH_PAGES	64	/* pages gathered before one write(2) */
 #define POLL_MS		1000	/* read partial pages at least this often */
@@ -52,22 +53,6 @@ struct bm_capture {
 	struct cpu_reader *cpus;
 };
 
-static int write_out(int fd, const char *buf, size_t len)
-{
-	size_t off = 0;
-
-	while (off < len) {
-		ssize_t n = write(fd, buf + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		off += n;
-	}
-	return 0;
-}
-
 int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
 		   size_t batch_pages, uint64_t room, uint64_t *bytes, bool *write_failed)
 {
@@ -90,12 +75,12 @@ int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
 		len += page_size;
 		if (len < batch_pages * page_size)
 			continue;
-		if (len > room - *bytes || write_out(out_fd, batch, len) < 0)
+		if (len > room - *bytes || bm_write_full(out_fd, batch, len) < 0)
 			goto write_error;
 		*bytes += len;
 		len = 0;
 	}
-	if (len > room - *bytes || write_out(out_fd, batch, len) < 0)
+	if (len > room - *bytes || bm_write_full(out_fd, batch, len) < 0)
 		goto write_error;
 	*bytes += len;
 	return 0;

@@ -32,6 +32,8 @@
 #include "blkmap/record/spool.h"
 #include "blkmap/sources/sysfs.h"
 #include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/writer.h"
+#include "blkmap/util/sys.h"
 
 #include <tracefs.h>
 
@@ -356,14 +358,6 @@ static int start_command(struct recorder *r)
 	return 0;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 static void reap(struct recorder *r)
 {
 	int status;
@@ -384,7 +378,7 @@ static void reap(struct recorder *r)
 static int wait_for_stop(struct recorder *r)
 {
 	int64_t deadline = r->opts->duration > 0 ?
-			   now_ms() + (int64_t)(r->opts->duration * 1000) : -1;
+			   bm_now_ms() + (int64_t)(r->opts->duration * 1000) : -1;
 	struct pollfd fds[2] = {
 		{ .fd = r->sig_fd, .events = POLLIN },
 		{ .fd = r->notify_fd, .events = POLLIN },
@@ -400,7 +394,7 @@ static int wait_for_stop(struct recorder *r)
 				return 0;
 		}
 		if (deadline >= 0) {
-			int64_t left = deadline - now_ms();
+			int64_t left = deadline - bm_now_ms();
 
 			if (left <= 0) {
 				if (!r->opts->argv || r->child <= 0)

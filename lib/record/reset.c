@@ -21,7 +21,7 @@
 #include "blkmap/record/reset.h"
 #include "blkmap/record/session.h"
 #include "blkmap/record/spool.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/reader.h"
 
 static void say(void (*notify)(const char *), const char *fmt, ...)
 {

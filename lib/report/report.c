@@ -18,7 +18,7 @@
 #include "blkmap/sources/marker.h"
 #include "blkmap/report/report.h"
 #include "blkmap/tracefile/merge.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/reader.h"
 #include "blkmap/report/summaries.h"
 
 struct report {

@@ -31,6 +31,7 @@
 #include "blkmap/util/error.h"
 #include "blkmap/sources/marker.h"
 #include "blkmap/sources/sysfs.h"
+#include "blkmap/util/sys.h"
 
 #define KERNEL_GROUP	1
 #define RCVBUF		(4 << 20)
@@ -178,14 +179,6 @@ static bool receive_all(struct bm_uevents *u)
 	}
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 static void *listener_main(void *arg)
 {
 	struct bm_uevents *u = arg;
@@ -197,7 +190,7 @@ static void *listener_main(void *arg)
 	struct bm_marker m;
 
 	for (;;) {
-		int busy = now_ms() - last_uevent < BUSY_FOR_MS;
+		int busy = bm_now_ms() - last_uevent < BUSY_FOR_MS;
 		int n = poll(fds, 2, busy ? IDLE_BUSY_MS : IDLE_QUIET_MS);
 		uint64_t before = bm_uevents_count(u);
 
@@ -211,7 +204,7 @@ static void *listener_main(void *arg)
 		if (!receive_all(u) || (fds[1].revents & POLLIN))
 			break;
 		if (bm_uevents_count(u) != before)
-			last_uevent = now_ms();
+			last_uevent = bm_now_ms();
 	}
 	return NULL;
 }

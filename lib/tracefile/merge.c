@@ -19,7 +19,7 @@
 #include "blkmap/util/error.h"
 #include "blkmap/tracefile/page.h"
 #include "blkmap/tracefile/merge.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/reader.h"
 
 #define WINDOW_BYTES	(1u << 16)	/* measured: fits the cache, fewest calls */
 

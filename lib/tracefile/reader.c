@@ -20,11 +20,9 @@
 
 #include "blkmap/util/error.h"
 #include "blkmap/record/spool.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/format.h"
+#include "blkmap/tracefile/reader.h"
 
-#define OPTION_DONE		0
-#define OPTION_CPUSTAT		2
-#define OPTION_TRACECLOCK	4
 #define MAX_CPUS		8192
 #define MAX_FORMATS		65536
 
@@ -192,23 +190,23 @@ static int expect(struct bm_trace *t, const char *word, size_t len)
 
 static int read_preamble(struct bm_trace *t)
 {
-	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	char buf[16];
 	char version[8];
 	char endian, long_size;
 	char *v;
 
-	if (t->size < sizeof(magic) || get(t, buf, sizeof(magic), "magic") < 0 ||
-	    memcmp(buf, magic, sizeof(magic)) != 0)
+	if (t->size < BM_TRACE_MAGIC_LEN || get(t, buf, BM_TRACE_MAGIC_LEN, "magic") < 0 ||
+	    memcmp(buf, BM_TRACE_MAGIC, BM_TRACE_MAGIC_LEN) != 0)
 		return fail(t, 0, "not a trace file (no trace.dat magic)");
 	v = get_string(t, sizeof(version), "version");
 	if (!v)
 		return -1;
-	if (strcmp(v, "6") != 0) {
+	if (strcmp(v, BM_STRINGIFY(BM_TRACE_FILE_VERSION)) != 0) {
 		snprintf(buf, sizeof(buf), "%.8s", v);
 		free(v);
-		bm_error("'%s': offset 10: trace.dat version %s is not supported (only 6); "
-			 "convert it with 'trace-cmd convert --file-version 6'", t->path, buf);
+		bm_error("'%s': offset 10: trace.dat version %s is not supported (only %d); "
+			 "convert it with 'trace-cmd convert --file-version %d'", t->path, buf,
+			 BM_TRACE_FILE_VERSION, BM_TRACE_FILE_VERSION);
 		errno = EINVAL;
 		return -1;
 	}
@@ -311,19 +309,19 @@ static int read_options(struct bm_trace *t)
 
 		if (get_u16(t, &id, "option id") < 0)
 			return -1;
-		if (id == OPTION_DONE)
+		if (id == BM_OPTION_DONE)
 			return 0;
 		if (get_u32(t, &len, "option size") < 0)
 			return -1;
 		data = get_block(t, len, "option");
 		if (!data)
 			return -1;
-		if (id == OPTION_TRACECLOCK && !t->meta.clock) {
+		if (id == BM_OPTION_TRACECLOCK && !t->meta.clock) {
 			char *open = strchr(data, '['), *close = open ? strchr(open, ']') : NULL;
 
 			if (open && close)
 				t->meta.clock = strndup(open + 1, close - open - 1);
-		} else if (id == OPTION_CPUSTAT && t->meta.cpustats) {
+		} else if (id == BM_OPTION_CPUSTAT && t->meta.cpustats) {
 			int cpu;
 
 			if (sscanf(data, "CPU: %d", &cpu) == 1 && cpu >= 0 &&
@@ -790,19 +788,4 @@ struct tep_handle *bm_trace_tep(const struct bm_trace *t) { return t->tep; }
 const struct bm_cpu_data *bm_trace_cpu(const struct bm_trace *t, int cpu)
 {
 	return cpu >= 0 && cpu < t->meta.ncpus ? &t->cpus[cpu] : NULL;
-}
-
-uint64_t bm_cpustat_value(const char *stats, const char *key)
-{
-	const char *p = stats;
-	size_t n = strlen(key);
-
-	/* Keys start lines: "overrun" must not match "commit overrun". */
-	while (p && *p) {
-		if (!strncmp(p, key, n) && p[n] == ':')
-			return strtoull(p + n + 1, NULL, 10);
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-	return 0;
 }

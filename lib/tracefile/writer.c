@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "blkmap/util/error.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/format.h"
+#include "blkmap/tracefile/writer.h"
+#include "blkmap/util/sys.h"
 
-#define OPTION_CPUSTAT		2
-#define OPTION_TRACECLOCK	4
 
 struct buf {
 	char *data;
@@ -120,7 +120,7 @@ static void put_options(struct buf *b, const struct bm_trace_meta *meta)
 		char text[64];
 		int n = snprintf(text, sizeof(text), "[%s]", meta->clock);
 
-		put_option(b, OPTION_TRACECLOCK, text, n + 1);
+		put_option(b, BM_OPTION_TRACECLOCK, text, n + 1);
 	}
 	for (cpu = 0; meta->cpustats && cpu < meta->ncpus; cpu++) {
 		char head[32];
@@ -128,7 +128,7 @@ static void put_options(struct buf *b, const struct bm_trace_meta *meta)
 		int n = snprintf(head, sizeof(head), "CPU: %d\n", cpu);
 		size_t len = strlen(stats);
 
-		put_u16(b, OPTION_CPUSTAT);
+		put_u16(b, BM_OPTION_CPUSTAT);
 		put_u32(b, n + len + 1);
 		put(b, head, n);
 		put(b, stats, len + 1);
@@ -138,19 +138,9 @@ static void put_options(struct buf *b, const struct bm_trace_meta *meta)
 
 static int write_all(int fd, const char *path, const void *p, size_t n)
 {
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			bm_error_errno("cannot write '%s'", path);
-			return -1;
-		}
-		c += w;
-		n -= w;
+	if (bm_write_full(fd, p, n) < 0) {
+		bm_error_errno("cannot write '%s'", path);
+		return -1;
 	}
 	return 0;
 }
@@ -203,13 +193,12 @@ static uint64_t page_align(uint64_t v, uint32_t page_size)
 
 char *bm_trace_header(const struct bm_trace_meta *meta, const uint64_t *sizes, size_t *len)
 {
-	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	struct buf b = { 0 };
 	uint64_t offset;
 	int cpu;
 
-	put(&b, magic, sizeof(magic));
-	put_str(&b, "6");
+	put(&b, BM_TRACE_MAGIC, BM_TRACE_MAGIC_LEN);
+	put_str(&b, BM_STRINGIFY(BM_TRACE_FILE_VERSION));
 	put(&b, &(char){ __BYTE_ORDER == __BIG_ENDIAN }, 1);
 	put(&b, &(char){ meta->long_size }, 1);
 	put_u32(&b, meta->page_size);
@@ -293,48 +282,4 @@ out:
 	free(header);
 	free(sizes);
 	return ret;
-}
-
-int bm_trace_meta_add_format(struct bm_trace_meta *meta, const char *system,
-			     const char *text, size_t len)
-{
-	struct bm_format *formats, *f;
-
-	formats = realloc(meta->formats, (meta->nformats + 1) * sizeof(*formats));
-	if (!formats)
-		return -1;
-	meta->formats = formats;
-	f = &formats[meta->nformats];
-	f->system = strdup(system);
-	f->text = malloc(len + 1);
-	if (!f->system || !f->text) {
-		free(f->system);
-		free(f->text);
-		return -1;
-	}
-	memcpy(f->text, text, len);
-	f->text[len] = '\0';
-	f->len = len;
-	meta->nformats++;
-	return 0;
-}
-
-void bm_trace_meta_release(struct bm_trace_meta *meta)
-{
-	size_t i;
-
-	for (i = 0; i < meta->nformats; i++) {
-		free(meta->formats[i].system);
-		free(meta->formats[i].text);
-	}
-	free(meta->formats);
-	for (i = 0; meta->cpustats && i < (size_t)meta->ncpus; i++)
-		free(meta->cpustats[i]);
-	free(meta->cpustats);
-	free(meta->header_page);
-	free(meta->header_event);
-	free(meta->kallsyms);
-	free(meta->cmdlines);
-	free(meta->clock);
-	memset(meta, 0, sizeof(*meta));
 }

@@ -19,7 +19,8 @@
 
 #include "blkmap/util/error.h"
 #include "blkmap/report/report.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/reader.h"
+#include "blkmap/tracefile/writer.h"
 
 #define MAX_CPUS 4
 

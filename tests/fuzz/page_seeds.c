@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "blkmap/util/error.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/reader.h"
 
 #define VIEWS		5	/* as fuzz_pages has them */
 #define MAX_CPUS	4

@@ -8,7 +8,7 @@
 
 #include <check.h>
 
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/writer.h"
 
 #define TEST_PAGE_SIZE	4096
 #define TEST_EVENT_ID	200	/* "test:seq_event" with a u32 "seq" field */

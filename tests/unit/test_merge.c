@@ -9,7 +9,7 @@
 #include "blkmap/util/error.h"
 #include "blkmap/analyse/iofeed.h"
 #include "blkmap/tracefile/merge.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/reader.h"
 #include "helpers.h"
 
 static char path[256];

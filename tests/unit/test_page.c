@@ -16,7 +16,7 @@
 
 #include "blkmap/util/error.h"
 #include "blkmap/tracefile/page.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/reader.h"
 #include "helpers.h"
 
 

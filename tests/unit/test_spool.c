@@ -19,7 +19,8 @@
 #include "blkmap/util/error.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/tracefile/merge.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/reader.h"
+#include "blkmap/tracefile/writer.h"
 #include "helpers.h"
 
 #define NCPUS	3

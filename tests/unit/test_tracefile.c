@@ -13,7 +13,8 @@
 
 #include "blkmap/util/error.h"
 #include "blkmap/tracefile/merge.h"
-#include "blkmap/tracefile/meta.h"
+#include "blkmap/tracefile/reader.h"
+#include "blkmap/tracefile/writer.h"
 #include "helpers.h"
 
 static char path[256];

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_TRACEFILE_WRITER_H
+#define BLKMAP_TRACEFILE_WRITER_H
+
+/* Writing a trace.dat version 6 file (writer.c). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blkmap/tracefile/meta.h"
+
+/*
+ * Write a complete file to @fd: @meta, then the pages of CPU i copied from
+ * @cpus[i] (whole pages; fd -1 for none; @cpus NULL for no pages at all).
+ * @path names the output in messages.
+ */
+int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
+		   const struct bm_cpu_data *cpus);
+/*
+ * The bytes of a trace file before its pages, for CPUs holding @sizes
+ * bytes of pages each (whole pages); malloc'ed, *@len long. The pages
+ * follow at the next page boundary, CPU after CPU.
+ */
+char *bm_trace_header(const struct bm_trace_meta *meta, const uint64_t *sizes, size_t *len);
+
+#endif

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_UTIL_SYS_H
+#define BLKMAP_UTIL_SYS_H
+
+/* System calls as the rest of blkmap wants them (sys.c). */
+#include <stddef.h>
+#include <stdint.h>
+
+/* Write all @len bytes, across short writes and EINTR; 0, or -1 with errno. */
+int bm_write_full(int fd, const void *buf, size_t len);
+
+/* CLOCK_MONOTONIC in milliseconds: for timeouts, not for trace times. */
+int64_t bm_now_ms(void);
+
+#endif

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blkmap/util/sys.h"
+
+int bm_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int64_t bm_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
