@@ -34,6 +34,7 @@
 #include "blkmap/tracefile/meta.h"
 #include "blkmap/tracefile/writer.h"
 #include "blkmap/util/sys.h"
+#include "blkmap/util/tell.h"
 
 #include <tracefs.h>
 
@@ -120,34 +121,6 @@ struct recorder {
 	bool keep_spool;		/* the output could not be written: keep it */
 };
 
-static void tell(void (*cb)(const char *), const char *fmt, va_list ap)
-{
-	char line[1024];
-
-	if (!cb)
-		return;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	cb(line);
-}
-
-static void notify(struct recorder *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tell(r->opts->notify, fmt, ap);
-	va_end(ap);
-}
-
-static void warn(struct recorder *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tell(r->opts->warn, fmt, ap);
-	va_end(ap);
-}
-
 static int mark(void *ctx, const char *text, size_t len)
 {
 	return bm_session_mark(ctx, text, len);
@@ -200,25 +173,26 @@ static int arm_sources(struct recorder *r)
 	if (r->sources & BM_SRC_MODULE) {
 		r->kmodule = bm_kmodule_attach(r->session);
 		if (r->kmodule)
-			notify(r, "module source: attached");
+			bm_tell(r->opts->notify, "module source: attached");
 		else
-			notify(r, "%s", bm_error_message());
+			bm_tell(r->opts->notify, "%s", bm_error_message());
 		if (!r->kmodule)
 			r->sources &= ~BM_SRC_MODULE;
 	}
 	if (r->sources & BM_SRC_KPROBE) {
 		r->kprobes = bm_kprobes_arm(r->session);
 		if (r->kprobes)
-			notify(r, "kprobe source: %s", bm_kprobes_summary(r->kprobes));
+			bm_tell(r->opts->notify, "kprobe source: %s",
+				bm_kprobes_summary(r->kprobes));
 		else
-			notify(r, "%s", bm_error_message());
+			bm_tell(r->opts->notify, "%s", bm_error_message());
 		if (!r->kprobes)
 			r->sources &= ~BM_SRC_KPROBE;
 	}
 	if ((r->sources & BM_SRC_TRACEPOINT) &&
 	    !bm_session_has_event(r->session, "writeback", "writeback_bdi_register")) {
-		notify(r, "tracepoint source: writeback:writeback_bdi_register is not available "
-			  "on this kernel");
+		bm_tell(r->opts->notify, "tracepoint source: writeback:writeback_bdi_register is "
+			"not available on this kernel");
 		r->sources &= ~BM_SRC_TRACEPOINT;
 	}
 	if ((r->sources & BM_SRC_TRACEPOINT) &&
@@ -236,7 +210,7 @@ static int arm_sources(struct recorder *r)
 			strcat(names, ",");
 		strcat(names, source_names[i].name);
 	}
-	notify(r, "map sources: %s", names[0] ? names : "none");
+	bm_tell(r->opts->notify, "map sources: %s", names[0] ? names : "none");
 
 	bm_marker_begin(&m, "record-begin");
 	bm_marker_addf(&m, "version", "%d", FORMAT_VERSION);
@@ -282,7 +256,8 @@ static int arm(struct recorder *r)
 	if (bm_registry_add(r->spool_dir, r->opts->output) == 0)
 		r->registered = true;
 	else
-		notify(r, "%s; a crash would leave the spool unregistered", bm_error_message());
+		bm_tell(r->opts->notify, "%s; a crash would leave the spool unregistered",
+			bm_error_message());
 	r->session = bm_session_create(o->buffer_kib, o->subbuf_kib);
 	if (!r->session)
 		return -1;
@@ -419,22 +394,22 @@ static int wait_for_stop(struct recorder *r)
 				continue;
 			/* The recording is worth more than one dump: go on without it. */
 			if (si.ssi_signo == SIGUSR1 && dump(r, "request") < 0)
-				warn(r, "the statedump on request failed: %s; recording goes on",
-				     bm_error_message());
+				bm_tell(r->opts->warn, "the statedump on request failed: %s; "
+					"recording goes on", bm_error_message());
 			if (si.ssi_signo == SIGUSR1)
 				continue;
 			if (!r->opts->argv || r->child <= 0 || ++signals > 1) {
 				if (r->child > 0) {
 					r->res->command_running = true;
-					notify(r, "stopping; '%s' (pid %d) is still running",
-					       r->opts->argv[0], (int)r->child);
+					bm_tell(r->opts->notify, "stopping; '%s' (pid %d) is still "
+						"running", r->opts->argv[0], (int)r->child);
 				}
 				return 0;
 			}
 			if (si.ssi_code != SI_KERNEL)
 				kill(r->child, si.ssi_signo);
-			notify(r, "waiting for '%s' to exit (signal again to stop now)",
-			       r->opts->argv[0]);
+			bm_tell(r->opts->notify, "waiting for '%s' to exit (signal again to stop "
+				"now)", r->opts->argv[0]);
 		}
 	}
 }
@@ -448,15 +423,16 @@ static int stop(struct recorder *r)
 
 	/* Without the end dump or marker the map is less precise, not wrong. */
 	if (dump(r, "end") < 0)
-		warn(r, "the statedump at the end failed: %s; the file is written without it",
-		     bm_error_message());
+		bm_tell(r->opts->warn, "the statedump at the end failed: %s; the file is written "
+			"without it", bm_error_message());
 	uevents = bm_uevents_stop(r->uevents);
 	r->uevents = NULL;
 	bm_marker_begin(&m, "record-end");
 	if (r->sources & BM_SRC_UEVENT)
 		bm_marker_addf(&m, "uevents", "%llu", (unsigned long long)uevents);
 	if (bm_session_mark(r->session, m.text, m.len) < 0)
-		warn(r, "%s; the file is written without its end marker", bm_error_message());
+		bm_tell(r->opts->warn, "%s; the file is written without its end marker",
+			bm_error_message());
 	if (bm_session_tracing(r->session, false) < 0)
 		ret = -1;
 	if (bm_capture_stop(r->capture) < 0)
@@ -579,8 +555,8 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 	}
 	if (arm(&r) < 0)
 		goto out;
-	notify(&r, "recording into instance %s%s", bm_session_name(r.session),
-	       opts->argv ? "" : "; Ctrl-C to stop");
+	bm_tell(opts->notify, "recording into instance %s%s", bm_session_name(r.session),
+		opts->argv ? "" : "; Ctrl-C to stop");
 	if (opts->argv && start_command(&r) < 0) {
 		/* Keep what was recorded; the caller exits with 127. */
 		char saved[1024];
@@ -598,8 +574,8 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 		keep_spool(&r);
 		if (r.child > 0) {
 			/* Tracing ends now; the command is the user's: let it finish. */
-			notify(&r, "%s; waiting for '%s' (pid %d) to exit", bm_error_message(),
-			       opts->argv[0], (int)r.child);
+			bm_tell(opts->notify, "%s; waiting for '%s' (pid %d) to exit",
+				bm_error_message(), opts->argv[0], (int)r.child);
 			snprintf(failure_status, sizeof(failure_status), "%s", bm_error_message());
 			teardown(&r);
 			wait_command(&r);

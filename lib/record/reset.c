@@ -22,19 +22,7 @@
 #include "blkmap/record/session.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/tracefile/reader.h"
-
-static void say(void (*notify)(const char *), const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-
-	if (!notify)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	notify(line);
-}
+#include "blkmap/util/tell.h"
 
 static void registry_path(pid_t pid, char *buf, size_t size)
 {
@@ -222,7 +210,7 @@ out:
 	tracefs_instance_free(inst);
 }
 
-static int reclaim_spools(void (*notify)(const char *))
+static int reclaim_spools(bm_tell_fn notify)
 {
 	struct dirent *d;
 	int count = 0;
@@ -257,12 +245,13 @@ static int reclaim_spools(void (*notify)(const char *))
 			drain_dead_instance(pid, spool);
 			recovery_target(output[0] ? output : "blkmap.dat", pid, target, sizeof(target));
 			if (bm_recover(spool, target, &bytes) < 0) {
-				say(notify, "cannot recover the spool of dead recorder %d in '%s': %s; "
-				    "left in place", (int)pid, spool, bm_error_message());
+				bm_tell(notify, "cannot recover the spool of dead recorder %d in "
+					"'%s': %s; left in place", (int)pid, spool,
+					bm_error_message());
 				continue;
 			}
-			say(notify, "recovered what dead recorder %d had recorded into '%s' "
-			    "(%.1f KiB)", (int)pid, target, bytes / 1024.0);
+			bm_tell(notify, "recovered what dead recorder %d had recorded into '%s' "
+				"(%.1f KiB)", (int)pid, target, bytes / 1024.0);
 		}
 		unlink(path);
 		count++;
@@ -292,7 +281,7 @@ static void detach_module_from(const char *instance)
 	}
 }
 
-static int reclaim_instances(void (*notify)(const char *))
+static int reclaim_instances(bm_tell_fn notify)
 {
 	char **names = tracefs_instances("^" BM_INSTANCE_PREFIX "[0-9][0-9]*$");
 	int i, count = 0;
@@ -310,11 +299,11 @@ static int reclaim_instances(void (*notify)(const char *))
 		tracefs_instance_file_write(inst, "tracing_on", "0");
 		tracefs_event_disable(inst, NULL, NULL);
 		if (tracefs_instance_destroy(inst) < 0)
-			say(notify, "cannot remove tracefs instance '%s' of dead recorder %d: %s",
-			    names[i], (int)pid, strerror(errno));
+			bm_tell(notify, "cannot remove tracefs instance '%s' of dead recorder %d: "
+				"%s", names[i], (int)pid, strerror(errno));
 		else
-			say(notify, "removed tracefs instance '%s' of dead recorder %d", names[i],
-			    (int)pid);
+			bm_tell(notify, "removed tracefs instance '%s' of dead recorder %d",
+				names[i], (int)pid);
 		tracefs_instance_free(inst);
 		count++;
 	}
@@ -322,7 +311,7 @@ static int reclaim_instances(void (*notify)(const char *))
 	return count;
 }
 
-static int reclaim_probes(void (*notify)(const char *))
+static int reclaim_probes(bm_tell_fn notify)
 {
 	struct tracefs_dynevent **events;
 	int i, count = 0;
@@ -342,11 +331,12 @@ static int reclaim_probes(void (*notify)(const char *))
 			pid = strtol(system + 7, &end, 10);
 			if (!*end && !bm_recorder_alive(pid)) {
 				if (tracefs_dynevent_destroy(events[i], false) < 0)
-					say(notify, "cannot remove probe %s:%s of dead recorder %d: %s",
-					    system, event, (int)pid, strerror(errno));
+					bm_tell(notify, "cannot remove probe %s:%s of dead "
+						"recorder %d: %s", system, event, (int)pid,
+						strerror(errno));
 				else if (pid != last)
-					say(notify, "removed probe group '%s' of dead recorder %d",
-					    system, (int)pid);
+					bm_tell(notify, "removed probe group '%s' of dead recorder "
+						"%d", system, (int)pid);
 				if (pid != last)
 					count++;
 				last = pid;
@@ -359,7 +349,7 @@ static int reclaim_probes(void (*notify)(const char *))
 	return count;
 }
 
-int bm_reset(void (*notify)(const char *line))
+int bm_reset(bm_tell_fn notify)
 {
 	int count = reclaim_spools(notify);
 

@@ -20,6 +20,7 @@
 #include "blkmap/tracefile/merge.h"
 #include "blkmap/tracefile/reader.h"
 #include "blkmap/report/summaries.h"
+#include "blkmap/util/tell.h"
 
 struct report {
 	const struct bm_report_opts *opts;
@@ -42,19 +43,6 @@ struct report {
 	int comm_pid;		/* the last pid looked up, and its command */
 	const char *comm;
 };
-
-static void warn(struct report *r, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	if (!r->opts->warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	r->opts->warn(line);
-}
 
 static void progress(struct report *r, const char *what, uint64_t done, uint64_t *next)
 {
@@ -302,23 +290,23 @@ static void report_loss(struct report *r)
 		if (stats > missed)
 			missed = stats;
 		if (missed || uncounted)
-			warn(r, "the kernel lost %s%llu events on CPU %d while recording: counts "
-			     "and the device map may be incomplete", uncounted ? "at least " : "",
-			     (unsigned long long)missed, cpu);
+			bm_tell(r->opts->warn, "the kernel lost %s%llu events on CPU %d while "
+				"recording: counts and the device map may be incomplete",
+				uncounted ? "at least " : "", (unsigned long long)missed, cpu);
 	}
 	for (i = 0; i < n && i < 20; i++) {
 		char from[32], to[32];
 
 		if (losses[i].from)
-			warn(r, "events lost on CPU %d between %s and %s", losses[i].cpu,
-			     bm_ts_str(losses[i].from, from, sizeof(from)),
-			     bm_ts_str(losses[i].to, to, sizeof(to)));
+			bm_tell(r->opts->warn, "events lost on CPU %d between %s and %s",
+				losses[i].cpu, bm_ts_str(losses[i].from, from, sizeof(from)),
+				bm_ts_str(losses[i].to, to, sizeof(to)));
 		else
-			warn(r, "events lost on CPU %d before %s", losses[i].cpu,
-			     bm_ts_str(losses[i].to, to, sizeof(to)));
+			bm_tell(r->opts->warn, "events lost on CPU %d before %s", losses[i].cpu,
+				bm_ts_str(losses[i].to, to, sizeof(to)));
 	}
 	if (n > 20)
-		warn(r, "and %zu more gaps", n - 20);
+		bm_tell(r->opts->warn, "and %zu more gaps", n - 20);
 }
 
 /* Could events lost in the kernel hide a change of this incarnation? */

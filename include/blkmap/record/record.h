@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "blkmap/util/tell.h"
+
 enum bm_source {
 	BM_SRC_SYSFS = 1 << 0,		/* statedump from /sys at start and end */
 	BM_SRC_UEVENT = 1 << 1,		/* netlink uevents, marker on receipt */
@@ -34,9 +36,9 @@ struct bm_record_opts {
 	char **argv;			/* command to run and trace, or NULL */
 	unsigned sources;
 	/* Progress and notes for the user (one line, no newline). */
-	void (*notify)(const char *line);
+	bm_tell_fn notify;
 	/* Faults the recording survives, such as a failed statedump: always shown. */
-	void (*warn)(const char *line);
+	bm_tell_fn warn;
 };
 
 struct bm_record_result {

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "blkmap/util/tell.h"
+
 #define BM_REGISTRY_DIR "/run/blkmap"
 
 /* Register this recorder's spool and output; remove the entry when done. */
@@ -29,7 +31,7 @@ bool bm_recorder_alive(pid_t pid);
  * OUTPUT.recovered-PID. @notify says what was done (one line each).
  * Returns how many things were reclaimed, or -1 (message set).
  */
-int bm_reset(void (*notify)(const char *line));
+int bm_reset(bm_tell_fn notify);
 
 /* Build a trace file at @output from a spool directory; then remove the spool. */
 int bm_recover(const char *spool_dir, const char *output, uint64_t *bytes);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "blkmap/report/output.h"
+#include "blkmap/util/tell.h"
 
 enum bm_view {
 	BM_VIEW_EVENTS,
@@ -34,7 +35,7 @@ struct bm_report_opts {
 	uint32_t dev;
 	const char *plot;	/* write an SVG or HTML picture here */
 	/* Warnings for the user (one line, no newline). */
-	void (*warn)(const char *line);
+	bm_tell_fn warn;
 	/* Progress through the file, 0 to 100, for large files. */
 	void (*progress)(const char *what, int percent);
 };
