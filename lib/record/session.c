@@ -15,6 +15,7 @@
 #include "blkmap/util/error.h"
 #include "blkmap/record/session.h"
 #include "blkmap/tracefile/meta.h"
+#include "blkmap/util/kallsyms.h"
 
 struct enabled {
 	char *system, *event;
@@ -358,27 +359,31 @@ static int add_format(struct bm_session *s, struct bm_trace_meta *meta,
  * it, so that trace-cmd's "%ps" names it; the whole of kallsyms is not
  * worth its megabytes here.
  */
+struct marker_symbols {
+	char kept[1024];
+	size_t len;
+	int found;		/* the marker's symbol, then the next one */
+};
+
+static bool keep_marker_symbol(void *ctx, const struct bm_ksym *sym)
+{
+	struct marker_symbols *m = ctx;
+
+	if (!m->found && (strcmp(sym->name, "tracing_mark_write") ||
+			  !sym->addr[strspn(sym->addr, "0")]))
+		return true;
+	m->len += snprintf(m->kept + m->len, sizeof(m->kept) - m->len, "%s", sym->line);
+	return ++m->found < 2;
+}
+
 static void add_marker_symbols(struct bm_trace_meta *meta)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], kept[1024] = "";
-	size_t n = 0;
-	int want = 0;
+	struct marker_symbols m = { .len = 0 };
 
-	if (!f)
+	if (bm_kallsyms_scan(keep_marker_symbol, &m) < 0)
 		return;
-	while (want < 2 && fgets(line, sizeof(line), f)) {
-		const char *name = strrchr(line, ' ');
-
-		if (!want && (!name || strcmp(name + 1, "tracing_mark_write\n") ||
-			      !strncmp(line, "0000000000000000", 16)))
-			continue;
-		n += snprintf(kept + n, sizeof(kept) - n, "%s", line);
-		want++;
-	}
-	fclose(f);
-	if (want == 2 && n < sizeof(kept) && (meta->kallsyms = strdup(kept)))
-		meta->kallsyms_len = n;
+	if (m.found == 2 && m.len < sizeof(m.kept) && (meta->kallsyms = strdup(m.kept)))
+		meta->kallsyms_len = m.len;
 }
 
 int bm_session_collect_formats(struct bm_session *s, struct bm_trace_meta *meta)

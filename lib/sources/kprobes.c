@@ -21,6 +21,7 @@
 #include "blkmap/sources/kprobes.h"
 #include "blkmap/sources/marker.h"
 #include "blkmap/record/session.h"
+#include "blkmap/util/kallsyms.h"
 
 #define MAX_PROBES 8
 
@@ -59,20 +60,25 @@ static bool kernel_has_btf_args(void)
 	return yes;
 }
 
+struct text_symbol {
+	const char *name;
+	bool found;
+};
+
+static bool find_text_symbol(void *ctx, const struct bm_ksym *sym)
+{
+	struct text_symbol *t = ctx;
+
+	t->found = (sym->type == 't' || sym->type == 'T') && !strcmp(sym->name, t->name);
+	return !t->found;
+}
+
 /* Is @func an out-of-line function of the running kernel? */
 static bool in_kallsyms(const char *func)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[256], name[128], type;
-	bool found = false;
+	struct text_symbol t = { func, false };
 
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %c %127s", &type, name) == 2 && (type == 't' || type == 'T'))
-			found = !strcmp(name, func);
-	fclose(f);
-	return found;
+	return bm_kallsyms_scan(find_text_symbol, &t) == 0 && t.found;
 }
 
 /*
