@@ -31,6 +31,7 @@
 #include "blkmap/record/session.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/sources/sysfs.h"
+#include "blkmap/sources/uevent.h"
 #include "blkmap/tracefile/meta.h"
 #include "blkmap/tracefile/writer.h"
 #include "blkmap/util/sys.h"

@@ -364,7 +364,6 @@ fail:
 int bm_kprobes_dump(struct bm_kprobes *k, unsigned id, const char *reason, bm_mark_fn mark,
 		    void *ctx)
 {
-	struct bm_marker m;
 	char buf[8192];
 	unsigned lines = 0;
 	ssize_t n, i;
@@ -372,11 +371,7 @@ int bm_kprobes_dump(struct bm_kprobes *k, unsigned id, const char *reason, bm_ma
 
 	if (!k->have_dump)
 		return 0;
-	bm_marker_begin(&m, "dump-begin");
-	bm_marker_addf(&m, "id", "%u", id);
-	bm_marker_add(&m, "source", "kprobe");
-	bm_marker_add(&m, "reason", reason);
-	if (mark(ctx, m.text, m.len) < 0)
+	if (bm_mark_dump_begin(mark, ctx, id, "kprobe", reason) < 0)
 		return -1;
 	fd = open("/proc/diskstats", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -388,10 +383,7 @@ int bm_kprobes_dump(struct bm_kprobes *k, unsigned id, const char *reason, bm_ma
 			lines += buf[i] == '\n';
 	close(fd);
 	/* A line a device: the probe must have seen as many, or the dump failed. */
-	bm_marker_begin(&m, "dump-end");
-	bm_marker_addf(&m, "id", "%u", id);
-	bm_marker_addf(&m, "count", "%u", lines);
-	return mark(ctx, m.text, m.len);
+	return bm_mark_dump_end(mark, ctx, id, lines);
 }
 
 const char *bm_kprobes_summary(const struct bm_kprobes *k)

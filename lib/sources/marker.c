@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Encoding and parsing of blkmap's text markers. */
+/* Encoding, writing and parsing of blkmap's text markers. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "blkmap/sources/marker.h"
+#include "blkmap/util/error.h"
 
 static void append(struct bm_marker *m, const char *s, size_t n)
 {
@@ -59,6 +61,38 @@ void bm_marker_addf(struct bm_marker *m, const char *key, const char *fmt, ...)
 	vsnprintf(value, sizeof(value), fmt, ap);
 	va_end(ap);
 	bm_marker_add(m, key, value);
+}
+
+int bm_marker_emit(const struct bm_marker *m, bm_mark_fn mark, void *ctx)
+{
+	if (m->overflow) {
+		bm_error("a marker exceeds %d bytes", BM_MARKER_MAX);
+		errno = E2BIG;
+		return -1;
+	}
+	return mark(ctx, m->text, m->len);
+}
+
+int bm_mark_dump_begin(bm_mark_fn mark, void *ctx, unsigned id, const char *source,
+		       const char *reason)
+{
+	struct bm_marker m;
+
+	bm_marker_begin(&m, "dump-begin");
+	bm_marker_addf(&m, "id", "%u", id);
+	bm_marker_add(&m, "source", source);
+	bm_marker_add(&m, "reason", reason);
+	return bm_marker_emit(&m, mark, ctx);
+}
+
+int bm_mark_dump_end(bm_mark_fn mark, void *ctx, unsigned id, unsigned count)
+{
+	struct bm_marker m;
+
+	bm_marker_begin(&m, "dump-end");
+	bm_marker_addf(&m, "id", "%u", id);
+	bm_marker_addf(&m, "count", "%u", count);
+	return bm_marker_emit(&m, mark, ctx);
 }
 
 static int hexval(char c)

@@ -41,16 +41,6 @@ static bool exists(const char *dir, const char *file)
 	return access(path, F_OK) == 0;
 }
 
-static int mark(bm_mark_fn fn, void *ctx, struct bm_marker *m)
-{
-	if (m->overflow) {
-		bm_error("a marker exceeds %d bytes", BM_MARKER_MAX);
-		errno = E2BIG;
-		return -1;
-	}
-	return fn(ctx, m->text, m->len);
-}
-
 /* Fill @d from /sys/dev/block/@devname; 0 if it went away meanwhile. */
 static int read_device(const char *sysfs, const char *devname, struct bm_blockdev *d)
 {
@@ -148,27 +138,19 @@ static int dump_one(void *arg, const struct bm_blockdev *d)
 		bm_marker_add(&m, "diskseq", "");
 	bm_marker_addf(&m, "size", "%llu", (unsigned long long)d->sectors);
 	bm_marker_add(&m, "dm", d->dm);
-	return mark(c->mark, c->ctx, &m) < 0 ? -1 : 1;
+	return bm_marker_emit(&m, c->mark, c->ctx) < 0 ? -1 : 1;
 }
 
 int bm_sysfs_dump(const char *sysfs, unsigned id, const char *reason,
 		  bm_mark_fn fn, void *ctx)
 {
 	struct dump_ctx c = { id, fn, ctx };
-	struct bm_marker m;
 	int count;
 
-	bm_marker_begin(&m, "dump-begin");
-	bm_marker_addf(&m, "id", "%u", id);
-	bm_marker_add(&m, "source", "sysfs");
-	bm_marker_add(&m, "reason", reason);
-	if (mark(fn, ctx, &m) < 0)
+	if (bm_mark_dump_begin(fn, ctx, id, "sysfs", reason) < 0)
 		return -1;
 	count = bm_sysfs_devices(sysfs, dump_one, &c);
 	if (count < 0)
 		return -1;
-	bm_marker_begin(&m, "dump-end");
-	bm_marker_addf(&m, "id", "%u", id);
-	bm_marker_addf(&m, "count", "%d", count);
-	return mark(fn, ctx, &m) < 0 ? -1 : count;
+	return bm_mark_dump_end(fn, ctx, id, count) < 0 ? -1 : count;
 }

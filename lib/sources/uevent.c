@@ -30,7 +30,7 @@
 
 #include "blkmap/util/error.h"
 #include "blkmap/sources/marker.h"
-#include "blkmap/sources/sysfs.h"
+#include "blkmap/sources/uevent.h"
 #include "blkmap/util/sys.h"
 
 #define KERNEL_GROUP	1
@@ -114,7 +114,7 @@ static void read_horizon(struct bm_uevents *u)
 
 static int write_marker(struct bm_uevents *u, struct bm_marker *m)
 {
-	int ret = m->overflow ? -1 : u->mark(u->ctx, m->text, m->len);
+	int ret = bm_marker_emit(m, u->mark, u->ctx);
 
 	read_horizon(u);
 	return ret;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_KPROBES_H
-#define BLKMAP_KPROBES_H
+#ifndef BLKMAP_SOURCES_KPROBES_H
+#define BLKMAP_SOURCES_KPROBES_H
 
 /*
  * The kprobe source: probe events, in a group of the recording's own
@@ -18,7 +18,7 @@
  *	dump		devt, name, partno, disk, seq	seen while reading diskstats
  * partno: the partition number in its low 8 bits (0 for a whole disk).
  */
-#include "blkmap/sources/sysfs.h"
+#include "blkmap/sources/marker.h"
 
 struct bm_session;
 struct bm_kprobes;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_MARKER_H
-#define BLKMAP_MARKER_H
+#ifndef BLKMAP_SOURCES_MARKER_H
+#define BLKMAP_SOURCES_MARKER_H
 
 /*
  * blkmap's records in the trace: text markers (ftrace:print) of the form
@@ -27,6 +27,24 @@ void bm_marker_begin(struct bm_marker *m, const char *type);
 void bm_marker_add(struct bm_marker *m, const char *key, const char *value);
 void bm_marker_addf(struct bm_marker *m, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * How a source writes a marker into the recording: @text, @len bytes, into
+ * the trace (the session's trace_marker, in a recording).
+ */
+typedef int (*bm_mark_fn)(void *ctx, const char *text, size_t len);
+
+/* Write @m through @mark; -1 with E2BIG if it overflowed BM_MARKER_MAX. */
+int bm_marker_emit(const struct bm_marker *m, bm_mark_fn mark, void *ctx);
+
+/*
+ * The brackets of statedump @id: "dump-begin id= source= reason=" before
+ * its devices, "dump-end id= count=" after them, @count the devices the
+ * source knows it listed (the map tells a failed dump by it).
+ */
+int bm_mark_dump_begin(bm_mark_fn mark, void *ctx, unsigned id, const char *source,
+		       const char *reason);
+int bm_mark_dump_end(bm_mark_fn mark, void *ctx, unsigned id, unsigned count);
 
 struct bm_marker_field {
 	const char *key;

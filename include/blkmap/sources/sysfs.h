@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_SOURCES_H
-#define BLKMAP_SOURCES_H
+#ifndef BLKMAP_SOURCES_SYSFS_H
+#define BLKMAP_SOURCES_SYSFS_H
 
 /*
- * Map sources that work on every kernel. Each writes blkmap markers
- * (marker.h) through @mark, so they land in the recording's ring buffer
- * on its clock.
+ * The sysfs source: block devices as /sys shows them, and a statedump of
+ * them as markers (marker.h) written through @mark, so that they land in
+ * the recording's ring buffer on its clock. Works on every kernel.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-typedef int (*bm_mark_fn)(void *ctx, const char *text, size_t len);
+#include "blkmap/sources/marker.h"
 
 /* A block device as sysfs shows it. */
 struct bm_blockdev {
@@ -36,20 +36,5 @@ int bm_sysfs_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx);
  */
 int bm_sysfs_dump(const char *sysfs, unsigned id, const char *reason,
 		  bm_mark_fn mark, void *ctx);
-
-/*
- * uevent listener: a thread receiving the kernel's block uevents and
- * writing a "uevent" marker for each, as soon as it arrives. The socket
- * is bound before this returns, so no later uevent is missed.
- */
-struct bm_uevents;
-
-struct bm_uevents *bm_uevents_start(bm_mark_fn mark, void *ctx);
-/*
- * Write markers for what is still queued, then stop. Returns how many
- * markers were written in all; NULL is fine.
- */
-uint64_t bm_uevents_stop(struct bm_uevents *u);
-uint64_t bm_uevents_count(const struct bm_uevents *u);
 
 #endif
