@@ -59,7 +59,7 @@ $(PROGRAM): $(CMD_OBJ) $(LIBBLKMAP)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(LIBBLKMAP): $(LIB_OBJ)
-	$(call quiet,AR,$@)$(AR) rcs $@ $^
+	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "blkmap/util/error.h"
-#include "blkmap/record/reset.h"
+#include "blkmap/record/recover.h"
 #include "cmd.h"
 
 static char doc[] =

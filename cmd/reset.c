@@ -3,7 +3,7 @@
 #include <argp.h>
 #include <stdio.h>
 
-#include "blkmap/record/reset.h"
+#include "blkmap/record/reclaim.h"
 #include "blkmap/record/session.h"
 #include "cmd.h"
 
@@ -28,7 +28,7 @@ int cmd_reset(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (bm_session_check_access() < 0)
 		return fail(NULL);
-	n = bm_reset(notify);
+	n = bm_reclaim(notify);
 	if (n < 0)
 		return fail(NULL);
 	if (n == 0)

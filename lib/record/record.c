@@ -27,7 +27,8 @@
 #include "blkmap/sources/kprobes.h"
 #include "blkmap/sources/marker.h"
 #include "blkmap/record/record.h"
-#include "blkmap/record/reset.h"
+#include "blkmap/record/reclaim.h"
+#include "blkmap/record/registry.h"
 #include "blkmap/record/session.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/sources/sysfs.h"
@@ -251,7 +252,7 @@ static int arm(struct recorder *r)
 
 	if (bm_session_check_access() < 0)
 		return -1;
-	bm_reset(r->opts->notify);	/* what dead recorders left */
+	bm_reclaim(r->opts->notify);	/* what dead recorders left */
 	if (make_spool_dir(r) < 0)
 		return -1;
 	if (bm_registry_add(r->spool_dir, r->opts->output) == 0)

@@ -1,138 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Registering recorders, reclaiming what dead ones left, recovering spools. */
+/*
+ * Reclaiming what dead recorders left: their spools become files, then
+ * their instances (and the module attached to one) and probe groups go.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <limits.h>
-#include <signal.h>
-#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tracefs.h>
 
 #include "blkmap/record/capture.h"
-#include "blkmap/util/error.h"
-#include "blkmap/sources/kmodule.h"
-#include "blkmap/record/reset.h"
+#include "blkmap/record/reclaim.h"
+#include "blkmap/record/recover.h"
+#include "blkmap/record/registry.h"
 #include "blkmap/record/session.h"
 #include "blkmap/record/spool.h"
+#include "blkmap/sources/kmodule.h"
 #include "blkmap/tracefile/reader.h"
+#include "blkmap/util/error.h"
 #include "blkmap/util/tell.h"
-
-static void registry_path(pid_t pid, char *buf, size_t size)
-{
-	snprintf(buf, size, BM_REGISTRY_DIR "/%d", (int)pid);
-}
-
-int bm_registry_add(const char *spool_dir, const char *output)
-{
-	char path[PATH_MAX], tmp[PATH_MAX + 8], spool[PATH_MAX], out_dir[PATH_MAX];
-	const char *slash = strrchr(output, '/');
-	FILE *f;
-
-	if (!realpath(spool_dir, spool))
-		return -1;
-	snprintf(out_dir, sizeof(out_dir), "%.*s", slash ? (int)(slash - output) : 1,
-		 slash ? output : ".");
-	if (slash == output)
-		strcpy(out_dir, "/");
-	if (!realpath(out_dir, path))
-		return -1;
-	snprintf(out_dir, sizeof(out_dir), "%s/%s", path, slash ? slash + 1 : output);
-	if (mkdir(BM_REGISTRY_DIR, 0755) < 0 && errno != EEXIST) {
-		bm_error_errno("cannot create " BM_REGISTRY_DIR);
-		return -1;
-	}
-	registry_path(getpid(), path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	f = fopen(tmp, "we");
-	if (!f) {
-		bm_error_errno("cannot create '%s'", tmp);
-		return -1;
-	}
-	fprintf(f, "spool=%s\noutput=%s\n", spool, out_dir);
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
-		bm_error_errno("cannot create '%s'", path);
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
-void bm_registry_remove(void)
-{
-	char path[PATH_MAX];
-
-	registry_path(getpid(), path, sizeof(path));
-	unlink(path);
-}
-
-bool bm_recorder_alive(pid_t pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	/* Another program under a recycled pid is not a recorder. */
-	return !strncmp(comm, "blkmap", 6);
-}
-
-/* Forget the registry entry of @spool, written out or gone. */
-static void unregister_spool(const char *spool)
-{
-	char real[PATH_MAX], path[PATH_MAX], line[PATH_MAX + 16];
-	struct dirent *d;
-	DIR *dp;
-
-	if (!realpath(spool, real) || !(dp = opendir(BM_REGISTRY_DIR)))
-		return;
-	while ((d = readdir(dp))) {
-		FILE *f;
-		bool match = false;
-
-		snprintf(path, sizeof(path), BM_REGISTRY_DIR "/%s", d->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = '\0';
-			match |= !strncmp(line, "spool=", 6) && !strcmp(line + 6, real);
-		}
-		fclose(f);
-		if (match)
-			unlink(path);
-	}
-	closedir(dp);
-}
-
-int bm_recover(const char *spool_dir, const char *output, uint64_t *bytes)
-{
-	struct bm_trace *t = bm_trace_open(spool_dir);
-	int ret;
-
-	if (!t)
-		return -1;
-	ret = bm_spool_write_out(spool_dir, bm_trace_get_meta(t), output, bytes);
-	bm_trace_close(t);
-	if (ret < 0)
-		return -1;
-	unregister_spool(spool_dir);
-	bm_spool_remove(spool_dir);
-	return 0;
-}
 
 /* Where to recover a dead recorder's spool without overwriting anything. */
 static void recovery_target(const char *output, pid_t pid, char *buf, size_t size)
@@ -220,27 +112,16 @@ static int reclaim_spools(bm_tell_fn notify)
 	if (!dp)
 		return 0;
 	while ((d = readdir(dp))) {
-		char path[PATH_MAX], line[PATH_MAX + 16], spool[PATH_MAX] = "", output[PATH_MAX] = "";
+		char path[PATH_MAX], spool[PATH_MAX], output[PATH_MAX];
 		char target[PATH_MAX + 64];
 		uint64_t bytes = 0;
 		char *end;
 		pid_t pid = strtol(d->d_name, &end, 10);
-		FILE *f;
 
 		if (*end || pid <= 0 || bm_recorder_alive(pid))
 			continue;
-		registry_path(pid, path, sizeof(path));
-		f = fopen(path, "re");
-		if (!f)
+		if (bm_registry_read(pid, spool, sizeof(spool), output, sizeof(output)) < 0)
 			continue;
-		while (fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = '\0';
-			if (!strncmp(line, "spool=", 6))
-				snprintf(spool, sizeof(spool), "%s", line + 6);
-			else if (!strncmp(line, "output=", 7))
-				snprintf(output, sizeof(output), "%s", line + 7);
-		}
-		fclose(f);
 		if (spool[0] && access(spool, F_OK) == 0) {
 			drain_dead_instance(pid, spool);
 			recovery_target(output[0] ? output : "blkmap.dat", pid, target, sizeof(target));
@@ -253,6 +134,7 @@ static int reclaim_spools(bm_tell_fn notify)
 			bm_tell(notify, "recovered what dead recorder %d had recorded into '%s' "
 				"(%.1f KiB)", (int)pid, target, bytes / 1024.0);
 		}
+		bm_registry_path(pid, path, sizeof(path));
 		unlink(path);
 		count++;
 	}
@@ -349,7 +231,7 @@ static int reclaim_probes(bm_tell_fn notify)
 	return count;
 }
 
-int bm_reset(bm_tell_fn notify)
+int bm_reclaim(bm_tell_fn notify)
 {
 	int count = reclaim_spools(notify);
 
