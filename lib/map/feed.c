@@ -65,7 +65,7 @@ static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 		o->type = BM_OBS_CHANGE;
 	else
 		return;
-	o->by = BM_BY_UEVENT;
+	o->by = BM_SRC_UEVENT;
 	/*
 	 * Lower bounds bound when the uevent was sent: after the listener's
 	 * previous marker if fresh, else after the previous uevent was sent
@@ -95,12 +95,12 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		if (device_fields(&p, &o) < 0)
 			return;
 		o.type = BM_OBS_PRESENT;
-		o.by = BM_BY_SYSFS;
+		o.by = BM_SRC_SYSFS;
 		bm_map_observe(f->map, &o);
 	} else if (!strcmp(p.type, "dump-begin")) {
 		v = bm_marker_get(&p, "source");
 		o.type = BM_OBS_DUMP_BEGIN;
-		o.by = v && !strcmp(v, "kprobe") ? BM_BY_KPROBE : BM_BY_SYSFS;
+		o.by = v && !strcmp(v, "kprobe") ? BM_SRC_KPROBE : BM_SRC_SYSFS;
 		bm_map_observe(f->map, &o);
 	} else if (!strcmp(p.type, "dump-end")) {
 		o.type = BM_OBS_DUMP_END;
@@ -134,7 +134,7 @@ static void remove_pending(struct bm_feeder *f, int i, uint64_t ts, bool returne
 {
 	struct bm_pending_removal *p = &f->pending[i];
 	struct bm_obs o = { .type = BM_OBS_REMOVE, .ts = ts, .exact = returned,
-			    .after = p->ts, .by = BM_BY_KPROBE, .dev = p->dev, .name = p->name };
+			    .after = p->ts, .by = BM_SRC_KPROBE, .dev = p->dev, .name = p->name };
 
 	o.kind = p->kind == BM_EV_K_PART_DEL ? BM_PARTITION : BM_DISK;
 	if (o.kind == BM_DISK)	/* a partition's: its disk's, changed on a loop detach */
@@ -181,7 +181,7 @@ void bm_feeder_finish(struct bm_feeder *f, uint64_t last)
 
 static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 {
-	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_BY_KPROBE };
+	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_SRC_KPROBE };
 	char name[64], disk[64];
 
 	static const enum bm_obs_type module_ops[] = {
@@ -192,7 +192,7 @@ static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 	case BM_EV_M_DEV:
 		if (ev->k.op >= sizeof(module_ops) / sizeof(module_ops[0]))
 			return;
-		o.by = BM_BY_MODULE;
+		o.by = BM_SRC_MODULE;
 		o.type = module_ops[ev->k.op];
 		probe_device(ev, &o, name, sizeof(name), disk, sizeof(disk));
 		o.size = ev->k.sectors;
@@ -225,7 +225,7 @@ static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 
 void bm_feed(struct bm_feeder *f, const struct bm_event *ev)
 {
-	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_BY_TRACEPOINT };
+	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_SRC_TRACEPOINT };
 	char name[40];
 
 	if (ev->kind >= BM_EV_K_ADD) {

@@ -113,7 +113,7 @@ static struct bm_span *open_span(struct devstate *d)
 }
 
 /* Kernel-side records: a boundary they give is exact. */
-#define BY_KERNEL (BM_BY_MODULE | BM_BY_KPROBE | BM_BY_TRACEPOINT)
+#define BY_KERNEL (BM_SRC_MODULE | BM_SRC_KPROBE | BM_SRC_TRACEPOINT)
 
 static bool same_name(const struct bm_span *s, const struct bm_obs *o)
 {
@@ -273,7 +273,7 @@ static bool take_registration(struct devstate *d, const struct bm_obs *o, uint64
 		return false;
 	from->known = true;
 	from->lo = from->hi = d->registered;
-	from->by |= BM_BY_TRACEPOINT;
+	from->by |= BM_SRC_TRACEPOINT;
 	d->registered = 0;
 	return true;
 }
@@ -292,7 +292,7 @@ static void displace(struct bm_map *m, struct devstate *d, const struct bm_obs *
 		conflict(m, o->ts, "%u:%u: %s '%s' while '%s' was present, whose removal was not "
 			 "seen", BM_MAJOR(d->dev), BM_MINOR(d->dev), how, o->name ? o->name : "?",
 			 s->name);
-	close_span(s, s->seen, o->ts, BM_BY_INFERENCE);
+	close_span(s, s->seen, o->ts, BM_SRC_INFERENCE);
 	d->open = false;
 }
 
@@ -329,7 +329,7 @@ static bool insert_older(struct devstate *d, const struct bm_obs *o)
 	s->from.by = o->by;
 	s->to.lo = s->from.lo;
 	s->to.hi = next->from.hi;
-	s->to.by = BM_BY_INFERENCE;
+	s->to.by = BM_SRC_INFERENCE;
 	s->seen = s->from.lo;
 	return true;
 }
@@ -389,7 +389,7 @@ static void observe_remove(struct bm_map *m, struct devstate *d, const struct bm
 		 * next one: this one was gone by then.
 		 */
 		if (d->registered && d->registered > s->from.hi &&
-		    (!s->from.known || (s->from.by & ~BM_BY_SYSFS)))
+		    (!s->from.known || (s->from.by & ~BM_SRC_SYSFS)))
 			s->cap = d->registered;
 		close_span(s, o->exact ? o->ts : o->after, o->ts, o->by);
 		if (o->exact)
@@ -414,7 +414,7 @@ static void observe_remove(struct bm_map *m, struct devstate *d, const struct bm
 	s->from.known = lo != 0;
 	s->from.lo = lo;
 	s->from.hi = o->ts;
-	s->from.by = BM_BY_INFERENCE;
+	s->from.by = BM_SRC_INFERENCE;
 	close_span(s, o->exact ? o->ts : lo, o->ts, o->by);
 	d->open = false;
 }
@@ -460,19 +460,19 @@ static bool dump_failed(struct bm_map *m, const struct bm_obs *o)
 	size_t i;
 
 	if (o->listed && m->dump_listed < o->listed) {
+		bm_sources_str(m->dump_by, '+', by, sizeof(by));
 		conflict(m, o->ts, "the %s statedump listed %u of the %u devices it saw: it is "
-			 "ignored", bm_evidence_name(m->dump_by, by, sizeof(by)), m->dump_listed,
-			 o->listed);
+			 "ignored", by, m->dump_listed, o->listed);
 		return true;
 	}
 	if (o->listed || m->dump_listed || !(m->dump_by & BY_KERNEL))
 		return false;
+	bm_sources_str(m->dump_by, '+', by, sizeof(by));
 	for (i = 0; i < m->ndevs; i++) {
 		if (m->devs[i].open) {
 			conflict(m, o->ts, "the %s statedump listed no device while %u:%u ('%s') "
-				 "was present: it is ignored", bm_evidence_name(m->dump_by, by,
-				 sizeof(by)), BM_MAJOR(m->devs[i].dev), BM_MINOR(m->devs[i].dev),
-				 open_span(&m->devs[i])->name);
+				 "was present: it is ignored", by, BM_MAJOR(m->devs[i].dev),
+				 BM_MINOR(m->devs[i].dev), open_span(&m->devs[i])->name);
 			return true;
 		}
 	}
@@ -492,7 +492,7 @@ static void observe_dump_end(struct bm_map *m, const struct bm_obs *o)
 		if (d->listed_in == m->dump_seq)
 			continue;
 		/* /proc/diskstats, read by the kprobe dump, skips empty partitions. */
-		if (m->dump_by == BM_BY_KPROBE && s && s->kind == BM_PARTITION)
+		if (m->dump_by == BM_SRC_KPROBE && s && s->kind == BM_PARTITION)
 			continue;
 		d->absent_since = m->dump_begin;
 		/*
@@ -500,7 +500,7 @@ static void observe_dump_end(struct bm_map *m, const struct bm_obs *o)
 		 * have been added after the dump began.
 		 */
 		if (s && s->from.hi < m->dump_begin) {
-			close_span(s, s->seen, o->ts, m->dump_by ? m->dump_by : BM_BY_SYSFS);
+			close_span(s, s->seen, o->ts, m->dump_by ? m->dump_by : BM_SRC_SYSFS);
 			d->open = false;
 		}
 	}
@@ -819,22 +819,3 @@ const char *bm_basis_name(enum bm_basis basis)
 	}
 }
 
-const char *bm_evidence_name(unsigned by, char *buf, size_t size)
-{
-	static const struct { unsigned bit; const char *name; } names[] = {
-		{ BM_BY_MODULE, "module" },
-		{ BM_BY_KPROBE, "kprobe" },
-		{ BM_BY_TRACEPOINT, "tracepoint" },
-		{ BM_BY_UEVENT, "uevent" },
-		{ BM_BY_SYSFS, "sysfs" },
-		{ BM_BY_INFERENCE, "inferred" },
-	};
-	size_t i, n = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (by & names[i].bit)
-			n += snprintf(buf + n, n < size ? size - n : 0, "%s%s", n ? "+" : "",
-				      names[i].name);
-	return buf;
-}

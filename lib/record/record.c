@@ -52,56 +52,6 @@ static const char *const default_events[] = {
 	"block:block_bio_remap",
 };
 
-static const struct {
-	enum bm_source bit;
-	const char *name;
-} source_names[] = {
-	{ BM_SRC_MODULE, "module" },
-	{ BM_SRC_KPROBE, "kprobe" },
-	{ BM_SRC_TRACEPOINT, "tracepoint" },
-	{ BM_SRC_UEVENT, "uevent" },
-	{ BM_SRC_SYSFS, "sysfs" },
-};
-
-const char *bm_source_name(enum bm_source s)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++)
-		if (source_names[i].bit == s)
-			return source_names[i].name;
-	return "?";
-}
-
-int bm_source_parse(const char *list, unsigned *mask)
-{
-	char *copy = strdup(list), *tok, *save = NULL;
-	size_t i;
-
-	if (!copy)
-		return -1;
-	*mask = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned bit = 0;
-
-		for (i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++)
-			if (!strcmp(tok, source_names[i].name))
-				bit = source_names[i].bit;
-		if (!strcmp(tok, "all"))
-			bit = BM_SRC_ALL;
-		if (!bit) {
-			bm_error("unknown source '%s' (known: module, kprobe, tracepoint, uevent, "
-				 "sysfs, all)", tok);
-			free(copy);
-			errno = EINVAL;
-			return -1;
-		}
-		*mask |= bit;
-	}
-	free(copy);
-	return 0;
-}
-
 struct recorder {
 	const struct bm_record_opts *opts;
 	struct bm_record_result *res;
@@ -168,9 +118,8 @@ static int make_spool_dir(struct recorder *r)
 
 static int arm_sources(struct recorder *r)
 {
-	char names[128] = "";
+	char names[128];
 	struct bm_marker m;
-	size_t i;
 
 	if (r->sources & BM_SRC_MODULE) {
 		r->kmodule = bm_kmodule_attach(r->session);
@@ -205,13 +154,7 @@ static int arm_sources(struct recorder *r)
 		if (!r->uevents)
 			return -1;
 	}
-	for (i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++) {
-		if (!(r->sources & source_names[i].bit))
-			continue;
-		if (names[0])
-			strcat(names, ",");
-		strcat(names, source_names[i].name);
-	}
+	bm_sources_str(r->sources, ',', names, sizeof(names));
 	bm_tell(r->opts->notify, "map sources: %s", names[0] ? names : "none");
 
 	bm_marker_begin(&m, "record-begin");

@@ -340,7 +340,7 @@ static const char *bound_text(const struct bm_bound *b, bool is_from, char *buf,
 {
 	char lo[32], hi[32], by[64];
 
-	bm_evidence_name(b->by, by, sizeof(by));
+	bm_sources_str(b->by, '+', by, sizeof(by));
 	if (!b->known)
 		snprintf(buf, size, is_from ? "before the recording (%s by %s)" : "still present",
 			 by, bm_ts_str(b->hi, hi, sizeof(hi)));
@@ -406,8 +406,9 @@ static void map_csv(struct report *r)
 		csv_u64(r->out, s->from.known, s->from.hi);
 		putc(',', r->out);
 		csv_u64(r->out, s->to.known, s->to.hi);
-		fprintf(r->out, ",%s,", bm_evidence_name(s->from.by, by, sizeof(by)));
-		fprintf(r->out, "%s,", s->to.known ? bm_evidence_name(s->to.by, by, sizeof(by)) : "");
+		fprintf(r->out, ",%s,", bm_sources_str(s->from.by, '+', by, sizeof(by)));
+		fprintf(r->out, "%s,", s->to.known ? bm_sources_str(s->to.by, '+', by, sizeof(by))
+						   : "");
 		csv_u64(r->out, s->from.known, s->from.lo);
 		putc(',', r->out);
 		csv_u64(r->out, s->from.known, s->from.hi);
@@ -435,7 +436,7 @@ static void json_bound(FILE *out, const char *key, const struct bm_bound *b)
 		return;
 	}
 	fprintf(out, "{\"lo_ns\":%" PRIu64 ",\"hi_ns\":%" PRIu64 ",\"source\":", b->lo, b->hi);
-	bm_json_str(out, bm_evidence_name(b->by, by, sizeof(by)));
+	bm_json_str(out, bm_sources_str(b->by, '+', by, sizeof(by)));
 	putc('}', out);
 }
 

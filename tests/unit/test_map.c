@@ -27,7 +27,7 @@ static void observe(enum bm_obs_type type, uint64_t ts, uint32_t dev, const char
 		    unsigned by, uint64_t after)
 {
 	struct bm_obs o = { .type = type, .ts = ts, .dev = dev, .name = name, .by = by,
-			    .after = after, .exact = by == BM_BY_TRACEPOINT, .kind = BM_DISK };
+			    .after = after, .exact = by == BM_SRC_TRACEPOINT, .kind = BM_DISK };
 
 	bm_map_observe(map, &o);
 }
@@ -36,7 +36,7 @@ static void uevent(const char *action, uint64_t ts, uint32_t dev, const char *na
 		   uint64_t after)
 {
 	observe(!strcmp(action, "add") ? BM_OBS_ADD : BM_OBS_REMOVE, ts, dev, name,
-		BM_BY_UEVENT, after);
+		BM_SRC_UEVENT, after);
 }
 
 static void part_uevent(const char *action, uint64_t ts, uint32_t dev, const char *name,
@@ -44,7 +44,7 @@ static void part_uevent(const char *action, uint64_t ts, uint32_t dev, const cha
 {
 	struct bm_obs o = { .type = !strcmp(action, "add") ? BM_OBS_ADD : BM_OBS_REMOVE,
 			    .ts = ts, .dev = dev, .name = name, .parent = parent,
-			    .by = BM_BY_UEVENT, .after = after, .kind = BM_PARTITION };
+			    .by = BM_SRC_UEVENT, .after = after, .kind = BM_PARTITION };
 
 	bm_map_observe(map, &o);
 }
@@ -56,7 +56,7 @@ static void dump(uint64_t begin, const uint32_t *devs, const char *const *names,
 
 	observe(BM_OBS_DUMP_BEGIN, begin, 0, NULL, 0, 0);
 	for (i = 0; i < n; i++)
-		observe(BM_OBS_PRESENT, begin + (i + 1) * 1000, devs[i], names[i], BM_BY_SYSFS, 0);
+		observe(BM_OBS_PRESENT, begin + (i + 1) * 1000, devs[i], names[i], BM_SRC_SYSFS, 0);
 	observe(BM_OBS_DUMP_END, end, 0, NULL, 0, 0);
 }
 
@@ -143,14 +143,14 @@ START_TEST(a_registration_tracepoint_makes_the_add_exact)
 	const struct bm_span *s;
 
 	dump(1 * MS, NULL, NULL, 0, 2 * MS);
-	observe(BM_OBS_REGISTER, 9500000, ZRAM1, NULL, BM_BY_TRACEPOINT, 0);
+	observe(BM_OBS_REGISTER, 9500000, ZRAM1, NULL, BM_SRC_TRACEPOINT, 0);
 	uevent("add", 10 * MS, ZRAM1, "zram1", 0);
 	bm_map_finish(map, 0, 100 * MS);
 	s = bm_map_span(map, 0);
 	ck_assert(s->from.known);
 	ck_assert_uint_eq(s->from.lo, 9500000);
 	ck_assert_uint_eq(s->from.hi, 9500000);
-	ck_assert(s->from.by & BM_BY_TRACEPOINT);
+	ck_assert(s->from.by & BM_SRC_TRACEPOINT);
 }
 END_TEST
 
@@ -158,7 +158,7 @@ START_TEST(a_registration_caps_the_previous_removal)
 {
 	dump(1 * MS, (uint32_t[]){ ZRAM1 }, (const char *[]){ "zram1" }, 1, 2 * MS);
 	/* Re-created before the remove uevent of the old one was read. */
-	observe(BM_OBS_REGISTER, 15 * MS, ZRAM1, NULL, BM_BY_TRACEPOINT, 0);
+	observe(BM_OBS_REGISTER, 15 * MS, ZRAM1, NULL, BM_SRC_TRACEPOINT, 0);
 	uevent("remove", 16 * MS, ZRAM1, "zram1", 0);
 	uevent("add", 17 * MS, ZRAM1, "zram1", 0);
 	bm_map_finish(map, 0, 100 * MS);
@@ -208,7 +208,7 @@ START_TEST(a_statedump_racing_an_add_is_one_incarnation)
 	s = bm_map_span(map, 0);
 	ck_assert(s->from.known);
 	ck_assert_uint_le(s->from.hi, 1 * MS + 1000);	/* the dump saw it by then */
-	ck_assert(s->from.by & BM_BY_UEVENT);
+	ck_assert(s->from.by & BM_SRC_UEVENT);
 }
 END_TEST
 
@@ -226,8 +226,8 @@ START_TEST(a_statedump_racing_a_remove_decides_it_not_the_late_uevent)
 	s = bm_map_span(map, 0);
 	ck_assert(s->to.known);
 	ck_assert_uint_eq(s->to.hi, 52 * MS);
-	ck_assert(s->to.by & BM_BY_SYSFS);
-	ck_assert(!(s->to.by & BM_BY_UEVENT));
+	ck_assert(s->to.by & BM_SRC_SYSFS);
+	ck_assert(!(s->to.by & BM_SRC_UEVENT));
 }
 END_TEST
 
@@ -241,7 +241,7 @@ START_TEST(a_lost_removal_is_inferred_and_reported)
 	uevent("add", 30 * MS, ZRAM1, "beta", 29 * MS);
 	bm_map_finish(map, 0, 100 * MS);
 	ck_assert_uint_eq(bm_map_count(map), 2);
-	ck_assert(bm_map_span(map, 0)->to.by & BM_BY_INFERENCE);
+	ck_assert(bm_map_span(map, 0)->to.by & BM_SRC_INFERENCE);
 	ck_assert_uint_eq(bm_map_conflicts(map, &c), 1);
 	ck_assert_ptr_nonnull(strstr(c[0].text, "alpha"));
 	ck_assert_ptr_nonnull(strstr(c[0].text, "beta"));
@@ -318,7 +318,7 @@ static void exact(enum bm_obs_type type, uint64_t ts, uint32_t dev, const char *
 		  const char *parent, uint64_t diskseq)
 {
 	struct bm_obs o = { .type = type, .ts = ts, .dev = dev, .name = name, .parent = parent,
-			    .by = BM_BY_KPROBE, .exact = true, .diskseq = diskseq,
+			    .by = BM_SRC_KPROBE, .exact = true, .diskseq = diskseq,
 			    .kind = parent ? BM_PARTITION : BM_DISK };
 
 	bm_map_observe(map, &o);
@@ -347,8 +347,8 @@ START_TEST(late_uevents_of_an_exact_remove_and_re_add_change_nothing)
 	ck_assert_uint_eq(bm_map_span(map, 1)->from.lo, 10 * MS + 10000);
 	ck_assert_uint_eq(bm_map_span(map, 1)->from.hi, 10 * MS + 10000);
 	/* Decided by the kernel records alone. */
-	ck_assert_uint_eq(bm_map_span(map, 0)->to.by, BM_BY_KPROBE);
-	ck_assert_uint_eq(bm_map_span(map, 1)->from.by, BM_BY_KPROBE);
+	ck_assert_uint_eq(bm_map_span(map, 0)->to.by, BM_SRC_KPROBE);
+	ck_assert_uint_eq(bm_map_span(map, 1)->from.by, BM_SRC_KPROBE);
 	ck_assert(!bm_map_span(map, 1)->to.known);
 	ck_assert_str_eq(name_at(P0, 10 * MS + 50000, &b), "loop0p1");
 	ck_assert_int_eq(b, BM_LABEL_ONLY);
@@ -379,11 +379,11 @@ END_TEST
 START_TEST(another_diskseq_is_another_incarnation)
 {
 	struct bm_obs present = { .type = BM_OBS_PRESENT, .ts = 1 * MS + 1000, .dev = ZRAM1,
-				  .name = "zram1", .by = BM_BY_SYSFS, .diskseq = 5 };
+				  .name = "zram1", .by = BM_SRC_SYSFS, .diskseq = 5 };
 	const struct bm_conflict *c;
 	enum bm_basis b;
 
-	observe(BM_OBS_DUMP_BEGIN, 1 * MS, 0, NULL, BM_BY_SYSFS, 0);
+	observe(BM_OBS_DUMP_BEGIN, 1 * MS, 0, NULL, BM_SRC_SYSFS, 0);
 	bm_map_observe(map, &present);
 	observe(BM_OBS_DUMP_END, 2 * MS, 0, NULL, 0, 0);
 	exact(BM_OBS_ADD, 20 * MS, ZRAM1, "zram1", NULL, 9);
@@ -404,7 +404,7 @@ END_TEST
 START_TEST(the_same_diskseq_from_every_source_is_one_incarnation)
 {
 	struct bm_obs ue = { .type = BM_OBS_ADD, .ts = 11 * MS, .dev = ZRAM1, .name = "zram1",
-			     .by = BM_BY_UEVENT, .diskseq = 9 };
+			     .by = BM_SRC_UEVENT, .diskseq = 9 };
 
 	exact(BM_OBS_ADD, 10 * MS, ZRAM1, "zram1", NULL, 9);
 	bm_map_observe(map, &ue);
@@ -426,7 +426,7 @@ START_TEST(an_empty_kernel_dump_closes_nothing)
 	enum bm_basis b;
 
 	dump(1 * MS, (uint32_t[]){ ZRAM1 }, (const char *[]){ "zram1" }, 1, 2 * MS);
-	observe(BM_OBS_DUMP_BEGIN, 5 * MS, 0, NULL, BM_BY_KPROBE, 0);
+	observe(BM_OBS_DUMP_BEGIN, 5 * MS, 0, NULL, BM_SRC_KPROBE, 0);
 	observe(BM_OBS_DUMP_END, 6 * MS, 0, NULL, 0, 0);
 	bm_map_finish(map, 0, 100 * MS);
 
@@ -448,12 +448,12 @@ START_TEST(a_dump_short_of_its_own_count_closes_nothing)
 
 	dump(1 * MS, two, names, 2, 2 * MS);
 	/* Says it saw 2 devices, listed 1. */
-	observe(BM_OBS_DUMP_BEGIN, 5 * MS, 0, NULL, BM_BY_KPROBE, 0);
-	observe(BM_OBS_PRESENT, 5 * MS + 10, BM_MKDEV(7, 0), "loop0", BM_BY_KPROBE, 0);
+	observe(BM_OBS_DUMP_BEGIN, 5 * MS, 0, NULL, BM_SRC_KPROBE, 0);
+	observe(BM_OBS_PRESENT, 5 * MS + 10, BM_MKDEV(7, 0), "loop0", BM_SRC_KPROBE, 0);
 	bm_map_observe(map, &end);
 	/* Says it saw 1, listed 1: zram1 is gone. */
-	observe(BM_OBS_DUMP_BEGIN, 8 * MS, 0, NULL, BM_BY_KPROBE, 0);
-	observe(BM_OBS_PRESENT, 8 * MS + 10, BM_MKDEV(7, 0), "loop0", BM_BY_KPROBE, 0);
+	observe(BM_OBS_DUMP_BEGIN, 8 * MS, 0, NULL, BM_SRC_KPROBE, 0);
+	observe(BM_OBS_PRESENT, 8 * MS + 10, BM_MKDEV(7, 0), "loop0", BM_SRC_KPROBE, 0);
 	end.ts = 9 * MS;
 	end.listed = 1;
 	bm_map_observe(map, &end);
@@ -463,7 +463,7 @@ START_TEST(a_dump_short_of_its_own_count_closes_nothing)
 	ck_assert_ptr_null(name_at(ZRAM1, 20 * MS, NULL));
 	/* The kprobe dump closed it, and is named so. */
 	ck_assert_str_eq(bm_map_span(map, 1)->name, "zram1");
-	ck_assert_uint_eq(bm_map_span(map, 1)->to.by, BM_BY_KPROBE);
+	ck_assert_uint_eq(bm_map_span(map, 1)->to.by, BM_SRC_KPROBE);
 }
 END_TEST
 
@@ -501,7 +501,7 @@ END_TEST
  */
 START_TEST(late_uevents_of_past_incarnations_open_nothing)
 {
-	struct bm_obs ue = { .dev = BM_MKDEV(254, 0), .by = BM_BY_UEVENT, .kind = BM_DISK };
+	struct bm_obs ue = { .dev = BM_MKDEV(254, 0), .by = BM_SRC_UEVENT, .kind = BM_DISK };
 	static const struct { enum bm_obs_type type; const char *name; uint64_t seq; } late[] = {
 		{ BM_OBS_ADD, "nb1", 10 }, { BM_OBS_REMOVE, "nb1", 10 },
 		{ BM_OBS_ADD, "nb2", 11 }, { BM_OBS_REMOVE, "nb2", 11 },
@@ -531,7 +531,7 @@ END_TEST
  */
 START_TEST(an_older_diskseq_goes_before_the_newer_incarnation)
 {
-	struct bm_obs ue = { .dev = BM_MKDEV(254, 0), .by = BM_BY_UEVENT, .kind = BM_DISK,
+	struct bm_obs ue = { .dev = BM_MKDEV(254, 0), .by = BM_SRC_UEVENT, .kind = BM_DISK,
 			     .name = "nb3", .diskseq = 12 };
 
 	exact(BM_OBS_ADD, 1 * MS, BM_MKDEV(254, 0), "nb1", NULL, 10);
@@ -632,7 +632,7 @@ START_TEST(any_interleaving_of_one_history_gives_its_incarnations)
 			if (kprobes) {
 				o.ts = changes[c];
 				o.exact = true;
-				o.by = BM_BY_KPROBE;
+				o.by = BM_SRC_KPROBE;
 				obs[k++] = (struct prop_obs){ o, prop_rand(&state) };
 			}
 			/* One listener, in the kernel's order: uevents never overtake. */
@@ -642,7 +642,7 @@ START_TEST(any_interleaving_of_one_history_gives_its_incarnations)
 			last_uevent = o.ts;
 			o.after = changes[c] - prop_rand(&state) % PROP_DELAY;
 			o.exact = false;
-			o.by = BM_BY_UEVENT;
+			o.by = BM_SRC_UEVENT;
 			o.diskseq = 0;	/* a partition's uevent has none */
 			obs[k++] = (struct prop_obs){ o, prop_rand(&state) };
 		}

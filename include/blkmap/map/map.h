@@ -15,22 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum bm_dev_kind { BM_DISK, BM_PARTITION };
+#include "blkmap/sources/source.h"
 
-/* Sources of a boundary, as bits: a boundary may be bounded by several. */
-enum bm_evidence {
-	BM_BY_TRACEPOINT = 1 << 0,
-	BM_BY_UEVENT = 1 << 1,
-	BM_BY_SYSFS = 1 << 2,
-	BM_BY_INFERENCE = 1 << 3,	/* implied by another change */
-	BM_BY_KPROBE = 1 << 4,
-	BM_BY_MODULE = 1 << 5,
-};
+enum bm_dev_kind { BM_DISK, BM_PARTITION };
 
 struct bm_bound {
 	bool known;		/* false: before (from) or after (to) the recording */
 	uint64_t lo, hi;	/* the change happened within [lo, hi] */
-	unsigned by;		/* enum bm_evidence bits */
+	unsigned by;		/* enum bm_source bits */
 };
 
 struct bm_span {
@@ -61,7 +53,7 @@ struct bm_obs {
 	uint64_t ts;
 	bool exact;		/* happened at ts (a kernel-side record); else at or before ts */
 	uint64_t after;		/* not exact: the source knows it happened after this */
-	unsigned by;		/* enum bm_evidence */
+	unsigned by;		/* enum bm_source */
 	uint32_t dev;
 	const char *name, *parent, *dm;
 	enum bm_dev_kind kind;
@@ -127,7 +119,5 @@ struct bm_conflict {
 size_t bm_map_conflicts(const struct bm_map *map, const struct bm_conflict **list);
 
 const char *bm_basis_name(enum bm_basis basis);
-/* "uevent+sysfs" style names of evidence bits into @buf. */
-const char *bm_evidence_name(unsigned by, char *buf, size_t size);
 
 #endif

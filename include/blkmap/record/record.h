@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_RECORD_H
-#define BLKMAP_RECORD_H
+#ifndef BLKMAP_RECORD_RECORD_H
+#define BLKMAP_RECORD_RECORD_H
 
 /*
  * The record pipeline: detect -> arm -> capture -> stop -> write.
@@ -10,21 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "blkmap/sources/source.h"
 #include "blkmap/util/tell.h"
-
-enum bm_source {
-	BM_SRC_SYSFS = 1 << 0,		/* statedump from /sys at start and end */
-	BM_SRC_UEVENT = 1 << 1,		/* netlink uevents, marker on receipt */
-	BM_SRC_TRACEPOINT = 1 << 2,	/* writeback:writeback_bdi_register */
-	BM_SRC_KPROBE = 1 << 3,		/* probes on add/remove functions, diskstats dump */
-	BM_SRC_MODULE = 1 << 4,		/* blkmap's kernel module */
-	BM_SRC_ALL = BM_SRC_SYSFS | BM_SRC_UEVENT | BM_SRC_TRACEPOINT | BM_SRC_KPROBE |
-		     BM_SRC_MODULE,
-};
-
-/* "sysfs,uevent" -> mask; -1 with a message on an unknown name. */
-int bm_source_parse(const char *list, unsigned *mask);
-const char *bm_source_name(enum bm_source s);
 
 struct bm_record_opts {
 	const char *output;
@@ -34,7 +21,7 @@ struct bm_record_opts {
 	const char **events;		/* extra "SYSTEM[:EVENT]" to enable */
 	int nevents;
 	char **argv;			/* command to run and trace, or NULL */
-	unsigned sources;
+	unsigned sources;		/* enum bm_source bits */
 	/* Progress and notes for the user (one line, no newline). */
 	bm_tell_fn notify;
 	/* Faults the recording survives, such as a failed statedump: always shown. */
