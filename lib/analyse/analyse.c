@@ -162,7 +162,7 @@ static int grow_index(struct bm_analysis *a)
 }
 
 static int disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
-		   enum bm_io_basis basis)
+		   enum bm_io_model model)
 {
 	struct bm_disk_stats *d;
 	size_t j;
@@ -191,7 +191,7 @@ static int disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *sp
 	}
 	d->span = span;
 	d->dev = span ? span->dev : dev;
-	d->basis = basis;
+	d->model = model;
 	a->index[j] = a->ndisks;
 	a->disks[a->ndisks++] = d;
 found:
@@ -474,7 +474,7 @@ static void complete(struct bm_analysis *a, const struct bm_io *io, int disk, bo
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span)
 {
-	int disk = disk_of(a, io->dev, span, BM_BASIS_REQUEST), part;
+	int disk = disk_of(a, io->dev, span, BM_IO_REQUEST), part;
 	struct inflight *e;
 
 	if (disk < 0)
@@ -488,7 +488,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 	switch (io->kind) {
 	case BM_EV_BIO_REMAP:
 		/* From a partition (or dm device) onto the disk, at the disk's sector. */
-		part = disk_of(a, io->old_dev, old_span, BM_BASIS_REMAP);
+		part = disk_of(a, io->old_dev, old_span, BM_IO_REMAP);
 		e = part >= 0 ? insert(a, io->dev, io->sector, io->ts) : NULL;
 		if (!e)
 			return;
@@ -496,7 +496,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		e->nr_sector = io->nr_sector;
 		e->q = io->ts;
 		e->has_q = true;
-		a->disks[part]->basis = BM_BASIS_REMAP;
+		a->disks[part]->model = BM_IO_REMAP;
 		account(&a->disks[part]->bio_time, io->ts, +1);
 		queued_by(a, part, io);
 		break;
@@ -575,9 +575,9 @@ void bm_analysis_finish(struct bm_analysis *a)
 		uint64_t *c;
 
 		/* A disk with requests is request-based; its bio events are remaps. */
-		if (d->basis != BM_BASIS_REMAP)
-			d->basis = d->rq_counts[0] + d->rq_counts[1] ? BM_BASIS_REQUEST : BM_BASIS_BIO;
-		c = d->basis == BM_BASIS_BIO ? d->bio_counts : d->rq_counts;
+		if (d->model != BM_IO_REMAP)
+			d->model = d->rq_counts[0] + d->rq_counts[1] ? BM_IO_REQUEST : BM_IO_BIO;
+		c = d->model == BM_IO_BIO ? d->bio_counts : d->rq_counts;
 		d->reads = c[0];
 		d->writes = c[1];
 		d->read_bytes = c[2];
@@ -591,7 +591,7 @@ void bm_analysis_finish(struct bm_analysis *a)
 			d->life_to = s->to.hi;
 		if (d->life_to < d->life_from)
 			d->life_to = d->life_from;
-		t = d->basis == BM_BASIS_REQUEST ? &d->rq_time : &d->bio_time;
+		t = d->model == BM_IO_REQUEST ? &d->rq_time : &d->bio_time;
 		account(t, d->life_to, 0);
 		d->busy_ns = t->busy_ns;
 		d->depth_ns = t->depth_ns;

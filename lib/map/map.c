@@ -20,7 +20,7 @@
 struct devstate {
 	uint32_t dev;
 	struct bm_span *spans;
-	size_t n, cap;
+	size_t n, capspans;
 	bool open;		/* spans[n - 1] is still present */
 	uint64_t registered;	/* exact time of a registration not yet paired */
 	uint64_t absent_since;	/* begin of the last dump that did not list it */
@@ -186,14 +186,14 @@ static struct bm_span *new_span(struct devstate *d, const struct bm_obs *o)
 {
 	struct bm_span *s;
 
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 4;
+	if (d->n == d->capspans) {
+		size_t cap = d->capspans ? 2 * d->capspans : 4;
 
 		s = realloc(d->spans, cap * sizeof(*s));
 		if (!s)
 			return NULL;
 		d->spans = s;
-		d->cap = cap;
+		d->capspans = cap;
 	}
 	s = &d->spans[d->n++];
 	memset(s, 0, sizeof(*s));
@@ -256,8 +256,8 @@ static void narrow(struct bm_bound *b, const struct bm_bound *w)
 
 static void close_span(struct bm_span *s, uint64_t lo, uint64_t hi, unsigned by)
 {
-	if (s->cap && s->cap < hi)
-		hi = s->cap;
+	if (s->removed_before && s->removed_before < hi)
+		hi = s->removed_before;
 	s->to.known = true;
 	s->to.hi = hi;
 	s->to.lo = min64(max64(max64(lo, s->seen), s->from.known ? s->from.lo : 0), hi);
@@ -390,7 +390,7 @@ static void observe_remove(struct bm_map *m, struct devstate *d, const struct bm
 		 */
 		if (d->registered && d->registered > s->from.hi &&
 		    (!s->from.known || (s->from.by & ~BM_SRC_SYSFS)))
-			s->cap = d->registered;
+			s->removed_before = d->registered;
 		close_span(s, o->exact ? o->ts : o->after, o->ts, o->by);
 		if (o->exact)
 			s->to.lo = s->to.hi = o->ts;
@@ -667,7 +667,7 @@ static bool certain(const struct bm_span *s, uint64_t ts)
  * times [*hold_from, *hold_to] around @ts over which it stays so.
  */
 static const struct bm_span *label(const struct bm_map *m, uint32_t dev, uint64_t ts,
-				   uint32_t disk_dev, enum bm_basis *basis,
+				   uint32_t disk_dev, enum bm_label_basis *basis,
 				   uint64_t *hold_from, uint64_t *hold_to)
 {
 	const struct bm_span *cand[16], *pick = NULL, *older = NULL;
@@ -716,7 +716,7 @@ static const struct bm_span *label(const struct bm_map *m, uint32_t dev, uint64_
 		return s;
 	}
 	if (disk_dev) {
-		enum bm_basis b;
+		enum bm_label_basis b;
 		const struct bm_span *disk = bm_map_label(m, disk_dev, ts, 0, &b);
 		size_t matches = 0;
 
@@ -740,7 +740,7 @@ static const struct bm_span *label(const struct bm_map *m, uint32_t dev, uint64_
 }
 
 const struct bm_span *bm_map_label(const struct bm_map *m, uint32_t dev, uint64_t ts,
-				   uint32_t disk_dev, enum bm_basis *basis)
+				   uint32_t disk_dev, enum bm_label_basis *basis)
 {
 	uint64_t from, to;
 
@@ -749,7 +749,7 @@ const struct bm_span *bm_map_label(const struct bm_map *m, uint32_t dev, uint64_
 
 const struct bm_span *bm_map_label_cached(const struct bm_map *m, struct bm_label_cache *c,
 					  uint32_t dev, uint64_t ts, uint32_t disk_dev,
-					  enum bm_basis *basis)
+					  enum bm_label_basis *basis)
 {
 	struct bm_label_hold *h = &c->slot[(dev ^ dev >> 20) % BM_LABEL_CACHE_SLOTS];
 	const struct bm_span *s;
@@ -805,7 +805,7 @@ void bm_map_free(struct bm_map *m)
 	free(m);
 }
 
-const char *bm_basis_name(enum bm_basis basis)
+const char *bm_label_basis_name(enum bm_label_basis basis)
 {
 	switch (basis) {
 	case BM_LABEL_ONLY:

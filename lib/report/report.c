@@ -475,7 +475,7 @@ static void map_json(struct report *r)
 
 struct labelled {
 	const struct bm_span *span, *old_span;
-	enum bm_basis basis, old_basis;
+	enum bm_label_basis basis, old_basis;
 };
 
 static bool is_block(enum bm_kind k)
@@ -523,7 +523,7 @@ static const char *details(struct report *r, const struct bm_rec *rec, const str
 	return r->seq.buffer;
 }
 
-static void explain_text(struct report *r, const struct bm_span *s, enum bm_basis basis)
+static void explain_text(struct report *r, const struct bm_span *s, enum bm_label_basis basis)
 {
 	char from[160], to[160];
 
@@ -531,7 +531,7 @@ static void explain_text(struct report *r, const struct bm_span *s, enum bm_basi
 		fputs(" [unknown: no incarnation fits]", r->out);
 		return;
 	}
-	fprintf(r->out, " [%s: %s from %s to %s]", bm_basis_name(basis), s->name,
+	fprintf(r->out, " [%s: %s from %s to %s]", bm_label_basis_name(basis), s->name,
 		bound_text(&s->from, true, from, sizeof(from)),
 		bound_text(&s->to, false, to, sizeof(to)));
 }
@@ -651,9 +651,9 @@ static void event_csv(struct report *r, const struct bm_event *ev, const struct 
 	} else {
 		bm_line_str(o, ",,,");
 	}
-	bm_line_str(o, block ? bm_basis_name(l->basis) : "");
+	bm_line_str(o, block ? bm_label_basis_name(l->basis) : "");
 	bm_line_char(o, ',');
-	bm_line_str(o, remap ? bm_basis_name(l->old_basis) : "");
+	bm_line_str(o, remap ? bm_label_basis_name(l->old_basis) : "");
 	bm_line_char(o, '\n');
 	bm_line_write(o);
 }
@@ -685,7 +685,7 @@ static void event_json(struct report *r, const struct bm_rec *rec, const struct 
 	bm_line_str(o, "\",\"name\":");
 	bm_line_json(o, name_of(l->span));
 	bm_line_str(o, ",\"name_basis\":\"");
-	bm_line_str(o, bm_basis_name(l->basis));
+	bm_line_str(o, bm_label_basis_name(l->basis));
 	bm_line_str(o, "\",\"rwbs\":");
 	bm_line_json(o, ev->rwbs);
 	bm_line_str(o, ",\"sector\":");
@@ -706,7 +706,7 @@ static void event_json(struct report *r, const struct bm_rec *rec, const struct 
 		bm_line_str(o, "\",\"old_name\":");
 		bm_line_json(o, name_of(l->old_span));
 		bm_line_str(o, ",\"old_name_basis\":\"");
-		bm_line_str(o, bm_basis_name(l->old_basis));
+		bm_line_str(o, bm_label_basis_name(l->old_basis));
 		bm_line_str(o, "\",\"old_sector\":");
 		bm_line_u64(o, ev->old_sector);
 	}

@@ -18,12 +18,12 @@ static const char *kind_of(const struct bm_disk_stats *d)
 	return d->span && d->span->kind == BM_PARTITION ? "partition" : "disk";
 }
 
-static const char *basis_of(const struct bm_disk_stats *d)
+static const char *model_of(const struct bm_disk_stats *d)
 {
-	switch (d->basis) {
-	case BM_BASIS_REQUEST:
+	switch (d->model) {
+	case BM_IO_REQUEST:
 		return "request";
-	case BM_BASIS_BIO:
+	case BM_IO_BIO:
 		return "bio";
 	default:
 		return "remap";
@@ -82,7 +82,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 
 			fprintf(out, "%-14s %-8s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f %8.1f "
 				"%8.1f %6.2f %6.1f %9.1f %9.1f %9.1f %9s\n",
-				d->span ? name_of(d) : "?", dev, basis_of(d), d->reads, d->writes,
+				d->span ? name_of(d) : "?", dev, model_of(d), d->reads, d->writes,
 				d->read_bytes / 1024.0, d->write_bytes / 1024.0, per_second(ios, d),
 				per_second(bytes, d) / 1024, depth, util,
 				l->h->count ? us(l->h->sum / l->h->count) : 0,
@@ -96,7 +96,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 				d->reads, d->writes, d->read_bytes, d->write_bytes, kind_of(d));
 			bm_csv_str(out, d->span ? d->span->parent : "");
 			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.3f,%.3f,%.1f,%.1f,%.1f,%.3f,%.2f",
-				basis_of(d), d->life_from, d->life_to, seconds(d),
+				model_of(d), d->life_from, d->life_to, seconds(d),
 				per_second(d->reads, d), per_second(d->writes, d),
 				per_second(d->read_bytes, d), per_second(d->write_bytes, d),
 				ios ? (double)bytes / ios : 0, depth, util);
@@ -126,7 +126,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 			",\"seconds\":%.6f,\"read_iops\":%.3f,\"write_iops\":%.3f,"
 			"\"read_bytes_per_s\":%.1f,\"write_bytes_per_s\":%.1f,"
 			"\"avg_request_bytes\":%.1f,\"queue_depth\":%.3f,\"util_pct\":%.2f",
-			basis_of(d), d->life_from, d->life_to, seconds(d), per_second(d->reads, d),
+			model_of(d), d->life_from, d->life_to, seconds(d), per_second(d->reads, d),
 			per_second(d->writes, d), per_second(d->read_bytes, d),
 			per_second(d->write_bytes, d), ios ? (double)bytes / ios : 0, depth, util);
 		for (j = 0; j < 2; j++) {

@@ -58,7 +58,7 @@ START_TEST(request_latencies_match_a_hand_computation)
 	bm_analysis_finish(a);
 	d = find(a, DISK);
 	ck_assert_ptr_nonnull(d);
-	ck_assert_int_eq(d->basis, BM_BASIS_REQUEST);
+	ck_assert_int_eq(d->model, BM_IO_REQUEST);
 	ck_assert_uint_eq(d->writes, 3);
 	ck_assert_uint_eq(d->write_bytes, 3 * 4096);
 	ck_assert_uint_eq(d->reads, 0);
@@ -90,7 +90,7 @@ START_TEST(partition_io_is_counted_for_the_partition_and_its_disk)
 	d = find(a, DISK);
 	p = find(a, PART);
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(p->basis, BM_BASIS_REMAP);
+	ck_assert_int_eq(p->model, BM_IO_REMAP);
 	ck_assert_uint_eq(p->reads, 1);
 	ck_assert_uint_eq(p->read_bytes, 8192);
 	ck_assert_uint_eq(p->q2c.sum, 55 * US);
@@ -186,7 +186,7 @@ START_TEST(bio_based_devices_count_bio_completions)
 	event(a, BM_EV_BIO_COMPLETE, 21 * US, 0, 0, "FWS");
 	bm_analysis_finish(a);
 	d = find(a, DISK);
-	ck_assert_int_eq(d->basis, BM_BASIS_BIO);
+	ck_assert_int_eq(d->model, BM_IO_BIO);
 	ck_assert_uint_eq(d->writes, 1);
 	ck_assert_uint_eq(d->reads, 1);
 	ck_assert_uint_eq(d->write_bytes + d->read_bytes, 8192);

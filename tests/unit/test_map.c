@@ -61,9 +61,9 @@ static void dump(uint64_t begin, const uint32_t *devs, const char *const *names,
 }
 
 /* Every answer is asked of the cache too, which must agree. */
-static const char *name_at(uint32_t dev, uint64_t ts, enum bm_basis *basis)
+static const char *name_at(uint32_t dev, uint64_t ts, enum bm_label_basis *basis)
 {
-	enum bm_basis b, cached_basis;
+	enum bm_label_basis b, cached_basis;
 	const struct bm_span *s = bm_map_label(map, dev, ts, 0, basis ? basis : &b);
 
 	ck_assert_ptr_eq(bm_map_label_cached(map, &cache, dev, ts, 0, &cached_basis), s);
@@ -76,7 +76,7 @@ static const char *name_at(uint32_t dev, uint64_t ts, enum bm_basis *basis)
 
 START_TEST(reuse_of_one_dev_t_gives_two_incarnations)
 {
-	enum bm_basis b;
+	enum bm_label_basis b;
 
 	dump(1 * MS, NULL, NULL, 0, 2 * MS);
 	uevent("add", 10 * MS, ZRAM1, "zram1", 9 * MS);
@@ -123,7 +123,7 @@ END_TEST
 
 START_TEST(io_after_a_removal_belongs_to_the_next_incarnation_known_later)
 {
-	enum bm_basis b;
+	enum bm_label_basis b;
 
 	dump(1 * MS, NULL, NULL, 0, 2 * MS);
 	uevent("add", 10 * MS, ZRAM1, "alpha", 9 * MS);
@@ -166,7 +166,7 @@ START_TEST(a_registration_caps_the_previous_removal)
 	ck_assert_uint_le(bm_map_span(map, 0)->to.hi, 15 * MS);
 	ck_assert_uint_eq(bm_map_span(map, 1)->from.lo, 15 * MS);
 	ck_assert_str_eq(name_at(ZRAM1, 15 * MS + 1, NULL), "zram1");
-	ck_assert_ptr_eq(bm_map_label(map, ZRAM1, 15 * MS + 1, 0, &(enum bm_basis){ 0 }),
+	ck_assert_ptr_eq(bm_map_label(map, ZRAM1, 15 * MS + 1, 0, &(enum bm_label_basis){ 0 }),
 			 bm_map_span(map, 1));
 }
 END_TEST
@@ -189,9 +189,9 @@ START_TEST(a_partition_rescan_removes_and_re_adds_every_partition)
 	ck_assert(bm_map_span(map, 1)->to.known);
 	ck_assert_str_eq(bm_map_span(map, 2)->name, "sda1");
 	ck_assert_uint_eq(bm_map_span(map, 2)->from.lo, 11 * MS);
-	ck_assert_ptr_eq(bm_map_label(map, devs[1], 5 * MS, 0, &(enum bm_basis){ 0 }),
+	ck_assert_ptr_eq(bm_map_label(map, devs[1], 5 * MS, 0, &(enum bm_label_basis){ 0 }),
 			 bm_map_span(map, 1));
-	ck_assert_ptr_eq(bm_map_label(map, devs[1], 60 * MS, 0, &(enum bm_basis){ 0 }),
+	ck_assert_ptr_eq(bm_map_label(map, devs[1], 60 * MS, 0, &(enum bm_label_basis){ 0 }),
 			 bm_map_span(map, 2));
 }
 END_TEST
@@ -265,7 +265,7 @@ END_TEST
 
 START_TEST(the_parent_disk_picks_among_overlapping_partitions)
 {
-	enum bm_basis b;
+	enum bm_label_basis b;
 	const struct bm_span *s;
 
 	dump(1 * MS, (uint32_t[]){ BM_MKDEV(7, 0), BM_MKDEV(7, 1) },
@@ -289,7 +289,7 @@ END_TEST
 
 START_TEST(a_device_never_seen_is_unknown)
 {
-	enum bm_basis b;
+	enum bm_label_basis b;
 
 	dump(1 * MS, NULL, NULL, 0, 2 * MS);
 	bm_map_finish(map, 0, 100 * MS);
@@ -300,7 +300,7 @@ END_TEST
 
 START_TEST(io_after_the_last_removal_is_unknown)
 {
-	enum bm_basis b;
+	enum bm_label_basis b;
 
 	dump(1 * MS, NULL, NULL, 0, 2 * MS);
 	uevent("add", 10 * MS, ZRAM1, "alpha", 9 * MS);
@@ -332,7 +332,7 @@ static void exact(enum bm_obs_type type, uint64_t ts, uint32_t dev, const char *
  */
 START_TEST(late_uevents_of_an_exact_remove_and_re_add_change_nothing)
 {
-	enum bm_basis b;
+	enum bm_label_basis b;
 
 	exact(BM_OBS_ADD, 1 * MS, P0, "loop0p1", "loop0", 0);
 	exact(BM_OBS_REMOVE, 10 * MS, P0, "loop0p1", "loop0", 0);
@@ -381,7 +381,7 @@ START_TEST(another_diskseq_is_another_incarnation)
 	struct bm_obs present = { .type = BM_OBS_PRESENT, .ts = 1 * MS + 1000, .dev = ZRAM1,
 				  .name = "zram1", .by = BM_SRC_SYSFS, .diskseq = 5 };
 	const struct bm_conflict *c;
-	enum bm_basis b;
+	enum bm_label_basis b;
 
 	observe(BM_OBS_DUMP_BEGIN, 1 * MS, 0, NULL, BM_SRC_SYSFS, 0);
 	bm_map_observe(map, &present);
@@ -423,7 +423,7 @@ END_TEST
 START_TEST(an_empty_kernel_dump_closes_nothing)
 {
 	const struct bm_conflict *c;
-	enum bm_basis b;
+	enum bm_label_basis b;
 
 	dump(1 * MS, (uint32_t[]){ ZRAM1 }, (const char *[]){ "zram1" }, 1, 2 * MS);
 	observe(BM_OBS_DUMP_BEGIN, 5 * MS, 0, NULL, BM_SRC_KPROBE, 0);
@@ -474,7 +474,7 @@ END_TEST
  */
 START_TEST(labels_in_a_loss_gap_are_guesses)
 {
-	enum bm_basis b;
+	enum bm_label_basis b;
 
 	dump(1 * MS, (uint32_t[]){ ZRAM1 }, (const char *[]){ "zram1" }, 1, 2 * MS);
 	bm_map_lost(map, 20 * MS, 30 * MS);
@@ -655,7 +655,7 @@ START_TEST(any_interleaving_of_one_history_gives_its_incarnations)
 
 	ck_assert_uint_eq(bm_map_count(map), n);
 	for (i = 0; i < n; i++) {
-		enum bm_basis b;
+		enum bm_label_basis b;
 		uint64_t mid = add[i] + PROP_DELAY + 2000 + (rem[i] - add[i] - PROP_DELAY) / 2;
 
 		ck_assert_str_eq(bm_map_span(map, i)->name, name[i]);
@@ -666,7 +666,7 @@ START_TEST(any_interleaving_of_one_history_gives_its_incarnations)
 		ck_assert_msg(mid < rem[i], "history %d: no room inside incarnation %d", _i, i);
 		ck_assert_ptr_eq(bm_map_label(map, P0, mid, 0, &b), bm_map_span(map, i));
 		ck_assert_msg(b == BM_LABEL_ONLY, "history %d, incarnation %d: basis %s", _i, i,
-			      bm_basis_name(b));
+			      bm_label_basis_name(b));
 	}
 }
 END_TEST

@@ -39,16 +39,17 @@ struct bm_series {
 	uint64_t lat_sum[BM_SERIES_BINS], lat_count[BM_SERIES_BINS], lat_max[BM_SERIES_BINS];
 };
 
-enum bm_io_basis {
-	BM_BASIS_REQUEST,	/* request-based: insert/issue/complete */
-	BM_BASIS_BIO,		/* bio-based (zram, dm...): queue/complete only */
-	BM_BASIS_REMAP,		/* a partition: the bios remapped from it */
+/* How a device's I/O is seen, and so counted (the views' "basis" column). */
+enum bm_io_model {
+	BM_IO_REQUEST,	/* request-based: insert/issue/complete */
+	BM_IO_BIO,	/* bio-based (zram, dm...): queue/complete only */
+	BM_IO_REMAP,	/* a partition: the bios remapped from it */
 };
 
 struct bm_disk_stats {
 	const struct bm_span *span;	/* NULL: events no incarnation fits */
 	uint32_t dev;
-	enum bm_io_basis basis;
+	enum bm_io_model model;
 	uint64_t reads, writes, read_bytes, write_bytes;	/* completed */
 	uint64_t first_io, last_io;
 	uint64_t life_from, life_to;	/* its life within the recording */

@@ -35,7 +35,7 @@ struct bm_span {
 	uint64_t size;		/* sectors, 0 if unknown */
 	struct bm_bound from, to;
 	uint64_t seen;		/* latest time the device certainly existed */
-	uint64_t cap;		/* internal: removal must precede this (0: none) */
+	uint64_t removed_before;	/* internal: its removal precedes this (0: not known) */
 };
 
 enum bm_obs_type {
@@ -62,7 +62,7 @@ struct bm_obs {
 };
 
 /* How a label was obtained. */
-enum bm_basis {
+enum bm_label_basis {
 	BM_LABEL_UNKNOWN,	/* no incarnation of the device fits */
 	BM_LABEL_ONLY,		/* exactly one incarnation can have existed */
 	BM_LABEL_PARENT,	/* several could; the I/O's disk picked one */
@@ -88,7 +88,7 @@ void bm_map_finish(struct bm_map *map, uint64_t first, uint64_t last);
  * candidates by their parent.
  */
 const struct bm_span *bm_map_label(const struct bm_map *map, uint32_t dev, uint64_t ts,
-				   uint32_t disk_dev, enum bm_basis *basis);
+				   uint32_t disk_dev, enum bm_label_basis *basis);
 /*
  * The same answers, remembered per device while the time stays where its
  * only possible incarnation holds: a device's events then cost no search.
@@ -105,7 +105,7 @@ struct bm_label_cache {
 };
 const struct bm_span *bm_map_label_cached(const struct bm_map *map, struct bm_label_cache *cache,
 					  uint32_t dev, uint64_t ts, uint32_t disk_dev,
-					  enum bm_basis *basis);
+					  enum bm_label_basis *basis);
 
 size_t bm_map_count(const struct bm_map *map);
 /* Spans ordered by device number, then time. */
@@ -118,6 +118,6 @@ struct bm_conflict {
 };
 size_t bm_map_conflicts(const struct bm_map *map, const struct bm_conflict **list);
 
-const char *bm_basis_name(enum bm_basis basis);
+const char *bm_label_basis_name(enum bm_label_basis basis);
 
 #endif
