@@ -478,16 +478,11 @@ struct labelled {
 	enum bm_label_basis basis, old_basis;
 };
 
-static bool is_block(enum bm_kind k)
-{
-	return k >= BM_EV_RQ_INSERT && k <= BM_EV_BIO_REMAP;
-}
-
 static void label(struct report *r, enum bm_kind kind, uint32_t dev, uint32_t old_dev,
 		  uint64_t ts, struct labelled *l)
 {
 	memset(l, 0, sizeof(*l));
-	if (!is_block(kind))
+	if (!bm_is_block(kind))
 		return;
 	l->span = bm_map_label_cached(r->map, &r->labels, dev, ts, 0, &l->basis);
 	if (kind == BM_EV_BIO_REMAP)
@@ -553,7 +548,7 @@ static void event_text(struct report *r, const struct bm_rec *rec, const struct 
 	bm_line_char(o, ' ');
 	bm_line_pad(o, ev->name, 18, false);
 	bm_line_char(o, ' ');
-	if (!is_block(ev->kind)) {
+	if (!bm_is_block(ev->kind)) {
 		bm_line_str(o, details(r, rec, ev));
 		bm_line_char(o, '\n');
 		bm_line_write(o);
@@ -608,7 +603,7 @@ static const char *name_of(const struct bm_span *s)
 
 static void event_csv(struct report *r, const struct bm_event *ev, const struct labelled *l)
 {
-	bool block = is_block(ev->kind), remap = ev->kind == BM_EV_BIO_REMAP;
+	bool block = bm_is_block(ev->kind), remap = ev->kind == BM_EV_BIO_REMAP;
 	struct bm_line *o = &r->line;
 
 	bm_line_u64(o, ev->ts);
@@ -673,7 +668,7 @@ static void event_json(struct report *r, const struct bm_rec *rec, const struct 
 	bm_line_json(o, comm_of(r, ev->pid));
 	bm_line_str(o, ",\"event\":");
 	bm_line_json(o, ev->name);
-	if (!is_block(ev->kind)) {
+	if (!bm_is_block(ev->kind)) {
 		bm_line_str(o, ",\"details\":");
 		bm_line_json(o, details(r, rec, ev));
 		bm_line_str(o, "}\n");
@@ -720,7 +715,7 @@ static bool device_wanted(struct report *r, const struct bm_event *ev, const str
 
 	if (!o->disk && !o->dev)
 		return true;
-	if (!is_block(ev->kind))
+	if (!bm_is_block(ev->kind))
 		return false;
 	if (o->dev && ev->dev != o->dev && !(ev->kind == BM_EV_BIO_REMAP && ev->old_dev == o->dev))
 		return false;

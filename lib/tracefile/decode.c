@@ -258,11 +258,6 @@ static const char *string(const struct bm_decoder *d, const struct bm_rec *rec, 
 	return (const char *)rec->data + off;
 }
 
-static bool is_block(enum bm_kind k)
-{
-	return k >= BM_EV_RQ_INSERT && k <= BM_EV_BIO_REMAP;
-}
-
 /* The operation, read from the event's RWBS field without copying it. */
 static int op_of(const struct bm_rec *rec, struct field rwbs, uint32_t sectors)
 {
@@ -279,7 +274,7 @@ bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct b
 {
 	const struct layout *l = layout_of(d, rec->type);
 
-	if (!is_block(l->kind))
+	if (!bm_is_block(l->kind))
 		return false;
 	io->ts = rec->ts;
 	io->kind = l->kind;

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "blkmap/report/line.h"
+
 enum bm_output_format { BM_FORMAT_TEXT, BM_FORMAT_CSV, BM_FORMAT_JSON };
 
 int bm_output_format_parse(const char *name, enum bm_output_format *format);
@@ -29,39 +31,9 @@ const char *bm_dev_str(uint32_t dev, char *buf, size_t size);
 /* Seconds with nanoseconds: "1234.567890123". */
 const char *bm_ts_str(uint64_t ns, char *buf, size_t size);
 
-/*
- * Output built by hand: the events views print millions of lines, and
- * printf's format parsing was most of their time. What does not fit in the
- * buffer goes to @out at once, so nothing is ever cut.
- */
-struct bm_line {
-	FILE *out;
-	char buf[4096];
-	size_t n;
-};
-
-static inline void bm_line_init(struct bm_line *l, FILE *out)
-{
-	l->out = out;
-	l->n = 0;
-}
-
-void bm_line_strn(struct bm_line *l, const char *s, size_t n);
-void bm_line_str(struct bm_line *l, const char *s);
-void bm_line_char(struct bm_line *l, char c);
-/* @s padded with spaces to @width, on the left (@right) or the right. */
-void bm_line_pad(struct bm_line *l, const char *s, int width, bool right);
-void bm_line_u64(struct bm_line *l, uint64_t v);
-void bm_line_i64(struct bm_line *l, int64_t v);
-/* The number padded to @width: zeros if @zeros, else spaces on the left. */
-void bm_line_u64w(struct bm_line *l, uint64_t v, int width, bool zeros);
-void bm_line_ts(struct bm_line *l, uint64_t ns);
-void bm_line_dev(struct bm_line *l, uint32_t dev);
 /* A CSV field, quoted as bm_csv_str() does. */
 void bm_line_csv(struct bm_line *l, const char *s);
 /* A JSON string literal, as bm_json_str() writes it. */
 void bm_line_json(struct bm_line *l, const char *s);
-/* Write out what the buffer holds. */
-void bm_line_write(struct bm_line *l);
 
 #endif

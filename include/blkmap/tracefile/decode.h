@@ -35,6 +35,12 @@ enum bm_kind {
 	BM_EV_NKINDS
 };
 
+/* An I/O event of the block layer (not a print, nor a map record). */
+static inline bool bm_is_block(enum bm_kind kind)
+{
+	return kind >= BM_EV_RQ_INSERT && kind <= BM_EV_BIO_REMAP;
+}
+
 /* Kernel dev_t encoding used by tracepoints: 12-bit major, 20-bit minor. */
 #define BM_MAJOR(dev)		((unsigned)((dev) >> 20))
 #define BM_MINOR(dev)		((unsigned)((dev) & 0xfffff))

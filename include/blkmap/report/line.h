@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_REPORT_LINE_H
+#define BLKMAP_REPORT_LINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * Output built by hand: the events views print millions of lines, and
+ * printf's format parsing was most of their time. What does not fit in the
+ * buffer goes to @out at once, so nothing is ever cut.
+ */
+struct bm_line {
+	FILE *out;
+	char buf[4096];
+	size_t n;
+};
+
+static inline void bm_line_init(struct bm_line *l, FILE *out)
+{
+	l->out = out;
+	l->n = 0;
+}
+
+void bm_line_strn(struct bm_line *l, const char *s, size_t n);
+void bm_line_str(struct bm_line *l, const char *s);
+void bm_line_char(struct bm_line *l, char c);
+/* @s padded with spaces to @width, on the left (@right) or the right. */
+void bm_line_pad(struct bm_line *l, const char *s, int width, bool right);
+void bm_line_u64(struct bm_line *l, uint64_t v);
+void bm_line_i64(struct bm_line *l, int64_t v);
+/* The number padded to @width: zeros if @zeros, else spaces on the left. */
+void bm_line_u64w(struct bm_line *l, uint64_t v, int width, bool zeros);
+void bm_line_ts(struct bm_line *l, uint64_t ns);
+void bm_line_dev(struct bm_line *l, uint32_t dev);
+/* Write out what the buffer holds. */
+void bm_line_write(struct bm_line *l);
+
+#endif
