@@ -11,9 +11,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/tracefile/reader.h"
 #include "blkmap/tracefile/writer.h"
+#include "blkmap/util/error.h"
 
 int main(int argc, char **argv)
 {

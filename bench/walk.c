@@ -14,9 +14,9 @@
 #include <event-parse.h>
 #include <kbuffer.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/tracefile/page.h"
 #include "blkmap/tracefile/reader.h"
+#include "blkmap/util/error.h"
 
 #define CHUNK (16 * 4096)
 

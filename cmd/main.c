@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/tracefile/format.h"
+#include "blkmap/util/error.h"
+
 #include "cmd.h"
 
 static const struct command {

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/record/record.h"
+#include "blkmap/util/error.h"
+
 #include "cmd.h"
 
 static char doc[] =

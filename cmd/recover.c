@@ -4,8 +4,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/record/recover.h"
+#include "blkmap/util/error.h"
+
 #include "cmd.h"
 
 static char doc[] =

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "blkmap/map/feed.h"
-
 #include "blkmap/report/report.h"
+
 #include "cmd.h"
 
 static char doc[] =

@@ -5,6 +5,7 @@
 
 #include "blkmap/record/reclaim.h"
 #include "blkmap/record/session.h"
+
 #include "cmd.h"
 
 static char doc[] =

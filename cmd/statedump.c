@@ -8,6 +8,7 @@
 
 #include "blkmap/report/output.h"
 #include "blkmap/sources/sysfs.h"
+
 #include "cmd.h"
 
 static char doc[] =

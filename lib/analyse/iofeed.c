@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/analyse/iofeed.h"
+#include "blkmap/util/error.h"
 
 #define BATCH	2048		/* events: 64 KiB of bm_io */
 #define NBATCH	4

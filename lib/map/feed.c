@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/map/map.h"
 #include "blkmap/map/feed.h"
+#include "blkmap/map/map.h"
 #include "blkmap/sources/marker.h"
 
 int bm_parse_dev(const char *text, uint32_t *dev)

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/tracefile/decode.h"
 #include "blkmap/map/map.h"
+#include "blkmap/tracefile/decode.h"
 
 struct devstate {
 	uint32_t dev;

@@ -21,8 +21,8 @@
 #include <tracefs.h>
 
 #include "blkmap/record/capture.h"
-#include "blkmap/util/error.h"
 #include "blkmap/record/spool.h"
+#include "blkmap/util/error.h"
 #include "blkmap/util/sys.h"
 
 #define BATCH_PAGES	64	/* pages gathered before one write(2) */

@@ -21,24 +21,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tracefs.h>
+
 #include "blkmap/record/capture.h"
-#include "blkmap/util/error.h"
-#include "blkmap/sources/kmodule.h"
-#include "blkmap/sources/kprobes.h"
-#include "blkmap/sources/marker.h"
-#include "blkmap/record/record.h"
 #include "blkmap/record/reclaim.h"
+#include "blkmap/record/record.h"
 #include "blkmap/record/registry.h"
 #include "blkmap/record/session.h"
 #include "blkmap/record/spool.h"
+#include "blkmap/sources/kmodule.h"
+#include "blkmap/sources/kprobes.h"
+#include "blkmap/sources/marker.h"
 #include "blkmap/sources/sysfs.h"
 #include "blkmap/sources/uevent.h"
 #include "blkmap/tracefile/meta.h"
 #include "blkmap/tracefile/writer.h"
+#include "blkmap/util/error.h"
 #include "blkmap/util/sys.h"
 #include "blkmap/util/tell.h"
-
-#include <tracefs.h>
 
 #define FORMAT_VERSION 1	/* of blkmap's markers, see blkmap.dat(5) */
 

@@ -12,9 +12,9 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/record/session.h"
 #include "blkmap/tracefile/meta.h"
+#include "blkmap/util/error.h"
 #include "blkmap/util/kallsyms.h"
 
 struct enabled {

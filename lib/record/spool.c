@@ -12,9 +12,9 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/tracefile/writer.h"
+#include "blkmap/util/error.h"
 
 #define MAX_REGION	(1ULL << 40)	/* 1 TiB for each CPU, file systems allowing */
 #define MIN_REGION	(1ULL << 26)	/* below this, give up */

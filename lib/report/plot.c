@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/map/map.h"
 #include "blkmap/report/summaries.h"
+#include "blkmap/util/error.h"
 
 #define WIDTH		1200
 #define LEFT		190

@@ -1,25 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The report pipeline and its events and map views. */
+/*
+ * The report pipeline: pass 1 reads every map record into the map; pass 2
+ * labels the events of the window and hands them to a view (events.c,
+ * mapview.c, summaries.c through the analysis).
+ */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <event-parse.h>
-#include <trace-seq.h>
-
 #include "blkmap/analyse/analyse.h"
-#include "blkmap/tracefile/decode.h"
-#include "blkmap/util/error.h"
 #include "blkmap/analyse/iofeed.h"
-#include "blkmap/map/map.h"
 #include "blkmap/map/feed.h"
-#include "blkmap/sources/marker.h"
+#include "blkmap/map/map.h"
+#include "blkmap/report/events.h"
+#include "blkmap/report/mapview.h"
 #include "blkmap/report/report.h"
+#include "blkmap/report/summaries.h"
+#include "blkmap/sources/marker.h"
+#include "blkmap/tracefile/decode.h"
 #include "blkmap/tracefile/merge.h"
 #include "blkmap/tracefile/reader.h"
-#include "blkmap/report/summaries.h"
+#include "blkmap/util/error.h"
 #include "blkmap/util/tell.h"
 
 struct report {
@@ -38,10 +39,7 @@ struct report {
 	uint64_t since, until;		/* the window of interest */
 	uint64_t total_bytes;		/* of pages, for progress */
 	struct bm_analysis *analysis;
-	struct trace_seq seq;
-	struct bm_line line;
-	int comm_pid;		/* the last pid looked up, and its command */
-	const char *comm;
+	struct bm_events_view *listing;
 };
 
 static void progress(struct report *r, const char *what, uint64_t done, uint64_t *next)
@@ -309,177 +307,8 @@ static void report_loss(struct report *r)
 		bm_tell(r->opts->warn, "and %zu more gaps", n - 20);
 }
 
-/* Could events lost in the kernel hide a change of this incarnation? */
-static bool span_near_loss(struct report *r, const struct bm_span *s)
-{
-	const struct bm_loss *losses = r->losses;
-	size_t i, n = r->nlosses;
-	uint64_t lo = s->from.known ? s->from.lo : 0;
-	uint64_t hi = s->to.known ? s->to.hi : UINT64_MAX;
-
-	for (i = 0; i < n; i++)
-		if (losses[i].from <= hi && losses[i].to >= lo)
-			return true;
-	return false;
-}
-
-/* ---- map view ---- */
-
-static bool span_wanted(const struct report *r, const struct bm_span *s)
-{
-	const struct bm_report_opts *o = r->opts;
-
-	if (o->disk && strcmp(s->name, o->disk))
-		return false;
-	if (o->dev && s->dev != o->dev)
-		return false;
-	return (!s->from.known || s->from.lo <= r->until) && (!s->to.known || s->to.hi >= r->since);
-}
-
-static const char *bound_text(const struct bm_bound *b, bool is_from, char *buf, size_t size)
-{
-	char lo[32], hi[32], by[64];
-
-	bm_sources_str(b->by, '+', by, sizeof(by));
-	if (!b->known)
-		snprintf(buf, size, is_from ? "before the recording (%s by %s)" : "still present",
-			 by, bm_ts_str(b->hi, hi, sizeof(hi)));
-	else if (b->lo == b->hi)
-		snprintf(buf, size, "%s exact (%s)", bm_ts_str(b->hi, hi, sizeof(hi)), by);
-	else
-		snprintf(buf, size, "%s..%s (%s)", bm_ts_str(b->lo, lo, sizeof(lo)),
-			 bm_ts_str(b->hi, hi, sizeof(hi)), by);
-	return buf;
-}
-
-static void map_text(struct report *r)
-{
-	const struct bm_conflict *conflicts;
-	size_t i, n;
-
-	fprintf(r->out, "%-9s %-16s %-9s %-48s %s\n", "DEV", "NAME", "KIND", "FROM", "TO");
-	for (i = 0; i < bm_map_count(r->map); i++) {
-		const struct bm_span *s = bm_map_span(r->map, i);
-		char dev[16], from[160], to[160], name[200];
-
-		if (!span_wanted(r, s))
-			continue;
-		snprintf(name, sizeof(name), "%s%s%s%s", s->name, s->dm[0] ? " (" : "", s->dm,
-			 s->dm[0] ? ")" : "");
-		fprintf(r->out, "%-9s %-16s %-9s %-48s %s%s\n",
-			bm_dev_str(s->dev, dev, sizeof(dev)), name,
-			s->kind == BM_PARTITION ? "partition" : "disk",
-			bound_text(&s->from, true, from, sizeof(from)),
-			bound_text(&s->to, false, to, sizeof(to)),
-			span_near_loss(r, s) ? " [events lost meanwhile]" : "");
-	}
-	n = bm_map_conflicts(r->map, &conflicts);
-	for (i = 0; i < n; i++) {
-		char ts[32];
-
-		fprintf(r->out, "conflict at %s: %s\n", bm_ts_str(conflicts[i].ts, ts, sizeof(ts)),
-			conflicts[i].text);
-	}
-}
-
-static void csv_u64(FILE *out, bool present, uint64_t v)
-{
-	if (present)
-		fprintf(out, "%" PRIu64, v);
-}
-
-static void map_csv(struct report *r)
-{
-	size_t i;
-
-	fputs("dev,name,kind,from_ns,to_ns,from_source,to_source,"
-	      "from_lo_ns,from_hi_ns,to_lo_ns,to_hi_ns,parent,diskseq,dm,events_lost\n", r->out);
-	for (i = 0; i < bm_map_count(r->map); i++) {
-		const struct bm_span *s = bm_map_span(r->map, i);
-		char dev[16], by[64];
-
-		if (!span_wanted(r, s))
-			continue;
-		fprintf(r->out, "%s,", bm_dev_str(s->dev, dev, sizeof(dev)));
-		bm_csv_str(r->out, s->name);
-		fprintf(r->out, ",%s,", s->kind == BM_PARTITION ? "partition" : "disk");
-		csv_u64(r->out, s->from.known, s->from.hi);
-		putc(',', r->out);
-		csv_u64(r->out, s->to.known, s->to.hi);
-		fprintf(r->out, ",%s,", bm_sources_str(s->from.by, '+', by, sizeof(by)));
-		fprintf(r->out, "%s,", s->to.known ? bm_sources_str(s->to.by, '+', by, sizeof(by))
-						   : "");
-		csv_u64(r->out, s->from.known, s->from.lo);
-		putc(',', r->out);
-		csv_u64(r->out, s->from.known, s->from.hi);
-		putc(',', r->out);
-		csv_u64(r->out, s->to.known, s->to.lo);
-		putc(',', r->out);
-		csv_u64(r->out, s->to.known, s->to.hi);
-		putc(',', r->out);
-		bm_csv_str(r->out, s->parent);
-		putc(',', r->out);
-		csv_u64(r->out, s->diskseq, s->diskseq);
-		putc(',', r->out);
-		bm_csv_str(r->out, s->dm);
-		fprintf(r->out, ",%s\n", span_near_loss(r, s) ? "yes" : "");
-	}
-}
-
-static void json_bound(FILE *out, const char *key, const struct bm_bound *b)
-{
-	char by[64];
-
-	fprintf(out, "\"%s\":", key);
-	if (!b->known) {
-		fputs("null", out);
-		return;
-	}
-	fprintf(out, "{\"lo_ns\":%" PRIu64 ",\"hi_ns\":%" PRIu64 ",\"source\":", b->lo, b->hi);
-	bm_json_str(out, bm_sources_str(b->by, '+', by, sizeof(by)));
-	putc('}', out);
-}
-
-static void map_json(struct report *r)
-{
-	const struct bm_conflict *conflicts;
-	size_t i, n;
-
-	for (i = 0; i < bm_map_count(r->map); i++) {
-		const struct bm_span *s = bm_map_span(r->map, i);
-		char dev[16];
-
-		if (!span_wanted(r, s))
-			continue;
-		fprintf(r->out, "{\"dev\":\"%s\",\"name\":", bm_dev_str(s->dev, dev, sizeof(dev)));
-		bm_json_str(r->out, s->name);
-		fprintf(r->out, ",\"kind\":\"%s\",", s->kind == BM_PARTITION ? "partition" : "disk");
-		json_bound(r->out, "from", &s->from);
-		putc(',', r->out);
-		json_bound(r->out, "to", &s->to);
-		fputs(",\"parent\":", r->out);
-		bm_json_str(r->out, s->parent);
-		fprintf(r->out, ",\"diskseq\":%" PRIu64 ",\"dm\":", s->diskseq);
-		bm_json_str(r->out, s->dm);
-		fprintf(r->out, ",\"events_lost\":%s}\n", span_near_loss(r, s) ? "true" : "false");
-	}
-	n = bm_map_conflicts(r->map, &conflicts);
-	for (i = 0; i < n; i++) {
-		fprintf(r->out, "{\"conflict_ns\":%" PRIu64 ",\"text\":", conflicts[i].ts);
-		bm_json_str(r->out, conflicts[i].text);
-		fputs("}\n", r->out);
-	}
-}
-
-/* ---- events view ---- */
-
-struct labelled {
-	const struct bm_span *span, *old_span;
-	enum bm_label_basis basis, old_basis;
-};
-
 static void label(struct report *r, enum bm_kind kind, uint32_t dev, uint32_t old_dev,
-		  uint64_t ts, struct labelled *l)
+		  uint64_t ts, struct bm_labelled *l)
 {
 	memset(l, 0, sizeof(*l));
 	if (!bm_is_block(kind))
@@ -490,226 +319,7 @@ static void label(struct report *r, enum bm_kind kind, uint32_t dev, uint32_t ol
 						  &l->old_basis);
 }
 
-static const char *comm_of(struct report *r, int pid)
-{
-	if (pid == 0)
-		return "<idle>";
-	if (!r->comm || pid != r->comm_pid) {
-		r->comm = tep_data_comm_from_pid(r->tep, pid);
-		r->comm_pid = pid;
-	}
-	return r->comm;
-}
-
-/* Details of a non-block event, as the kernel's print format has them. */
-static const char *details(struct report *r, const struct bm_rec *rec, const struct bm_event *ev)
-{
-	struct tep_record trec = { .ts = rec->ts, .cpu = rec->cpu, .data = rec->data,
-				   .size = rec->size };
-
-	if (ev->kind == BM_EV_PRINT && ev->text) {
-		trace_seq_reset(&r->seq);
-		trace_seq_printf(&r->seq, "%.*s", ev->text_len, ev->text);
-	} else {
-		trace_seq_reset(&r->seq);
-		tep_print_event(r->tep, &r->seq, &trec, "%s", TEP_PRINT_INFO);
-	}
-	trace_seq_terminate(&r->seq);
-	return r->seq.buffer;
-}
-
-static void explain_text(struct report *r, const struct bm_span *s, enum bm_label_basis basis)
-{
-	char from[160], to[160];
-
-	if (!s) {
-		fputs(" [unknown: no incarnation fits]", r->out);
-		return;
-	}
-	fprintf(r->out, " [%s: %s from %s to %s]", bm_label_basis_name(basis), s->name,
-		bound_text(&s->from, true, from, sizeof(from)),
-		bound_text(&s->to, false, to, sizeof(to)));
-}
-
-static void event_text(struct report *r, const struct bm_rec *rec, const struct bm_event *ev,
-		       const struct labelled *l)
-{
-	struct bm_line *o = &r->line;
-	char pid[16];
-
-	bm_line_ts(o, ev->ts);
-	bm_line_str(o, " [");
-	bm_line_u64w(o, ev->cpu, 3, true);
-	bm_line_str(o, "] ");
-	bm_line_pad(o, comm_of(r, ev->pid), 16, true);
-	bm_line_char(o, '-');
-	snprintf(pid, sizeof(pid), "%d", ev->pid);
-	bm_line_pad(o, pid, 7, false);
-	bm_line_char(o, ' ');
-	bm_line_pad(o, ev->name, 18, false);
-	bm_line_char(o, ' ');
-	if (!bm_is_block(ev->kind)) {
-		bm_line_str(o, details(r, rec, ev));
-		bm_line_char(o, '\n');
-		bm_line_write(o);
-		return;
-	}
-	{
-		size_t at = o->n;
-
-		bm_line_dev(o, ev->dev);
-		while (o->n - at < 8)
-			bm_line_char(o, ' ');
-	}
-	bm_line_char(o, ' ');
-	bm_line_pad(o, l->span ? l->span->name : "?", 10, false);
-	bm_line_char(o, ' ');
-	bm_line_pad(o, ev->rwbs, 4, false);
-	bm_line_char(o, ' ');
-	bm_line_u64(o, ev->sector);
-	bm_line_str(o, " + ");
-	bm_line_u64(o, ev->nr_sector);
-	if (ev->kind == BM_EV_BIO_REMAP) {
-		bm_line_str(o, " <- ");
-		bm_line_dev(o, ev->old_dev);
-		bm_line_char(o, ' ');
-		bm_line_str(o, l->old_span ? l->old_span->name : "?");
-		bm_line_char(o, ' ');
-		bm_line_u64(o, ev->old_sector);
-	} else if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT) {
-		bm_line_str(o, " (");
-		bm_line_u64(o, ev->bytes);
-		bm_line_str(o, " bytes)");
-	} else if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE) {
-		bm_line_str(o, " [");
-		bm_line_i64(o, ev->error);
-		bm_line_char(o, ']');
-	}
-	bm_line_write(o);
-	if (r->opts->explain) {
-		explain_text(r, l->span, l->basis);
-		if (ev->kind == BM_EV_BIO_REMAP)
-			explain_text(r, l->old_span, l->old_basis);
-	} else if (l->basis == BM_LABEL_GUESS || l->old_basis == BM_LABEL_GUESS) {
-		fputs(" (name guessed; see --explain)", r->out);
-	}
-	putc('\n', r->out);
-}
-
-static const char *name_of(const struct bm_span *s)
-{
-	return s ? s->name : "";
-}
-
-static void event_csv(struct report *r, const struct bm_event *ev, const struct labelled *l)
-{
-	bool block = bm_is_block(ev->kind), remap = ev->kind == BM_EV_BIO_REMAP;
-	struct bm_line *o = &r->line;
-
-	bm_line_u64(o, ev->ts);
-	bm_line_char(o, ',');
-	bm_line_i64(o, ev->cpu);
-	bm_line_char(o, ',');
-	bm_line_i64(o, ev->pid);
-	bm_line_char(o, ',');
-	bm_line_csv(o, comm_of(r, ev->pid));
-	bm_line_char(o, ',');
-	bm_line_str(o, ev->name);
-	bm_line_char(o, ',');
-	if (block) {
-		bm_line_dev(o, ev->dev);
-		bm_line_char(o, ',');
-		bm_line_csv(o, name_of(l->span));
-		bm_line_char(o, ',');
-		bm_line_str(o, ev->rwbs);
-		bm_line_char(o, ',');
-		bm_line_u64(o, ev->sector);
-		bm_line_char(o, ',');
-		bm_line_u64(o, ev->nr_sector);
-		bm_line_char(o, ',');
-		if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT)
-			bm_line_u64(o, ev->bytes);
-		bm_line_char(o, ',');
-		if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE)
-			bm_line_i64(o, ev->error);
-		bm_line_char(o, ',');
-	} else {
-		bm_line_str(o, ",,,,,,,");
-	}
-	if (remap) {
-		bm_line_dev(o, ev->old_dev);
-		bm_line_char(o, ',');
-		bm_line_csv(o, name_of(l->old_span));
-		bm_line_char(o, ',');
-		bm_line_u64(o, ev->old_sector);
-		bm_line_char(o, ',');
-	} else {
-		bm_line_str(o, ",,,");
-	}
-	bm_line_str(o, block ? bm_label_basis_name(l->basis) : "");
-	bm_line_char(o, ',');
-	bm_line_str(o, remap ? bm_label_basis_name(l->old_basis) : "");
-	bm_line_char(o, '\n');
-	bm_line_write(o);
-}
-
-static void event_json(struct report *r, const struct bm_rec *rec, const struct bm_event *ev,
-		       const struct labelled *l)
-{
-	struct bm_line *o = &r->line;
-
-	bm_line_str(o, "{\"ts_ns\":");
-	bm_line_u64(o, ev->ts);
-	bm_line_str(o, ",\"cpu\":");
-	bm_line_i64(o, ev->cpu);
-	bm_line_str(o, ",\"pid\":");
-	bm_line_i64(o, ev->pid);
-	bm_line_str(o, ",\"comm\":");
-	bm_line_json(o, comm_of(r, ev->pid));
-	bm_line_str(o, ",\"event\":");
-	bm_line_json(o, ev->name);
-	if (!bm_is_block(ev->kind)) {
-		bm_line_str(o, ",\"details\":");
-		bm_line_json(o, details(r, rec, ev));
-		bm_line_str(o, "}\n");
-		bm_line_write(o);
-		return;
-	}
-	bm_line_str(o, ",\"dev\":\"");
-	bm_line_dev(o, ev->dev);
-	bm_line_str(o, "\",\"name\":");
-	bm_line_json(o, name_of(l->span));
-	bm_line_str(o, ",\"name_basis\":\"");
-	bm_line_str(o, bm_label_basis_name(l->basis));
-	bm_line_str(o, "\",\"rwbs\":");
-	bm_line_json(o, ev->rwbs);
-	bm_line_str(o, ",\"sector\":");
-	bm_line_u64(o, ev->sector);
-	bm_line_str(o, ",\"nr_sector\":");
-	bm_line_u64(o, ev->nr_sector);
-	if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT) {
-		bm_line_str(o, ",\"bytes\":");
-		bm_line_u64(o, ev->bytes);
-	}
-	if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE) {
-		bm_line_str(o, ",\"error\":");
-		bm_line_i64(o, ev->error);
-	}
-	if (ev->kind == BM_EV_BIO_REMAP) {
-		bm_line_str(o, ",\"old_dev\":\"");
-		bm_line_dev(o, ev->old_dev);
-		bm_line_str(o, "\",\"old_name\":");
-		bm_line_json(o, name_of(l->old_span));
-		bm_line_str(o, ",\"old_name_basis\":\"");
-		bm_line_str(o, bm_label_basis_name(l->old_basis));
-		bm_line_str(o, "\",\"old_sector\":");
-		bm_line_u64(o, ev->old_sector);
-	}
-	bm_line_str(o, "}\n");
-	bm_line_write(o);
-}
-
-static bool device_wanted(struct report *r, const struct bm_event *ev, const struct labelled *l)
+static bool device_wanted(struct report *r, const struct bm_event *ev, const struct bm_labelled *l)
 {
 	const struct bm_report_opts *o = r->opts;
 
@@ -725,27 +335,11 @@ static bool device_wanted(struct report *r, const struct bm_event *ev, const str
 	return true;
 }
 
-static void print_event(struct report *r, const struct bm_rec *rec, const struct bm_event *ev,
-			const struct labelled *l)
-{
-	switch (r->opts->format) {
-	case BM_FORMAT_TEXT:
-		event_text(r, rec, ev, l);
-		break;
-	case BM_FORMAT_CSV:
-		event_csv(r, ev, l);
-		break;
-	case BM_FORMAT_JSON:
-		event_json(r, rec, ev, l);
-		break;
-	}
-}
-
 /* Pass 2: every event, labelled, within the filters, to @sink. */
 static int pass_events(struct report *r)
 {
 	uint64_t next = 0, n = 0;
-	struct labelled l;
+	struct bm_labelled l;
 	struct bm_event ev;
 	struct bm_rec rec;
 	int ret;
@@ -761,7 +355,7 @@ static int pass_events(struct report *r)
 		label(r, ev.kind, ev.dev, ev.old_dev, ev.ts, &l);
 		if (!device_wanted(r, &ev, &l))
 			continue;
-		print_event(r, &rec, &ev, &l);
+		bm_events_view_print(r->listing, &rec, &ev, &l);
 		if (ferror(r->out))
 			break;
 	}
@@ -770,9 +364,11 @@ static int pass_events(struct report *r)
 
 static int list_events(struct report *r)
 {
-	if (r->opts->format == BM_FORMAT_CSV)
-		fputs("ts_ns,cpu,pid,comm,event,dev,name,rwbs,sector,nr_sector,bytes,error,"
-		      "old_dev,old_name,old_sector,name_basis,old_name_basis\n", r->out);
+	r->listing = bm_events_view_start(r->out, r->opts->format, r->opts->explain, r->tep);
+	if (!r->listing) {
+		bm_error_errno("cannot list the events of '%s'", bm_trace_path(r->trace));
+		return -1;
+	}
 	return pass_events(r);
 }
 
@@ -785,7 +381,7 @@ static int analyse_events(struct report *r)
 	struct bm_iofeed *feed = bm_iofeed_start(r->stream, r->dec, r->since, r->until);
 	uint64_t next = 0, bytes;
 	const struct bm_io *io;
-	struct labelled l;
+	struct bm_labelled l;
 	ssize_t n, i;
 
 	if (!feed)
@@ -878,8 +474,6 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	struct report r = { .opts = opts, .out = out };
 	int ret = -1, cpu;
 
-	trace_seq_init(&r.seq);
-	bm_line_init(&r.line, out);
 	r.trace = bm_trace_open(path);
 	if (!r.trace)
 		goto out;
@@ -906,12 +500,9 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		goto out;
 	switch (opts->view) {
 	case BM_VIEW_MAP:
-		if (opts->format == BM_FORMAT_TEXT)
-			map_text(&r);
-		else if (opts->format == BM_FORMAT_CSV)
-			map_csv(&r);
-		else
-			map_json(&r);
+		bm_view_map(out, opts->format, r.map, &(struct bm_map_view_opts){
+			.disk = opts->disk, .dev = opts->dev, .since = r.since, .until = r.until,
+			.losses = r.losses, .nlosses = r.nlosses });
 		break;
 	case BM_VIEW_EVENTS:
 		if (list_events(&r) < 0)
@@ -937,7 +528,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	}
 	ret = 0;
 out:
-	trace_seq_destroy(&r.seq);
+	bm_events_view_free(r.listing);
 	free(r.losses);
 	bm_analysis_free(r.analysis);
 	bm_stream_close(r.stream);

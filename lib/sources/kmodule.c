@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blkmap/util/error.h"
-#include "blkmap/sources/kmodule.h"
 #include "blkmap/record/session.h"
+#include "blkmap/sources/kmodule.h"
+#include "blkmap/util/error.h"
 
 struct bm_kmodule {
 	int fd;

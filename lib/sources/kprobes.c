@@ -16,11 +16,11 @@
 
 #include <tracefs.h>
 
+#include "blkmap/record/session.h"
 #include "blkmap/sources/btf.h"
-#include "blkmap/util/error.h"
 #include "blkmap/sources/kprobes.h"
 #include "blkmap/sources/marker.h"
-#include "blkmap/record/session.h"
+#include "blkmap/util/error.h"
 #include "blkmap/util/kallsyms.h"
 
 #define MAX_PROBES 8

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/sources/marker.h"
 #include "blkmap/sources/sysfs.h"
+#include "blkmap/util/error.h"
 
 /* First line of @dir/@file, without its newline; "" if unreadable. */
 static void read_attr(const char *dir, const char *file, char *out, size_t size)

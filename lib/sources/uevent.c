@@ -28,9 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/sources/marker.h"
 #include "blkmap/sources/uevent.h"
+#include "blkmap/util/error.h"
 #include "blkmap/util/sys.h"
 
 #define KERNEL_GROUP	1

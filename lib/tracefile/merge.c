@@ -16,10 +16,10 @@
 
 #include <event-parse.h>
 
-#include "blkmap/util/error.h"
-#include "blkmap/tracefile/page.h"
 #include "blkmap/tracefile/merge.h"
+#include "blkmap/tracefile/page.h"
 #include "blkmap/tracefile/reader.h"
+#include "blkmap/util/error.h"
 
 #define WINDOW_BYTES	(1u << 16)	/* measured: fits the cache, fewest calls */
 

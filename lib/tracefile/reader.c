@@ -18,10 +18,10 @@
 
 #include <event-parse.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/tracefile/format.h"
 #include "blkmap/tracefile/reader.h"
+#include "blkmap/util/error.h"
 
 #define MAX_CPUS		8192
 #define MAX_FORMATS		65536

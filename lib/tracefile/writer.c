@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/tracefile/format.h"
 #include "blkmap/tracefile/writer.h"
+#include "blkmap/util/error.h"
 #include "blkmap/util/sys.h"
 
 

@@ -17,10 +17,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/report/report.h"
 #include "blkmap/tracefile/reader.h"
 #include "blkmap/tracefile/writer.h"
+#include "blkmap/util/error.h"
 
 #define MAX_CPUS 4
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/tracefile/reader.h"
+#include "blkmap/util/error.h"
 
 #define VIEWS		5	/* as fuzz_pages has them */
 #define MAX_CPUS	4

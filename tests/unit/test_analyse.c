@@ -7,6 +7,7 @@
 
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/map/map.h"
+
 #include "helpers.h"
 
 #define US 1000ULL

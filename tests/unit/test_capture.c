@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "blkmap/record/capture.h"
+
 #include "helpers.h"
 
 /*

@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/tracefile/decode.h"
 #include "blkmap/map/map.h"
+#include "blkmap/tracefile/decode.h"
+
 #include "helpers.h"
 
 #define MS 1000000ULL

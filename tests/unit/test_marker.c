@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "blkmap/sources/marker.h"
+
 #include "helpers.h"
 
 START_TEST(values_round_trip_through_escapes)

@@ -5,11 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blkmap/tracefile/decode.h"
-#include "blkmap/util/error.h"
 #include "blkmap/analyse/iofeed.h"
+#include "blkmap/tracefile/decode.h"
 #include "blkmap/tracefile/merge.h"
 #include "blkmap/tracefile/reader.h"
+#include "blkmap/util/error.h"
+
 #include "helpers.h"
 
 static char path[256];

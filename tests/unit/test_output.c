@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "blkmap/report/output.h"
+
 #include "helpers.h"
 
 static char *json_of(const char *s)

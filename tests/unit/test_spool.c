@@ -16,11 +16,12 @@
 #include <unistd.h>
 
 #include "blkmap/record/capture.h"
-#include "blkmap/util/error.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/tracefile/merge.h"
 #include "blkmap/tracefile/reader.h"
 #include "blkmap/tracefile/writer.h"
+#include "blkmap/util/error.h"
+
 #include "helpers.h"
 
 #define NCPUS	3

@@ -11,10 +11,11 @@
 
 #include <event-parse.h>
 
-#include "blkmap/util/error.h"
 #include "blkmap/tracefile/merge.h"
 #include "blkmap/tracefile/reader.h"
 #include "blkmap/tracefile/writer.h"
+#include "blkmap/util/error.h"
+
 #include "helpers.h"
 
 static char path[256];

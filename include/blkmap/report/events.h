@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_REPORT_EVENTS_H
+#define BLKMAP_REPORT_EVENTS_H
+
+/*
+ * The events view (events.c): every event in time order, each block event
+ * with the name its device had at that moment; as text laid out like
+ * trace-cmd's, CSV with a header row, or JSON Lines.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "blkmap/map/map.h"
+#include "blkmap/report/output.h"
+#include "blkmap/tracefile/decode.h"
+
+struct tep_handle;
+
+/* The names of a block event's device and, for a remap, of its source. */
+struct bm_labelled {
+	const struct bm_span *span, *old_span;	/* NULL: no incarnation fits */
+	enum bm_label_basis basis, old_basis;
+};
+
+struct bm_events_view;
+
+/* A view writing to @out; a CSV one has written its header row. NULL: no memory. */
+struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format format,
+					    bool explain, struct tep_handle *tep);
+void bm_events_view_print(struct bm_events_view *v, const struct bm_rec *rec,
+			  const struct bm_event *ev, const struct bm_labelled *l);
+void bm_events_view_free(struct bm_events_view *v);
+
+#endif

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The events view: text as trace-cmd lays it out; CSV and JSON from one list of columns. */
+#include <stdlib.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "blkmap/report/events.h"
+#include "blkmap/report/mapview.h"
+
+struct bm_events_view {
+	FILE *out;
+	enum bm_output_format format;
+	bool explain;
+	struct tep_handle *tep;
+	struct trace_seq seq;
+	struct bm_line line;
+	int comm_pid;		/* the last pid looked up, and its command */
+	const char *comm;
+};
+
+static const char *comm_of(struct bm_events_view *v, int pid)
+{
+	if (pid == 0)
+		return "<idle>";
+	if (!v->comm || pid != v->comm_pid) {
+		v->comm = tep_data_comm_from_pid(v->tep, pid);
+		v->comm_pid = pid;
+	}
+	return v->comm;
+}
+
+/* Details of a non-block event, as the kernel's print format has them. */
+static const char *details(struct bm_events_view *v, const struct bm_rec *rec,
+			   const struct bm_event *ev)
+{
+	struct tep_record trec = { .ts = rec->ts, .cpu = rec->cpu, .data = rec->data,
+				   .size = rec->size };
+
+	trace_seq_reset(&v->seq);
+	if (ev->kind == BM_EV_PRINT && ev->text)
+		trace_seq_printf(&v->seq, "%.*s", ev->text_len, ev->text);
+	else
+		tep_print_event(v->tep, &v->seq, &trec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&v->seq);
+	return v->seq.buffer;
+}
+
+/* ---- text ---- */
+
+static void explain_text(struct bm_events_view *v, const struct bm_span *s,
+			 enum bm_label_basis basis)
+{
+	char from[160], to[160];
+
+	if (!s) {
+		fputs(" [unknown: no incarnation fits]", v->out);
+		return;
+	}
+	fprintf(v->out, " [%s: %s from %s to %s]", bm_label_basis_name(basis), s->name,
+		bm_bound_str(&s->from, true, from, sizeof(from)),
+		bm_bound_str(&s->to, false, to, sizeof(to)));
+}
+
+static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
+		       const struct bm_event *ev, const struct bm_labelled *l)
+{
+	struct bm_line *o = &v->line;
+	char pid[16];
+	size_t at;
+
+	bm_line_ts(o, ev->ts);
+	bm_line_str(o, " [");
+	bm_line_u64w(o, ev->cpu, 3, true);
+	bm_line_str(o, "] ");
+	bm_line_pad(o, comm_of(v, ev->pid), 16, true);
+	bm_line_char(o, '-');
+	snprintf(pid, sizeof(pid), "%d", ev->pid);
+	bm_line_pad(o, pid, 7, false);
+	bm_line_char(o, ' ');
+	bm_line_pad(o, ev->name, 18, false);
+	bm_line_char(o, ' ');
+	if (!bm_is_block(ev->kind)) {
+		bm_line_str(o, details(v, rec, ev));
+		bm_line_char(o, '\n');
+		bm_line_write(o);
+		return;
+	}
+	at = o->n;
+	bm_line_dev(o, ev->dev);
+	while (o->n - at < 8)
+		bm_line_char(o, ' ');
+	bm_line_char(o, ' ');
+	bm_line_pad(o, l->span ? l->span->name : "?", 10, false);
+	bm_line_char(o, ' ');
+	bm_line_pad(o, ev->rwbs, 4, false);
+	bm_line_char(o, ' ');
+	bm_line_u64(o, ev->sector);
+	bm_line_str(o, " + ");
+	bm_line_u64(o, ev->nr_sector);
+	if (ev->kind == BM_EV_BIO_REMAP) {
+		bm_line_str(o, " <- ");
+		bm_line_dev(o, ev->old_dev);
+		bm_line_char(o, ' ');
+		bm_line_str(o, l->old_span ? l->old_span->name : "?");
+		bm_line_char(o, ' ');
+		bm_line_u64(o, ev->old_sector);
+	} else if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT) {
+		bm_line_str(o, " (");
+		bm_line_u64(o, ev->bytes);
+		bm_line_str(o, " bytes)");
+	} else if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE) {
+		bm_line_str(o, " [");
+		bm_line_i64(o, ev->error);
+		bm_line_char(o, ']');
+	}
+	bm_line_write(o);
+	if (v->explain) {
+		explain_text(v, l->span, l->basis);
+		if (ev->kind == BM_EV_BIO_REMAP)
+			explain_text(v, l->old_span, l->old_basis);
+	} else if (l->basis == BM_LABEL_GUESS || l->old_basis == BM_LABEL_GUESS) {
+		fputs(" (name guessed; see --explain)", v->out);
+	}
+	putc('\n', v->out);
+}
+
+/* ---- CSV and JSON ---- */
+
+/* A record's fields: one list for both formats, each of which orders them its own way. */
+enum column {
+	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DETAILS,
+	C_DEV, C_NAME, C_BASIS, C_RWBS, C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR,
+	C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR,
+	NCOLUMNS
+};
+
+enum value_type { V_U64, V_I64, V_TEXT, V_DEV };
+
+static const struct {
+	const char *key;
+	enum value_type type;
+} columns[NCOLUMNS] = {
+	[C_TS] = { "ts_ns", V_U64 },
+	[C_CPU] = { "cpu", V_I64 },
+	[C_PID] = { "pid", V_I64 },
+	[C_COMM] = { "comm", V_TEXT },
+	[C_EVENT] = { "event", V_TEXT },
+	[C_DETAILS] = { "details", V_TEXT },
+	[C_DEV] = { "dev", V_DEV },
+	[C_NAME] = { "name", V_TEXT },
+	[C_BASIS] = { "name_basis", V_TEXT },
+	[C_RWBS] = { "rwbs", V_TEXT },
+	[C_SECTOR] = { "sector", V_U64 },
+	[C_NR_SECTOR] = { "nr_sector", V_U64 },
+	[C_BYTES] = { "bytes", V_U64 },
+	[C_ERROR] = { "error", V_I64 },
+	[C_OLD_DEV] = { "old_dev", V_DEV },
+	[C_OLD_NAME] = { "old_name", V_TEXT },
+	[C_OLD_BASIS] = { "old_name_basis", V_TEXT },
+	[C_OLD_SECTOR] = { "old_sector", V_U64 },
+};
+
+/* The orders of blkmap-report(1): every CSV column, in every row; JSON keys when present. */
+static const enum column csv_order[] = {
+	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DEV, C_NAME, C_RWBS, C_SECTOR, C_NR_SECTOR,
+	C_BYTES, C_ERROR, C_OLD_DEV, C_OLD_NAME, C_OLD_SECTOR, C_BASIS, C_OLD_BASIS,
+};
+static const enum column json_order[] = {
+	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DETAILS, C_DEV, C_NAME, C_BASIS, C_RWBS,
+	C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR, C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR,
+};
+
+struct record {
+	unsigned present;	/* a bit a column */
+	union {
+		uint64_t u;
+		int64_t i;
+		const char *s;
+		uint32_t dev;
+	} value[NCOLUMNS];
+};
+
+#define SET(r, col, member, v) ((r)->present |= 1U << (col), (r)->value[col].member = (v))
+
+static const char *name_of(const struct bm_span *s)
+{
+	return s ? s->name : "";
+}
+
+/* @ev as a record; details (costly) only for JSON, the only format with them. */
+static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struct bm_event *ev,
+		 const struct bm_labelled *l, struct record *r)
+{
+	r->present = 0;
+	SET(r, C_TS, u, ev->ts);
+	SET(r, C_CPU, i, ev->cpu);
+	SET(r, C_PID, i, ev->pid);
+	SET(r, C_COMM, s, comm_of(v, ev->pid));
+	SET(r, C_EVENT, s, ev->name);
+	if (!bm_is_block(ev->kind)) {
+		if (v->format == BM_FORMAT_JSON)
+			SET(r, C_DETAILS, s, details(v, rec, ev));
+		return;
+	}
+	SET(r, C_DEV, dev, ev->dev);
+	SET(r, C_NAME, s, name_of(l->span));
+	SET(r, C_BASIS, s, bm_label_basis_name(l->basis));
+	SET(r, C_RWBS, s, ev->rwbs);
+	SET(r, C_SECTOR, u, ev->sector);
+	SET(r, C_NR_SECTOR, u, ev->nr_sector);
+	if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT)
+		SET(r, C_BYTES, u, ev->bytes);
+	if (ev->kind == BM_EV_RQ_COMPLETE || ev->kind == BM_EV_BIO_COMPLETE)
+		SET(r, C_ERROR, i, ev->error);
+	if (ev->kind == BM_EV_BIO_REMAP) {
+		SET(r, C_OLD_DEV, dev, ev->old_dev);
+		SET(r, C_OLD_NAME, s, name_of(l->old_span));
+		SET(r, C_OLD_BASIS, s, bm_label_basis_name(l->old_basis));
+		SET(r, C_OLD_SECTOR, u, ev->old_sector);
+	}
+}
+
+static void event_csv(struct bm_line *o, const struct record *r)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(csv_order) / sizeof(csv_order[0]); i++) {
+		enum column c = csv_order[i];
+
+		if (i)
+			bm_line_char(o, ',');
+		if (!(r->present & (1U << c)))
+			continue;
+		switch (columns[c].type) {
+		case V_U64:
+			bm_line_u64(o, r->value[c].u);
+			break;
+		case V_I64:
+			bm_line_i64(o, r->value[c].i);
+			break;
+		case V_TEXT:
+			bm_line_csv(o, r->value[c].s);
+			break;
+		case V_DEV:
+			bm_line_dev(o, r->value[c].dev);
+			break;
+		}
+	}
+	bm_line_char(o, '\n');
+	bm_line_write(o);
+}
+
+static void event_json(struct bm_line *o, const struct record *r)
+{
+	bool first = true;
+	size_t i;
+
+	bm_line_char(o, '{');
+	for (i = 0; i < sizeof(json_order) / sizeof(json_order[0]); i++) {
+		enum column c = json_order[i];
+
+		if (!(r->present & (1U << c)))
+			continue;
+		bm_line_str(o, first ? "\"" : ",\"");
+		bm_line_str(o, columns[c].key);
+		bm_line_str(o, "\":");
+		first = false;
+		switch (columns[c].type) {
+		case V_U64:
+			bm_line_u64(o, r->value[c].u);
+			break;
+		case V_I64:
+			bm_line_i64(o, r->value[c].i);
+			break;
+		case V_TEXT:
+			bm_line_json(o, r->value[c].s);
+			break;
+		case V_DEV:
+			bm_line_char(o, '"');
+			bm_line_dev(o, r->value[c].dev);
+			bm_line_char(o, '"');
+			break;
+		}
+	}
+	bm_line_str(o, "}\n");
+	bm_line_write(o);
+}
+
+/* ---- the view ---- */
+
+struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format format,
+					    bool explain, struct tep_handle *tep)
+{
+	struct bm_events_view *v = calloc(1, sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return NULL;
+	v->out = out;
+	v->format = format;
+	v->explain = explain;
+	v->tep = tep;
+	trace_seq_init(&v->seq);
+	bm_line_init(&v->line, out);
+	if (format == BM_FORMAT_CSV) {
+		for (i = 0; i < sizeof(csv_order) / sizeof(csv_order[0]); i++) {
+			if (i)
+				bm_line_char(&v->line, ',');
+			bm_line_str(&v->line, columns[csv_order[i]].key);
+		}
+		bm_line_char(&v->line, '\n');
+		bm_line_write(&v->line);
+	}
+	return v;
+}
+
+void bm_events_view_print(struct bm_events_view *v, const struct bm_rec *rec,
+			  const struct bm_event *ev, const struct bm_labelled *l)
+{
+	struct record r;
+
+	if (v->format == BM_FORMAT_TEXT) {
+		event_text(v, rec, ev, l);
+		return;
+	}
+	fill(v, rec, ev, l, &r);
+	if (v->format == BM_FORMAT_CSV)
+		event_csv(&v->line, &r);
+	else
+		event_json(&v->line, &r);
+}
+
+void bm_events_view_free(struct bm_events_view *v)
+{
+	if (!v)
+		return;
+	trace_seq_destroy(&v->seq);
+	free(v);
+}
