@@ -135,30 +135,36 @@ enum column {
 	NCOLUMNS
 };
 
-enum value_type { V_U64, V_I64, V_TEXT, V_DEV };
+/* V_WORD: one of blkmap's own words, which no format needs to quote or escape. */
+enum value_type { V_U64, V_I64, V_TEXT, V_WORD, V_DEV };
+
+/* Each key also as JSON writes it, after a comma: its length is known. */
+#define COLUMN(key, type) { key, ",\"" key "\":", sizeof(",\"" key "\":") - 1, type }
 
 static const struct {
 	const char *key;
+	const char *json;
+	size_t json_len;
 	enum value_type type;
 } columns[NCOLUMNS] = {
-	[C_TS] = { "ts_ns", V_U64 },
-	[C_CPU] = { "cpu", V_I64 },
-	[C_PID] = { "pid", V_I64 },
-	[C_COMM] = { "comm", V_TEXT },
-	[C_EVENT] = { "event", V_TEXT },
-	[C_DETAILS] = { "details", V_TEXT },
-	[C_DEV] = { "dev", V_DEV },
-	[C_NAME] = { "name", V_TEXT },
-	[C_BASIS] = { "name_basis", V_TEXT },
-	[C_RWBS] = { "rwbs", V_TEXT },
-	[C_SECTOR] = { "sector", V_U64 },
-	[C_NR_SECTOR] = { "nr_sector", V_U64 },
-	[C_BYTES] = { "bytes", V_U64 },
-	[C_ERROR] = { "error", V_I64 },
-	[C_OLD_DEV] = { "old_dev", V_DEV },
-	[C_OLD_NAME] = { "old_name", V_TEXT },
-	[C_OLD_BASIS] = { "old_name_basis", V_TEXT },
-	[C_OLD_SECTOR] = { "old_sector", V_U64 },
+	[C_TS] = COLUMN("ts_ns", V_U64),
+	[C_CPU] = COLUMN("cpu", V_I64),
+	[C_PID] = COLUMN("pid", V_I64),
+	[C_COMM] = COLUMN("comm", V_TEXT),
+	[C_EVENT] = COLUMN("event", V_TEXT),
+	[C_DETAILS] = COLUMN("details", V_TEXT),
+	[C_DEV] = COLUMN("dev", V_DEV),
+	[C_NAME] = COLUMN("name", V_TEXT),
+	[C_BASIS] = COLUMN("name_basis", V_WORD),
+	[C_RWBS] = COLUMN("rwbs", V_TEXT),
+	[C_SECTOR] = COLUMN("sector", V_U64),
+	[C_NR_SECTOR] = COLUMN("nr_sector", V_U64),
+	[C_BYTES] = COLUMN("bytes", V_U64),
+	[C_ERROR] = COLUMN("error", V_I64),
+	[C_OLD_DEV] = COLUMN("old_dev", V_DEV),
+	[C_OLD_NAME] = COLUMN("old_name", V_TEXT),
+	[C_OLD_BASIS] = COLUMN("old_name_basis", V_WORD),
+	[C_OLD_SECTOR] = COLUMN("old_sector", V_U64),
 };
 
 /* The orders of blkmap-report(1): every CSV column, in every row; JSON keys when present. */
@@ -242,6 +248,9 @@ static void event_csv(struct bm_line *o, const struct record *r)
 		case V_TEXT:
 			bm_line_csv(o, r->value[c].s);
 			break;
+		case V_WORD:
+			bm_line_str(o, r->value[c].s);
+			break;
 		case V_DEV:
 			bm_line_dev(o, r->value[c].dev);
 			break;
@@ -262,9 +271,7 @@ static void event_json(struct bm_line *o, const struct record *r)
 
 		if (!(r->present & (1U << c)))
 			continue;
-		bm_line_str(o, first ? "\"" : ",\"");
-		bm_line_str(o, columns[c].key);
-		bm_line_str(o, "\":");
+		bm_line_strn(o, columns[c].json + first, columns[c].json_len - first);
 		first = false;
 		switch (columns[c].type) {
 		case V_U64:
@@ -275,6 +282,11 @@ static void event_json(struct bm_line *o, const struct record *r)
 			break;
 		case V_TEXT:
 			bm_line_json(o, r->value[c].s);
+			break;
+		case V_WORD:
+			bm_line_char(o, '"');
+			bm_line_str(o, r->value[c].s);
+			bm_line_char(o, '"');
 			break;
 		case V_DEV:
 			bm_line_char(o, '"');
