@@ -13,20 +13,10 @@
 #include <string.h>
 
 #include "blkmap/analyse/analyse.h"
+#include "blkmap/analyse/inflight.h"
 #include "blkmap/map/map.h"
 
 #define STALE_NS	(30ULL * 1000000000)
-
-struct inflight {
-	uint32_t dev;
-	uint64_t sector;
-	uint32_t nr_sector;	/* of the bio queued here, 0 if only a request was seen */
-	uint64_t q, d;		/* queued, issued */
-	bool has_q, has_d;
-	int disk, part;		/* indexes into disks counting it in flight, -1 for none */
-	int rq_disk;		/* the disk counting its request in flight (has_d) */
-	bool used;
-};
 
 struct bm_analysis {
 	uint64_t first, last;
@@ -37,8 +27,7 @@ struct bm_analysis {
 	size_t index_size;
 	const struct bm_disk_stats **sorted;
 	size_t nsorted;
-	struct inflight *table;
-	size_t tsize, tused;
+	struct bm_inflight_table inflight;
 	uint64_t next_sweep;	/* when stale entries are dropped next */
 	struct bm_top_row *top;
 	int *top_disk;		/* the disk index of each row, until finish */
@@ -48,82 +37,6 @@ struct bm_analysis {
 	uint32_t last_dev;
 	int last_disk;
 };
-
-/* ---- histograms ---- */
-
-static int hist_index(uint64_t v)
-{
-	int p;
-
-	if (v < 2 * BM_HIST_SUB)
-		return v;
-	p = 63 - __builtin_clzll(v);	/* 2^p <= v, p >= log2(2 * SUB) */
-	return (p - 4) * BM_HIST_SUB + ((v >> (p - 5)) & (BM_HIST_SUB - 1));
-}
-
-static uint64_t hist_value(int i, uint64_t *width)
-{
-	int p;
-
-	if (i < 2 * BM_HIST_SUB) {
-		*width = 1;
-		return i;
-	}
-	p = i / BM_HIST_SUB + 4;
-	*width = 1ULL << (p - 5);
-	return (uint64_t)(BM_HIST_SUB + i % BM_HIST_SUB) << (p - 5);
-}
-
-static void hist_add(struct bm_hist *h, uint64_t v)
-{
-	if (!h->buckets) {
-		h->buckets = calloc(BM_HIST_SIZE, sizeof(*h->buckets));
-		if (!h->buckets)
-			return;
-		h->min = v;
-	}
-	h->buckets[hist_index(v)]++;
-	h->count++;
-	h->sum += v;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-}
-
-uint64_t bm_hist_percentile(const struct bm_hist *h, double p)
-{
-	uint64_t want, seen = 0, width, v;
-	int i;
-
-	if (!h->count)
-		return 0;
-	want = (uint64_t)(p / 100.0 * h->count + 0.5);
-	if (want < 1)
-		want = 1;
-	for (i = 0; i < BM_HIST_SIZE; i++) {
-		seen += h->buckets[i];
-		if (seen >= want) {
-			v = hist_value(i, &width) + width / 2;
-			return v < h->min ? h->min : v > h->max ? h->max : v;
-		}
-	}
-	return h->max;
-}
-
-void bm_hist_log2_us(const struct bm_hist *h, uint64_t out[64])
-{
-	uint64_t width, v;
-	int i;
-
-	memset(out, 0, 64 * sizeof(*out));
-	for (i = 0; h->buckets && i < BM_HIST_SIZE; i++) {
-		if (!h->buckets[i])
-			continue;
-		v = hist_value(i, &width) / 1000;	/* the bucket's start, in µs */
-		out[v < 2 ? 0 : 63 - __builtin_clzll(v)] += h->buckets[i];
-	}
-}
 
 /* ---- incarnations ---- */
 
@@ -226,112 +139,17 @@ static void count(uint64_t counts[4], int op, uint32_t sectors)
 
 /* ---- requests in flight ---- */
 
-static size_t slot_of(const struct bm_analysis *a, uint32_t dev, uint64_t sector)
-{
-	uint64_t h = (sector * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)dev * 0xC2B2AE3D27D4EB4FULL);
-
-	return (h >> 17) & (a->tsize - 1);
-}
-
-static struct inflight *lookup(struct bm_analysis *a, uint32_t dev, uint64_t sector)
-{
-	size_t i;
-
-	if (!a->tsize)
-		return NULL;
-	for (i = slot_of(a, dev, sector); a->table[i].used; i = (i + 1) & (a->tsize - 1))
-		if (a->table[i].dev == dev && a->table[i].sector == sector)
-			return &a->table[i];
-	return NULL;
-}
-
 /* @e leaves the table at @now without a completion: it is no longer in flight. */
-static void settle(struct bm_analysis *a, const struct inflight *e, uint64_t now)
+static void settle(void *ctx, const struct bm_inflight *e, uint64_t now)
 {
+	struct bm_analysis *a = ctx;
+
 	if (e->has_q && e->disk >= 0)
 		account(&a->disks[e->disk]->bio_time, now, -1);
 	if (e->has_q && e->part >= 0)
 		account(&a->disks[e->part]->bio_time, now, -1);
 	if (e->has_d)
 		account(&a->disks[e->rq_disk]->rq_time, now, -1);
-}
-
-static void rehash(struct bm_analysis *a, size_t size, uint64_t now)
-{
-	struct inflight *old = a->table, *t;
-	size_t i, oldsize = a->tsize;
-
-	t = calloc(size, sizeof(*t));
-	if (!t)
-		return;
-	a->table = t;
-	a->tsize = size;
-	a->tused = 0;
-	for (i = 0; i < oldsize; i++) {
-		struct inflight *e = &old[i];
-		size_t j;
-
-		if (!e->used)
-			continue;
-		if ((e->has_q ? e->q : e->d) + STALE_NS < now) {
-			settle(a, e, now);
-			continue;
-		}
-		for (j = slot_of(a, e->dev, e->sector); t[j].used; j = (j + 1) & (size - 1))
-			;
-		t[j] = *e;
-		a->tused++;
-	}
-	free(old);
-}
-
-static struct inflight *insert(struct bm_analysis *a, uint32_t dev, uint64_t sector, uint64_t now)
-{
-	struct inflight *e = lookup(a, dev, sector);
-	size_t i;
-
-	if (e)
-		return e;
-	if (2 * (a->tused + 1) > a->tsize) {
-		/* At the same size first: that drops the stale entries. */
-		rehash(a, a->tsize ? a->tsize : 1024, now);
-		if (2 * (a->tused + 1) > a->tsize)
-			rehash(a, 2 * a->tsize, now);
-	}
-	if (!a->tsize)
-		return NULL;
-	for (i = slot_of(a, dev, sector); a->table[i].used; i = (i + 1) & (a->tsize - 1))
-		;
-	e = &a->table[i];
-	memset(e, 0, sizeof(*e));
-	e->used = true;
-	e->dev = dev;
-	e->sector = sector;
-	e->disk = e->part = -1;
-	a->tused++;
-	return e;
-}
-
-/* Remove @e, moving later entries of its cluster back (linear probing). */
-static void erase(struct bm_analysis *a, struct inflight *e)
-{
-	size_t i = e - a->table, j = i;
-
-	e->used = false;
-	a->tused--;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & (a->tsize - 1);
-		if (!a->table[j].used)
-			return;
-		home = slot_of(a, a->table[j].dev, a->table[j].sector);
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			a->table[i] = a->table[j];
-			a->table[j].used = false;
-			i = j;
-		}
-	}
 }
 
 /* ---- processes ---- */
@@ -422,18 +240,18 @@ static void seen(struct bm_disk_stats *d, uint64_t ts)
 static void end_merged(struct bm_analysis *a, uint32_t dev, uint64_t pos, uint64_t end,
 		       uint64_t now)
 {
-	struct inflight *m;
+	struct bm_inflight *m;
 
-	while (pos < end && (m = lookup(a, dev, pos)) && m->nr_sector) {
+	while (pos < end && (m = bm_inflight_find(&a->inflight, dev, pos)) && m->nr_sector) {
 		pos += m->nr_sector;
 		settle(a, m, now);
-		erase(a, m);
+		bm_inflight_erase(&a->inflight, m);
 	}
 }
 
 static void complete(struct bm_analysis *a, const struct bm_io *io, int disk, bool request)
 {
-	struct inflight *e = lookup(a, io->dev, io->sector);
+	struct bm_inflight *e = bm_inflight_find(&a->inflight, io->dev, io->sector);
 	struct bm_disk_stats *d = a->disks[disk];
 	uint64_t bytes = io->op < 0 ? 0 : (uint64_t)io->nr_sector * 512;
 	uint64_t q2c = e && e->has_q ? io->ts - e->q : 0;
@@ -446,11 +264,11 @@ static void complete(struct bm_analysis *a, const struct bm_io *io, int disk, bo
 		return;
 	}
 	if (e->has_q && e->disk >= 0) {
-		hist_add(&d->q2c, q2c);
+		bm_hist_add(&d->q2c, q2c);
 		account(&d->bio_time, io->ts, -1);
 	}
 	if (request && e->has_d) {
-		hist_add(&d->d2c, io->ts - e->d);
+		bm_hist_add(&d->d2c, io->ts - e->d);
 		account(&d->rq_time, io->ts, -1);
 	}
 	series_add(a, d, io->ts, bytes, request && e->has_d ? io->ts - e->d : q2c);
@@ -460,13 +278,13 @@ static void complete(struct bm_analysis *a, const struct bm_io *io, int disk, bo
 		seen(p, io->ts);
 		count(p->rq_counts, io->op, io->nr_sector);
 		if (e->has_q) {
-			hist_add(&p->q2c, q2c);
+			bm_hist_add(&p->q2c, q2c);
 			account(&p->bio_time, io->ts, -1);
 		}
 		series_add(a, p, io->ts, bytes, q2c);
 	}
 	next = e->nr_sector ? e->sector + e->nr_sector : UINT64_MAX;
-	erase(a, e);
+	bm_inflight_erase(&a->inflight, e);
 	if (request)
 		end_merged(a, io->dev, next, io->sector + io->nr_sector, io->ts);
 }
@@ -475,21 +293,20 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span)
 {
 	int disk = disk_of(a, io->dev, span, BM_IO_REQUEST), part;
-	struct inflight *e;
+	struct bm_inflight *e;
 
 	if (disk < 0)
 		return;
 	if (io->ts >= a->next_sweep) {
 		/* Drop what could not complete any more, even with room to spare. */
-		if (a->tused)
-			rehash(a, a->tsize, io->ts);
+		bm_inflight_sweep(&a->inflight, io->ts);
 		a->next_sweep = io->ts + STALE_NS;
 	}
 	switch (io->kind) {
 	case BM_EV_BIO_REMAP:
 		/* From a partition (or dm device) onto the disk, at the disk's sector. */
 		part = disk_of(a, io->old_dev, old_span, BM_IO_REMAP);
-		e = part >= 0 ? insert(a, io->dev, io->sector, io->ts) : NULL;
+		e = part >= 0 ? bm_inflight_get(&a->inflight, io->dev, io->sector, io->ts) : NULL;
 		if (!e)
 			return;
 		e->part = part;
@@ -501,7 +318,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		queued_by(a, part, io);
 		break;
 	case BM_EV_BIO_QUEUE:
-		e = insert(a, io->dev, io->sector, io->ts);
+		e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->ts);
 		if (!e)
 			return;
 		if (!e->has_q) {
@@ -516,7 +333,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		queued_by(a, disk, io);
 		break;
 	case BM_EV_RQ_ISSUE:
-		e = insert(a, io->dev, io->sector, io->ts);
+		e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->ts);
 		if (e && !e->has_d) {
 			e->d = io->ts;
 			e->has_d = true;
@@ -525,7 +342,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		}
 		break;
 	case BM_EV_RQ_REQUEUE:
-		e = lookup(a, io->dev, io->sector);
+		e = bm_inflight_find(&a->inflight, io->dev, io->sector);
 		if (e && e->has_d) {
 			e->has_d = false;
 			account(&a->disks[disk]->rq_time, io->ts, -1);
@@ -657,6 +474,9 @@ struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, bool series)
 	a->last = last;
 	a->series = series;
 	a->last_disk = -1;
+	a->inflight.stale_ns = STALE_NS;
+	a->inflight.drop = settle;
+	a->inflight.ctx = a;
 	return a;
 }
 
@@ -667,15 +487,15 @@ void bm_analysis_free(struct bm_analysis *a)
 	if (!a)
 		return;
 	for (i = 0; i < a->ndisks; i++) {
-		free(a->disks[i]->q2c.buckets);
-		free(a->disks[i]->d2c.buckets);
+		bm_hist_release(&a->disks[i]->q2c);
+		bm_hist_release(&a->disks[i]->d2c);
 		free(a->disks[i]->series);
 		free(a->disks[i]);
 	}
 	free(a->disks);
 	free(a->index);
 	free(a->sorted);
-	free(a->table);
+	bm_inflight_release(&a->inflight);
 	free(a->top);
 	free(a->top_disk);
 	free(a);

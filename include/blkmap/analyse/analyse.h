@@ -12,25 +12,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "blkmap/analyse/hist.h"
 #include "blkmap/tracefile/decode.h"
 
 struct bm_span;
-
-/*
- * Latencies in a log-linear histogram: 32 sub-buckets per power of two, so
- * a percentile is within 3% of the exact value (min, max, mean are exact).
- */
-#define BM_HIST_SUB	32
-#define BM_HIST_SIZE	(64 * BM_HIST_SUB)
-
-struct bm_hist {
-	uint64_t count, sum, min, max;
-	uint32_t *buckets;	/* BM_HIST_SIZE, allocated with the first value */
-};
-
-uint64_t bm_hist_percentile(const struct bm_hist *h, double p);
-/* Counts in [2^k, 2^(k+1)) microseconds (k = 0 holds [0, 2)), like biolatency. */
-void bm_hist_log2_us(const struct bm_hist *h, uint64_t out[64]);
 
 #define BM_SERIES_BINS 400
 

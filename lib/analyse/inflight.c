@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdlib.h>
+#include <string.h>
+
+#include "blkmap/analyse/inflight.h"
+
+/* Rebuild at @size, dropping the stale entries. */
+static void rehash(struct bm_inflight_table *t, size_t size, uint64_t now)
+{
+	struct bm_inflight *old = t->slots, *slots;
+	size_t i, oldsize = t->size;
+
+	slots = calloc(size, sizeof(*slots));
+	if (!slots)
+		return;
+	t->slots = slots;
+	t->size = size;
+	t->used = 0;
+	for (i = 0; i < oldsize; i++) {
+		struct bm_inflight *e = &old[i];
+		size_t j;
+
+		if (!e->used)
+			continue;
+		if ((e->has_q ? e->q : e->d) + t->stale_ns < now) {
+			t->drop(t->ctx, e, now);
+			continue;
+		}
+		for (j = bm_inflight_slot(t, e->dev, e->sector); slots[j].used; j = (j + 1) & (size - 1))
+			;
+		slots[j] = *e;
+		t->used++;
+	}
+	free(old);
+}
+
+struct bm_inflight *bm_inflight_get(struct bm_inflight_table *t, uint32_t dev, uint64_t sector,
+				    uint64_t now)
+{
+	struct bm_inflight *e = bm_inflight_find(t, dev, sector);
+	size_t i;
+
+	if (e)
+		return e;
+	if (2 * (t->used + 1) > t->size) {
+		/* At the same size first: that drops the stale entries. */
+		rehash(t, t->size ? t->size : 1024, now);
+		if (2 * (t->used + 1) > t->size)
+			rehash(t, 2 * t->size, now);
+	}
+	if (!t->size)
+		return NULL;
+	for (i = bm_inflight_slot(t, dev, sector); t->slots[i].used; i = (i + 1) & (t->size - 1))
+		;
+	e = &t->slots[i];
+	memset(e, 0, sizeof(*e));
+	e->used = true;
+	e->dev = dev;
+	e->sector = sector;
+	e->disk = e->part = -1;
+	t->used++;
+	return e;
+}
+
+/* Later entries of @e's cluster move back into the hole (linear probing). */
+void bm_inflight_erase(struct bm_inflight_table *t, struct bm_inflight *e)
+{
+	size_t i = e - t->slots, j = i;
+
+	e->used = false;
+	t->used--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (t->size - 1);
+		if (!t->slots[j].used)
+			return;
+		home = bm_inflight_slot(t, t->slots[j].dev, t->slots[j].sector);
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			t->slots[i] = t->slots[j];
+			t->slots[j].used = false;
+			i = j;
+		}
+	}
+}
+
+void bm_inflight_sweep(struct bm_inflight_table *t, uint64_t now)
+{
+	if (t->used)
+		rehash(t, t->size, now);
+}
+
+void bm_inflight_release(struct bm_inflight_table *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->size = t->used = 0;
+}
