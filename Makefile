@@ -46,7 +46,7 @@ endif
 
 LIB_SRC   := $(wildcard lib/*/*.c)
 CMD_SRC   := $(wildcard cmd/*.c)
-UNIT_SRC  := $(wildcard tests/unit/*.c)
+UNIT_SRC  := $(wildcard tests/unit/*.c tests/unit/*/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CMD_OBJ   := $(CMD_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
@@ -64,6 +64,8 @@ $(LIBBLKMAP): $(LIB_OBJ)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(UNIT_OBJ): CPPFLAGS += -Itests/unit
 
 $(UNIT_BIN): $(UNIT_OBJ) $(LIBBLKMAP)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs check) -lm

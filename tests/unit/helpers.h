@@ -57,5 +57,8 @@ Suite *suite_map(void);
 Suite *suite_analyse(void);
 Suite *suite_capture(void);
 Suite *suite_output(void);
+Suite *suite_events(void);
+Suite *suite_source(void);
+Suite *suite_util(void);
 
 #endif

@@ -17,6 +17,9 @@ int main(void)
 	srunner_add_suite(sr, suite_analyse());
 	srunner_add_suite(sr, suite_capture());
 	srunner_add_suite(sr, suite_output());
+	srunner_add_suite(sr, suite_events());
+	srunner_add_suite(sr, suite_source());
+	srunner_add_suite(sr, suite_util());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

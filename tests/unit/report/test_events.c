@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The events view's CSV and JSON records: the columns blkmap-report(1) lists. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "blkmap/report/events.h"
+
+#include "helpers.h"
+
+static char out[4096];
+
+static const char *listing(enum bm_output_format format, const struct bm_event *ev,
+			   const struct bm_labelled *l)
+{
+	struct tep_handle *tep = tep_alloc();
+	FILE *f = fmemopen(out, sizeof(out), "w");
+	struct bm_events_view *v;
+	struct bm_rec rec = { .ts = ev->ts, .cpu = ev->cpu };
+
+	ck_assert_ptr_nonnull(tep);
+	ck_assert_ptr_nonnull(f);
+	tep_register_comm(tep, "fio, job 1", 42);
+	v = bm_events_view_start(f, format, false, tep);
+	ck_assert_ptr_nonnull(v);
+	if (ev)
+		bm_events_view_print(v, &rec, ev, l);
+	bm_events_view_free(v);
+	fclose(f);
+	tep_free(tep);
+	return out;
+}
+
+static struct bm_span dm0 = { .dev = BM_MKDEV(254, 0), .name = "dm-0" };
+static struct bm_span part = { .dev = BM_MKDEV(7, 1), .name = "loop0p1", .kind = BM_PARTITION };
+
+static const struct bm_event remap = {
+	.ts = 1500000000, .cpu = 1, .pid = 42, .kind = BM_EV_BIO_REMAP,
+	.name = "block_bio_remap", .dev = BM_MKDEV(254, 0), .old_dev = BM_MKDEV(7, 1),
+	.sector = 2048, .old_sector = 0, .nr_sector = 8, .rwbs = "WS",
+};
+
+static const struct bm_labelled remap_names = {
+	.span = &dm0, .old_span = &part, .basis = BM_LABEL_ONLY, .old_basis = BM_LABEL_PARENT,
+};
+
+START_TEST(csv_rows_have_every_column_in_the_documented_order)
+{
+	static const struct bm_event issue = {
+		.ts = 2000000001, .pid = 42, .kind = BM_EV_RQ_ISSUE, .name = "block_rq_issue",
+		.dev = BM_MKDEV(7, 0), .sector = 8, .nr_sector = 8, .bytes = 4096, .rwbs = "R",
+	};
+	static const struct bm_labelled unknown = { .basis = BM_LABEL_UNKNOWN };
+
+	ck_assert_str_eq(listing(BM_FORMAT_CSV, &remap, &remap_names),
+			 "ts_ns,cpu,pid,comm,event,dev,name,rwbs,sector,nr_sector,bytes,error,"
+			 "old_dev,old_name,old_sector,name_basis,old_name_basis\n"
+			 "1500000000,1,42,\"fio, job 1\",block_bio_remap,254:0,dm-0,WS,2048,8,,,"
+			 "7:1,loop0p1,0,only,parent\n");
+	ck_assert_str_eq(strchr(listing(BM_FORMAT_CSV, &issue, &unknown), '\n') + 1,
+			 "2000000001,0,42,\"fio, job 1\",block_rq_issue,7:0,,R,8,8,4096,,,,,"
+			 "unknown,\n");
+}
+END_TEST
+
+START_TEST(json_records_hold_what_the_event_has)
+{
+	ck_assert_str_eq(listing(BM_FORMAT_JSON, &remap, &remap_names),
+			 "{\"ts_ns\":1500000000,\"cpu\":1,\"pid\":42,\"comm\":\"fio, job 1\","
+			 "\"event\":\"block_bio_remap\",\"dev\":\"254:0\",\"name\":\"dm-0\","
+			 "\"name_basis\":\"only\",\"rwbs\":\"WS\",\"sector\":2048,\"nr_sector\":8,"
+			 "\"old_dev\":\"7:1\",\"old_name\":\"loop0p1\",\"old_name_basis\":\"parent\","
+			 "\"old_sector\":0}\n");
+}
+END_TEST
+
+Suite *suite_events(void)
+{
+	Suite *s = suite_create("events");
+	TCase *tc = tcase_create("events");
+
+	tcase_add_test(tc, csv_rows_have_every_column_in_the_documented_order);
+	tcase_add_test(tc, json_records_hold_what_the_event_has);
+	suite_add_tcase(s, tc);
+	return s;
+}
