@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blkmap/analyse/analyse.h"
 #include "blkmap/map/map.h"
-#include "blkmap/report/summaries.h"
+#include "blkmap/report/output.h"
+#include "blkmap/report/plot.h"
 #include "blkmap/util/error.h"
 
 #define WIDTH		1200

@@ -14,6 +14,7 @@
 #include "blkmap/map/map.h"
 #include "blkmap/report/events.h"
 #include "blkmap/report/mapview.h"
+#include "blkmap/report/plot.h"
 #include "blkmap/report/report.h"
 #include "blkmap/report/summaries.h"
 #include "blkmap/sources/marker.h"

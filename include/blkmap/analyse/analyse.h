@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_ANALYSE_H
-#define BLKMAP_ANALYSE_H
+#ifndef BLKMAP_ANALYSE_ANALYSE_H
+#define BLKMAP_ANALYSE_ANALYSE_H
 
 /*
  * Per-incarnation analyses of labelled block events: counts and bytes,

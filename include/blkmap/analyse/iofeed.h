@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_IOFEED_H
-#define BLKMAP_IOFEED_H
+#ifndef BLKMAP_ANALYSE_IOFEED_H
+#define BLKMAP_ANALYSE_IOFEED_H
 
 /*
  * The block I/O of a stream, read ahead by a thread of its own: it merges

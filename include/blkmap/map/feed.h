@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_MAPFEED_H
-#define BLKMAP_MAPFEED_H
+#ifndef BLKMAP_MAP_FEED_H
+#define BLKMAP_MAP_FEED_H
 
 /*
  * From a recording's records to map observations: blkmap's markers

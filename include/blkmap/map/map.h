@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_MAP_H
-#define BLKMAP_MAP_H
+#ifndef BLKMAP_MAP_MAP_H
+#define BLKMAP_MAP_MAP_H
 
 /*
  * The time-ranged device map: for each device number, the sequence of

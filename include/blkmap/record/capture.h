@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_CAPTURE_H
-#define BLKMAP_CAPTURE_H
+#ifndef BLKMAP_RECORD_CAPTURE_H
+#define BLKMAP_RECORD_CAPTURE_H
 
 /*
  * Per-CPU capture: one thread per CPU drains the instance's trace_pipe_raw

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_SESSION_H
-#define BLKMAP_SESSION_H
+#ifndef BLKMAP_RECORD_SESSION_H
+#define BLKMAP_RECORD_SESSION_H
 
 /*
  * A recording's own tracefs instance: created, configured and torn down

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_SPOOL_H
-#define BLKMAP_SPOOL_H
+#ifndef BLKMAP_RECORD_SPOOL_H
+#define BLKMAP_RECORD_SPOOL_H
 
 /*
  * A recording's spool directory holds meta.dat (the formats, written when

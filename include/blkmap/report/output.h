@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_OUTPUT_H
-#define BLKMAP_OUTPUT_H
+#ifndef BLKMAP_REPORT_OUTPUT_H
+#define BLKMAP_REPORT_OUTPUT_H
 
 /* Formatting shared by the report views. */
 #include <stdbool.h>

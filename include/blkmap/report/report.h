@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_REPORT_H
-#define BLKMAP_REPORT_H
+#ifndef BLKMAP_REPORT_REPORT_H
+#define BLKMAP_REPORT_REPORT_H
 
 /*
  * The report pipeline: read -> merge -> build map -> label -> output.

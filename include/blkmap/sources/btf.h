@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_BTF_H
-#define BLKMAP_BTF_H
+#ifndef BLKMAP_SOURCES_BTF_H
+#define BLKMAP_SOURCES_BTF_H
 
 /* Struct member offsets of the running kernel, from its BTF. */
 #include <stdbool.h>

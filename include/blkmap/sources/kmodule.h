@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_KMODULE_H
-#define BLKMAP_KMODULE_H
+#ifndef BLKMAP_SOURCES_KMODULE_H
+#define BLKMAP_SOURCES_KMODULE_H
 
 /*
  * The module source: blkmap's kernel module (module/), when loaded, writes

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_DECODE_H
-#define BLKMAP_DECODE_H
+#ifndef BLKMAP_TRACEFILE_DECODE_H
+#define BLKMAP_TRACEFILE_DECODE_H
 
 /*
  * Decoding of the events blkmap reads: field offsets are resolved once per

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_STREAM_H
-#define BLKMAP_STREAM_H
+#ifndef BLKMAP_TRACEFILE_MERGE_H
+#define BLKMAP_TRACEFILE_MERGE_H
 
 /*
  * The events of a trace file, one CPU stream per CPU merged into one stream

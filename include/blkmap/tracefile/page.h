@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_PAGE_H
-#define BLKMAP_PAGE_H
+#ifndef BLKMAP_TRACEFILE_PAGE_H
+#define BLKMAP_TRACEFILE_PAGE_H
 
 /*
  * One ring-buffer page ("sub-buffer") as the kernel hands it out through

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_ERROR_H
-#define BLKMAP_ERROR_H
+#ifndef BLKMAP_UTIL_ERROR_H
+#define BLKMAP_UTIL_ERROR_H
 
 /*
  * Library functions return -1 (or NULL) on failure and leave a message
