@@ -227,34 +227,50 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 	}
 }
 
+/*
+ * Column @c's value; JSON quotes what is not a number, CSV only text that
+ * needs it. Inlined into each format's loop, where @json is a constant.
+ */
+static inline __attribute__((always_inline)) void
+put_value(struct bm_line *o, const struct record *r, enum column c, bool json)
+{
+	bool quoted = json && (columns[c].type == V_WORD || columns[c].type == V_DEV);
+
+	if (quoted)
+		bm_line_char(o, '"');
+	switch (columns[c].type) {
+	case V_U64:
+		bm_line_u64(o, r->value[c].u);
+		break;
+	case V_I64:
+		bm_line_i64(o, r->value[c].i);
+		break;
+	case V_TEXT:
+		if (json)
+			bm_line_json(o, r->value[c].s);
+		else
+			bm_line_csv(o, r->value[c].s);
+		break;
+	case V_WORD:
+		bm_line_str(o, r->value[c].s);
+		break;
+	case V_DEV:
+		bm_line_dev(o, r->value[c].dev);
+		break;
+	}
+	if (quoted)
+		bm_line_char(o, '"');
+}
+
 static void event_csv(struct bm_line *o, const struct record *r)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(csv_order) / sizeof(csv_order[0]); i++) {
-		enum column c = csv_order[i];
-
 		if (i)
 			bm_line_char(o, ',');
-		if (!(r->present & (1U << c)))
-			continue;
-		switch (columns[c].type) {
-		case V_U64:
-			bm_line_u64(o, r->value[c].u);
-			break;
-		case V_I64:
-			bm_line_i64(o, r->value[c].i);
-			break;
-		case V_TEXT:
-			bm_line_csv(o, r->value[c].s);
-			break;
-		case V_WORD:
-			bm_line_str(o, r->value[c].s);
-			break;
-		case V_DEV:
-			bm_line_dev(o, r->value[c].dev);
-			break;
-		}
+		if (r->present & (1U << csv_order[i]))
+			put_value(o, r, csv_order[i], false);
 	}
 	bm_line_char(o, '\n');
 	bm_line_write(o);
@@ -273,27 +289,7 @@ static void event_json(struct bm_line *o, const struct record *r)
 			continue;
 		bm_line_strn(o, columns[c].json + first, columns[c].json_len - first);
 		first = false;
-		switch (columns[c].type) {
-		case V_U64:
-			bm_line_u64(o, r->value[c].u);
-			break;
-		case V_I64:
-			bm_line_i64(o, r->value[c].i);
-			break;
-		case V_TEXT:
-			bm_line_json(o, r->value[c].s);
-			break;
-		case V_WORD:
-			bm_line_char(o, '"');
-			bm_line_str(o, r->value[c].s);
-			bm_line_char(o, '"');
-			break;
-		case V_DEV:
-			bm_line_char(o, '"');
-			bm_line_dev(o, r->value[c].dev);
-			bm_line_char(o, '"');
-			break;
-		}
+		put_value(o, r, c, true);
 	}
 	bm_line_str(o, "}\n");
 	bm_line_write(o);
