@@ -16,7 +16,7 @@ VERSION   := 0.1.0
 PREFIX    ?= /usr/local
 BUILD     ?= build
 
-PKGS      := libtracefs libtraceevent libbpf
+PKGS      := libtracefs libtraceevent libbpf libzstd zlib
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-format-truncation \
@@ -124,7 +124,8 @@ FUZZ_FLAGS = -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=10 \
 
 fuzz: $(FUZZ_DIR)/fuzz_report $(FUZZ_DIR)/fuzz_pages $(FUZZ_DIR)/page_seeds
 	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/pages $(FUZZ_DIR)/crashes
-	cp -n tests/data/*.dat tests/data/bad/*.dat tests/data/fuzz/*.dat $(FUZZ_DIR)/corpus/
+	cp -n tests/data/*.dat tests/data/v7/*.dat tests/data/bad/*.dat tests/data/fuzz/*.dat \
+		$(FUZZ_DIR)/corpus/
 	$(FUZZ_DIR)/page_seeds $(FUZZ_DIR)/pages tests/data/*.dat
 	$(FUZZ_RUN) $(FUZZ_DIR)/fuzz_report $(FUZZ_FLAGS) -max_len=262144 $(FUZZ_DIR)/corpus
 	$(FUZZ_RUN) $(FUZZ_DIR)/fuzz_pages $(FUZZ_FLAGS) -max_len=12289 $(FUZZ_DIR)/pages

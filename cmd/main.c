@@ -45,8 +45,8 @@ int fail(const char *what)
 
 static void print_version(FILE *f, struct argp_state *state)
 {
-	fprintf(f, "blkmap %s (writes and reads trace.dat version %d)\n", BLKMAP_VERSION,
-		BM_TRACE_FILE_VERSION);
+	fprintf(f, "blkmap %s (writes trace.dat version %d; reads versions 6 and 7)\n",
+		BLKMAP_VERSION, BM_TRACE_FILE_VERSION);
 }
 
 void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_version;

@@ -10,12 +10,14 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <event-parse.h>
 
+#include "blkmap/tracefile/compress.h"
 #include "blkmap/tracefile/merge.h"
 #include "blkmap/tracefile/page.h"
 #include "blkmap/tracefile/reader.h"
@@ -26,6 +28,9 @@
 struct cursor {
 	int cpu;
 	int fd;
+	const struct bm_cpu_data *data;
+	size_t chunk;			/* compressed data: the next chunk to read */
+	char *packed;			/* and room for the largest one */
 	uint64_t next_off, end_off;	/* file range of pages not yet read */
 	char *window;			/* window_size bytes of pages */
 	size_t window_size;		/* window_bytes, or all this CPU has if less */
@@ -81,6 +86,39 @@ static void note_loss(struct bm_stream *s, struct cursor *c, uint64_t count)
 	l->count = count;
 }
 
+/* Compressed pages: a chunk at a time is the window. */
+static int next_chunk(struct bm_stream *s, struct cursor *c)
+{
+	const struct bm_chunk *k;
+	char what[160];
+	ssize_t n;
+
+	if (c->chunk == c->data->nchunks)
+		return 0;
+	k = &c->data->chunks[c->chunk++];
+	n = pread(c->fd, c->packed, k->packed, k->offset);
+	if (n < 0) {
+		bm_error_errno("cannot read '%s' at offset %llu", bm_trace_path(s->trace),
+			       (unsigned long long)k->offset);
+		return -1;
+	}
+	snprintf(what, sizeof(what), "'%s': the chunk of CPU %d pages at offset %llu",
+		 bm_trace_path(s->trace), c->cpu, (unsigned long long)k->offset);
+	if ((size_t)n != k->packed) {
+		bm_error("%s: the file ends inside it (cut while read?)", what);
+		errno = EINVAL;
+		return -1;
+	}
+	if (bm_decompress(c->data->compression, c->packed, k->packed, c->window, k->size,
+			  what) < 0)
+		return -1;
+	c->page_off = k->offset;
+	c->npages = k->size / s->format.page_size;
+	c->page = 0;
+	s->bytes_read += k->size;
+	return 1;
+}
+
 /* Read the next window of @c's pages; 0 at the end of the CPU. */
 static int next_window(struct bm_stream *s, struct cursor *c)
 {
@@ -88,6 +126,8 @@ static int next_window(struct bm_stream *s, struct cursor *c)
 	size_t want = c->window_size;
 	ssize_t n;
 
+	if (c->data->nchunks)
+		return next_chunk(s, c);
 	if (!left)
 		return 0;
 	if (want > left)
@@ -210,6 +250,8 @@ int bm_stream_rewind(struct bm_stream *s)
 		int r;
 
 		c->fd = d->fd;
+		c->data = d;
+		c->chunk = 0;
 		c->next_off = d->offset;
 		c->end_off = d->offset + d->size;
 		c->npages = c->page = 0;
@@ -306,13 +348,27 @@ struct bm_stream *bm_stream_open(struct bm_trace *trace)
 	if (!s->cursors || !s->heap)
 		goto nomem;
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		const struct bm_cpu_data *d = bm_trace_cpu(trace, cpu);
 		struct cursor *c = &s->cursors[cpu];
+		size_t i, packed = 0;
 
 		c->cpu = cpu;
 		/* No more than the CPU has: recordings often leave most CPUs empty. */
 		c->window_size = s->window_bytes;
-		if (c->window_size > bm_trace_cpu(trace, cpu)->size)
-			c->window_size = bm_trace_cpu(trace, cpu)->size;
+		if (c->window_size > d->size)
+			c->window_size = d->size;
+		if (d->nchunks) {
+			c->window_size = 0;
+			for (i = 0; i < d->nchunks; i++) {
+				if (d->chunks[i].size > c->window_size)
+					c->window_size = d->chunks[i].size;
+				if (d->chunks[i].packed > packed)
+					packed = d->chunks[i].packed;
+			}
+			c->packed = malloc(packed ? packed : 1);
+			if (!c->packed)
+				goto nomem;
+		}
 		if (!c->window_size)
 			continue;
 		c->window = malloc(c->window_size);
@@ -338,6 +394,7 @@ void bm_stream_close(struct bm_stream *s)
 		return;
 	for (cpu = 0; s->cursors && cpu < s->ncpus; cpu++) {
 		free(s->cursors[cpu].window);
+		free(s->cursors[cpu].packed);
 	}
 	free(s->cursors);
 	free(s->heap);

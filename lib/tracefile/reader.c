@@ -19,6 +19,7 @@
 #include <event-parse.h>
 
 #include "blkmap/record/spool.h"
+#include "blkmap/tracefile/compress.h"
 #include "blkmap/tracefile/format.h"
 #include "blkmap/tracefile/reader.h"
 #include "blkmap/util/error.h"
@@ -38,6 +39,12 @@ struct bm_trace {
 	bool tep_ready;		/* every format was parsed into tep */
 	char *tep_key;		/* what the tep was parsed from (tep_key_of) */
 	size_t tep_key_len;
+	int version;		/* 6 or 7 */
+	int compression;	/* enum bm_compression: version 7 */
+	uint64_t options_at;	/* version 7: the first options section */
+	/* A compressed section being read: its bytes stand for the file's. */
+	char *section;
+	uint64_t section_at;	/* where it is in the file, for messages */
 	/* The headers are read field by field: through this window of the file. */
 	char window[16384];
 	uint64_t window_at;
@@ -49,6 +56,12 @@ static ssize_t read_at(struct bm_trace *t, void *p, size_t n, uint64_t at)
 {
 	ssize_t r;
 
+	if (t->section) {
+		if (n > t->size - at)
+			n = t->size - at;
+		memcpy(p, t->section + at, n);
+		return n;
+	}
 	if (n >= sizeof(t->window))
 		return pread(t->fd, p, n, at);
 	if (at < t->window_at || at + n > t->window_at + t->window_len) {
@@ -66,7 +79,11 @@ static ssize_t read_at(struct bm_trace *t, void *p, size_t n, uint64_t at)
 
 static int fail(struct bm_trace *t, uint64_t at, const char *what)
 {
-	bm_error("'%s': offset %llu: %s", t->path, (unsigned long long)at, what);
+	if (t->section)
+		bm_error("'%s': compressed section at %llu, offset %llu: %s", t->path,
+			 (unsigned long long)t->section_at, (unsigned long long)at, what);
+	else
+		bm_error("'%s': offset %llu: %s", t->path, (unsigned long long)at, what);
 	errno = EINVAL;
 	return -1;
 }
@@ -188,6 +205,32 @@ static int expect(struct bm_trace *t, const char *word, size_t len)
 	return 0;
 }
 
+/* Version 7: "NAME\0VERSION\0", then where the first options section is. */
+static int read_compression(struct bm_trace *t)
+{
+	uint64_t at = t->pos;
+	char *name, *version;
+	int c;
+
+	name = get_string(t, 64, "compression name");
+	if (!name)
+		return -1;
+	version = get_string(t, 64, "compression version");
+	c = bm_compression_of(name);
+	free(version);
+	if (c < 0) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "compression '%.32s' is not supported (only zstd and "
+			 "zlib)", name);
+		free(name);
+		return fail(t, at, msg);
+	}
+	free(name);
+	t->compression = c;
+	return version ? get_u64(t, &t->options_at, "options offset") : -1;
+}
+
 static int read_preamble(struct bm_trace *t)
 {
 	char buf[16];
@@ -201,15 +244,16 @@ static int read_preamble(struct bm_trace *t)
 	v = get_string(t, sizeof(version), "version");
 	if (!v)
 		return -1;
-	if (strcmp(v, BM_STRINGIFY(BM_TRACE_FILE_VERSION)) != 0) {
+	if (strcmp(v, "6") != 0 && strcmp(v, "7") != 0) {
 		snprintf(buf, sizeof(buf), "%.8s", v);
 		free(v);
-		bm_error("'%s': offset 10: trace.dat version %s is not supported (only %d); "
+		bm_error("'%s': offset 10: trace.dat version %s is not supported (only 6 and 7); "
 			 "convert it with 'trace-cmd convert --file-version %d'", t->path, buf,
-			 BM_TRACE_FILE_VERSION, BM_TRACE_FILE_VERSION);
+			 BM_TRACE_FILE_VERSION);
 		errno = EINVAL;
 		return -1;
 	}
+	t->version = atoi(v);
 	free(v);
 	if (get(t, &endian, 1, "endianness") < 0 || get(t, &long_size, 1, "long size") < 0)
 		return -1;
@@ -224,7 +268,7 @@ static int read_preamble(struct bm_trace *t)
 	if (t->meta.page_size < 64 || t->meta.page_size > (1u << 24) ||
 	    (t->meta.page_size & (t->meta.page_size - 1)))
 		return fail(t, t->pos - 4, "bad page size");
-	return 0;
+	return t->version == 7 ? read_compression(t) : 0;
 }
 
 static int read_sized(struct bm_trace *t, const char *what, char **text, size_t *len)
@@ -256,10 +300,9 @@ static int read_format(struct bm_trace *t, const char *system)
 	return ret;
 }
 
-static int read_formats(struct bm_trace *t)
+static int read_ftrace_formats(struct bm_trace *t)
 {
-	uint32_t count, systems, i, j;
-	char *system;
+	uint32_t count, i;
 
 	if (get_u32(t, &count, "ftrace format count") < 0)
 		return -1;
@@ -268,6 +311,14 @@ static int read_formats(struct bm_trace *t)
 	for (i = 0; i < count; i++)
 		if (read_format(t, "ftrace") < 0)
 			return -1;
+	return 0;
+}
+
+static int read_event_formats(struct bm_trace *t)
+{
+	uint32_t count, systems, i, j;
+	char *system;
+
 	if (get_u32(t, &systems, "system count") < 0)
 		return -1;
 	if (systems > MAX_FORMATS)
@@ -291,6 +342,66 @@ static int read_formats(struct bm_trace *t)
 	return 0;
 }
 
+static int read_header_info(struct bm_trace *t)
+{
+	struct bm_trace_meta *m = &t->meta;
+
+	if (expect(t, "header_page", 12) < 0 ||
+	    read_sized(t, "header_page", &m->header_page, &m->header_page_len) < 0 ||
+	    expect(t, "header_event", 13) < 0 ||
+	    read_sized(t, "header_event", &m->header_event, &m->header_event_len) < 0)
+		return -1;
+	return 0;
+}
+
+static int read_kallsyms(struct bm_trace *t)
+{
+	uint32_t n;
+
+	if (get_u32(t, &n, "kallsyms size") < 0)
+		return -1;
+	t->meta.kallsyms = get_block(t, n, "kallsyms");
+	t->meta.kallsyms_len = n;
+	return t->meta.kallsyms ? 0 : -1;
+}
+
+static int skip_printk(struct bm_trace *t)
+{
+	uint32_t n;
+	char *printk;
+
+	if (get_u32(t, &n, "printk size") < 0)
+		return -1;
+	printk = get_block(t, n, "printk formats");	/* not used by blkmap */
+	free(printk);
+	return printk ? 0 : -1;
+}
+
+static int read_cmdlines(struct bm_trace *t)
+{
+	return read_sized(t, "cmdlines", &t->meta.cmdlines, &t->meta.cmdlines_len);
+}
+
+/* Keep CPU @cpu's statistics; @ncpus cpustats exist. */
+static void keep_cpustat(struct bm_trace *t, const char *data)
+{
+	const char *nl = strchr(data, '\n');
+	int cpu;
+
+	if (t->meta.cpustats && sscanf(data, "CPU: %d", &cpu) == 1 && cpu >= 0 &&
+	    cpu < t->meta.ncpus && !t->meta.cpustats[cpu])
+		t->meta.cpustats[cpu] = strdup(nl ? nl + 1 : "");
+}
+
+static void keep_clock(struct bm_trace *t, const char *data)
+{
+	const char *open = strchr(data, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (open && close && !t->meta.clock)
+		t->meta.clock = strndup(open + 1, close - open - 1);
+}
+
+/* Version 6: the options between the CPU count and the flyrecord. */
 static int read_options(struct bm_trace *t)
 {
 	char peek[10];
@@ -316,23 +427,42 @@ static int read_options(struct bm_trace *t)
 		data = get_block(t, len, "option");
 		if (!data)
 			return -1;
-		if (id == BM_OPTION_TRACECLOCK && !t->meta.clock) {
-			char *open = strchr(data, '['), *close = open ? strchr(open, ']') : NULL;
-
-			if (open && close)
-				t->meta.clock = strndup(open + 1, close - open - 1);
-		} else if (id == BM_OPTION_CPUSTAT && t->meta.cpustats) {
-			int cpu;
-
-			if (sscanf(data, "CPU: %d", &cpu) == 1 && cpu >= 0 &&
-			    cpu < t->meta.ncpus && !t->meta.cpustats[cpu]) {
-				char *nl = strchr(data, '\n');
-
-				t->meta.cpustats[cpu] = strdup(nl ? nl + 1 : "");
-			}
-		}
+		if (id == BM_OPTION_TRACECLOCK)
+			keep_clock(t, data);
+		else if (id == BM_OPTION_CPUSTAT)
+			keep_cpustat(t, data);
 		free(data);
 	}
+}
+
+static int alloc_cpus(struct bm_trace *t, uint32_t ncpus)
+{
+	t->meta.ncpus = ncpus;
+	t->cpus = calloc(ncpus, sizeof(*t->cpus));
+	t->meta.cpustats = calloc(ncpus, sizeof(*t->meta.cpustats));
+	if (!t->cpus || !t->meta.cpustats) {
+		bm_error_errno("cannot read '%s'", t->path);
+		return -1;
+	}
+	return 0;
+}
+
+/* CPU data of @c, read at @at: within the file and page-aligned. */
+static int check_cpu_data(struct bm_trace *t, int cpu, struct bm_cpu_data *c, uint64_t at)
+{
+	char msg[128];
+
+	if (c->offset > t->size || c->size > t->size - c->offset) {
+		snprintf(msg, sizeof(msg),
+			 "CPU %d data (%llu bytes at %llu) runs past the end of the file "
+			 "(%llu bytes): truncated?", cpu, (unsigned long long)c->size,
+			 (unsigned long long)c->offset, (unsigned long long)t->size);
+		return fail(t, at, msg);
+	}
+	if (c->offset % t->meta.page_size)
+		return fail(t, at, "CPU data is not page-aligned");
+	c->size -= c->size % t->meta.page_size;
+	return 0;
 }
 
 static int read_cpus(struct bm_trace *t)
@@ -344,36 +474,20 @@ static int read_cpus(struct bm_trace *t)
 		return -1;
 	if (ncpus == 0 || ncpus > MAX_CPUS)
 		return fail(t, t->pos - 4, "absurd CPU count");
-	t->meta.ncpus = ncpus;
-	t->cpus = calloc(ncpus, sizeof(*t->cpus));
-	t->meta.cpustats = calloc(ncpus, sizeof(*t->meta.cpustats));
-	if (!t->cpus || !t->meta.cpustats) {
-		bm_error_errno("cannot read '%s'", t->path);
+	if (alloc_cpus(t, ncpus) < 0)
 		return -1;
-	}
 	if (read_options(t) < 0 || expect(t, "flyrecord", 10) < 0)
 		return -1;
 	for (cpu = 0; cpu < (int)ncpus; cpu++) {
 		struct bm_cpu_data *c = &t->cpus[cpu];
 		uint64_t at = t->pos;
-		char msg[128];
 
 		c->fd = t->fd;
 		if (get_u64(t, &c->offset, "CPU data offset") < 0 ||
 		    get_u64(t, &c->size, "CPU data size") < 0)
 			return -1;
-		if (!c->size)
-			continue;
-		if (c->offset > t->size || c->size > t->size - c->offset) {
-			snprintf(msg, sizeof(msg),
-				 "CPU %d data (%llu bytes at %llu) runs past the end of the file "
-				 "(%llu bytes): truncated?", cpu, (unsigned long long)c->size,
-				 (unsigned long long)c->offset, (unsigned long long)t->size);
-			return fail(t, at, msg);
-		}
-		if (c->offset % t->meta.page_size)
-			return fail(t, at, "CPU data is not page-aligned");
-		c->size -= c->size % t->meta.page_size;
+		if (c->size && check_cpu_data(t, cpu, c, at) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -674,32 +788,369 @@ static int load_tep(struct bm_trace *t)
 	return 0;
 }
 
+/* ---- version 7: sections, found through options sections ---- */
+
+#define SECTION_COMPRESSED	1
+#define MAX_SECTION_BYTES	(256u << 20)	/* decompressed; pages are not sections */
+#define MAX_OPTION_SECTIONS	64
+#define MAX_CHUNKS		(1u << 24)
+
+/* Where sections are, and the top instance's buffer, as the options say. */
+struct sections {
+	uint64_t at[BM_OPTION_CMDLINES + 1];	/* by the option naming them */
+	uint64_t buffer_at;			/* 0: no BUFFER option for the top instance */
+	uint32_t page_size, ncpus;
+	char *cpustats[64];			/* CPUSTAT options, applied once CPUs are known */
+	size_t ncpustats;
+	struct {
+		uint32_t cpu;
+		uint64_t offset, size;
+	} *cpu;
+	uint32_t ncpu;
+};
+
+struct file_state {
+	uint64_t size, pos;
+};
+
+/*
+ * Read the header of the section at @at, which must be section @want: its
+ * data is read next; a compressed one is decompressed into memory first,
+ * and stands for the file until leave_section().
+ */
+static int enter_section(struct bm_trace *t, uint64_t at, uint16_t want, struct file_state *saved)
+{
+	uint16_t id, flags;
+	uint32_t desc, packed, unpacked;
+	uint64_t size;
+	char msg[96], *data, *out;
+
+	saved->size = t->size;
+	saved->pos = t->pos;
+	if (at >= t->size) {
+		snprintf(msg, sizeof(msg), "section %u is said to be at %llu, past the end of the "
+			 "file: truncated?", want, (unsigned long long)at);
+		return fail(t, t->pos, msg);
+	}
+	t->pos = at;
+	if (get_u16(t, &id, "section id") < 0 || get_u16(t, &flags, "section flags") < 0 ||
+	    get_u32(t, &desc, "section description") < 0 || get_u64(t, &size, "section size") < 0)
+		return -1;
+	if (id != want) {
+		snprintf(msg, sizeof(msg), "expected section %u, found section %u", want, id);
+		return fail(t, at, msg);
+	}
+	if (!(flags & SECTION_COMPRESSED))
+		return 0;
+	if (t->compression == BM_COMPRESS_NONE)
+		return fail(t, at, "a compressed section in a file that names no compression");
+	if (get_u32(t, &packed, "compressed size") < 0 || get_u32(t, &unpacked, "size") < 0)
+		return -1;
+	if (unpacked > MAX_SECTION_BYTES)
+		return fail(t, t->pos - 4, "absurd section size");
+	data = get_block(t, packed, "compressed section");
+	out = data ? malloc(unpacked + 1) : NULL;
+	if (data && !out)
+		bm_error_errno("cannot read '%s'", t->path);
+	snprintf(msg, sizeof(msg), "'%s': the section at %llu", t->path, (unsigned long long)at);
+	if (!out || bm_decompress(t->compression, data, packed, out, unpacked, msg) < 0) {
+		free(data);
+		free(out);
+		return -1;
+	}
+	free(data);
+	out[unpacked] = '\0';
+	t->section = out;
+	t->section_at = at;
+	t->size = unpacked;
+	t->pos = 0;
+	return 0;
+}
+
+static void leave_section(struct bm_trace *t, const struct file_state *saved)
+{
+	free(t->section);
+	t->section = NULL;
+	t->size = saved->size;
+	t->pos = saved->pos;
+}
+
+static int with_section(struct bm_trace *t, uint64_t at, uint16_t id,
+			int (*read)(struct bm_trace *t))
+{
+	struct file_state saved;
+	int ret = enter_section(t, at, id, &saved);
+
+	if (ret == 0)
+		ret = read(t);
+	leave_section(t, &saved);
+	return ret;
+}
+
+/* Little readers of an option's data, @len bytes at @p. */
+static bool take(const char **p, const char *end, void *v, size_t n)
+{
+	if ((size_t)(end - *p) < n)
+		return false;
+	memcpy(v, *p, n);
+	*p += n;
+	return true;
+}
+
+static bool take_u32(struct bm_trace *t, const char **p, const char *end, uint32_t *v)
+{
+	if (!take(p, end, v, 4))
+		return false;
+	if (t->swap)
+		*v = __builtin_bswap32(*v);
+	return true;
+}
+
+static bool take_u64(struct bm_trace *t, const char **p, const char *end, uint64_t *v)
+{
+	if (!take(p, end, v, 8))
+		return false;
+	if (t->swap)
+		*v = __builtin_bswap64(*v);
+	return true;
+}
+
+static bool take_string(const char **p, const char *end, const char **v)
+{
+	const char *nul = memchr(*p, '\0', end - *p);
+
+	if (!nul)
+		return false;
+	*v = *p;
+	*p = nul + 1;
+	return true;
+}
+
+/* BUFFER: the flyrecord section of an instance, its page size and its CPUs' data. */
+static int read_buffer_option(struct bm_trace *t, struct sections *sec, const char *data,
+			      uint32_t len, uint64_t at)
+{
+	const char *p = data, *end = data + len, *name, *clock;
+	uint64_t offset;
+	uint32_t i, page_size, count;
+
+	if (!take_u64(t, &p, end, &offset) || !take_string(&p, end, &name) ||
+	    !take_string(&p, end, &clock) || !take_u32(t, &p, end, &page_size) ||
+	    !take_u32(t, &p, end, &count))
+		return fail(t, at, "a BUFFER option too short for what it holds");
+	if (name[0] || sec->buffer_at)
+		return 0;	/* another instance's: blkmap reads the top one */
+	if (count > MAX_CPUS || (size_t)(end - p) < count * 20ULL)
+		return fail(t, at, "a BUFFER option with an absurd CPU count");
+	sec->cpu = calloc(count ? count : 1, sizeof(*sec->cpu));
+	if (!sec->cpu) {
+		bm_error_errno("cannot read '%s'", t->path);
+		return -1;
+	}
+	for (i = 0; i < count; i++) {
+		take_u32(t, &p, end, &sec->cpu[i].cpu);
+		take_u64(t, &p, end, &sec->cpu[i].offset);
+		take_u64(t, &p, end, &sec->cpu[i].size);
+		if (sec->cpu[i].cpu >= MAX_CPUS)
+			return fail(t, at, "a BUFFER option with an absurd CPU number");
+	}
+	sec->ncpu = count;
+	sec->buffer_at = offset;
+	sec->page_size = page_size;
+	if (clock[0] && !t->meta.clock)
+		t->meta.clock = strdup(clock);
+	return 0;
+}
+
+/* One options section; *@next is where the next one is (0: none). */
+static int read_option_section(struct bm_trace *t, struct sections *sec, uint64_t *next)
+{
+	for (;;) {
+		uint64_t at = t->pos, offset;
+		uint16_t id;
+		uint32_t len;
+		char *data;
+		int ret = 0;
+
+		if (get_u16(t, &id, "option id") < 0 || get_u32(t, &len, "option size") < 0)
+			return -1;
+		if (id == BM_OPTION_DONE)
+			return len == 8 ? get_u64(t, next, "next options offset") :
+					  fail(t, at, "a DONE option without the next offset");
+		data = get_block(t, len, "option");
+		if (!data)
+			return -1;
+		if (id == BM_OPTION_TRACECLOCK) {
+			keep_clock(t, data);
+		} else if (id == BM_OPTION_CPUSTAT && sec->ncpustats < 64) {
+			sec->cpustats[sec->ncpustats++] = data;
+			data = NULL;
+		} else if (id == BM_OPTION_CPUCOUNT && len == 4) {
+			memcpy(&sec->ncpus, data, 4);
+			if (t->swap)
+				sec->ncpus = __builtin_bswap32(sec->ncpus);
+		} else if (id == BM_OPTION_BUFFER) {
+			ret = read_buffer_option(t, sec, data, len, at);
+		} else if (id >= BM_OPTION_HEADER_INFO && id <= BM_OPTION_CMDLINES && len == 8) {
+			memcpy(&offset, data, 8);
+			sec->at[id] = t->swap ? __builtin_bswap64(offset) : offset;
+		}
+		free(data);
+		if (ret < 0)
+			return -1;
+	}
+}
+
+/*
+ * A CPU's compressed pages: "COUNT, then (PACKED, SIZE, DATA) COUNT times".
+ * The size the BUFFER option gives them is short of that (trace-cmd 3.1
+ * counts neither COUNT nor the first chunk's SIZE): the chunks are read to
+ * the end of the file, as trace-cmd reads them.
+ */
+static int read_chunks(struct bm_trace *t, struct bm_cpu_data *c, uint64_t packed)
+{
+	uint64_t end = t->size, total = 0;
+	uint32_t count, i;
+
+	t->pos = c->offset;
+	if (get_u32(t, &count, "chunk count") < 0)
+		return -1;
+	if (count > MAX_CHUNKS || count > packed / 8)
+		return fail(t, c->offset, "absurd chunk count");
+	c->chunks = calloc(count ? count : 1, sizeof(*c->chunks));
+	if (!c->chunks) {
+		bm_error_errno("cannot read '%s'", t->path);
+		return -1;
+	}
+	for (i = 0; i < count; i++) {
+		struct bm_chunk *k = &c->chunks[i];
+		uint64_t at = t->pos;
+
+		if (get_u32(t, &k->packed, "chunk size") < 0 ||
+		    get_u32(t, &k->size, "chunk size") < 0)
+			return -1;
+		k->offset = t->pos;
+		if (k->packed > end - t->pos)
+			return fail(t, at, "a chunk runs past the end of the file");
+		if (!k->size || k->size % t->meta.page_size || k->size > MAX_SECTION_BYTES)
+			return fail(t, at, "a chunk that is not whole pages");
+		t->pos += k->packed;
+		total += k->size;
+	}
+	c->nchunks = count;
+	c->compression = t->compression;
+	c->size = total;
+	return 0;
+}
+
+static int read_flyrecord(struct bm_trace *t, struct sections *sec)
+{
+	uint16_t id, flags;
+	uint32_t i, ncpus = sec->ncpus;
+
+	if (!sec->buffer_at)
+		return fail(t, t->options_at, "no flyrecord data (no BUFFER option for the top "
+			    "instance)");
+	if (sec->page_size) {
+		if (sec->page_size < 64 || sec->page_size > (1u << 24) ||
+		    (sec->page_size & (sec->page_size - 1)))
+			return fail(t, sec->buffer_at, "bad page size");
+		t->meta.page_size = sec->page_size;
+	}
+	t->pos = sec->buffer_at;
+	if (get_u16(t, &id, "section id") < 0 || get_u16(t, &flags, "section flags") < 0)
+		return -1;
+	if (id != BM_OPTION_BUFFER)
+		return fail(t, sec->buffer_at, "expected the flyrecord section");
+	if ((flags & SECTION_COMPRESSED) && t->compression == BM_COMPRESS_NONE)
+		return fail(t, sec->buffer_at, "compressed pages in a file that names no compression");
+	for (i = 0; i < sec->ncpu; i++)
+		if (sec->cpu[i].cpu >= ncpus)
+			ncpus = sec->cpu[i].cpu + 1;
+	if (ncpus == 0 || ncpus > MAX_CPUS)
+		return fail(t, t->options_at, "absurd CPU count");
+	if (alloc_cpus(t, ncpus) < 0)
+		return -1;
+	for (i = 0; i < ncpus; i++)
+		t->cpus[i].fd = t->fd;
+	for (i = 0; i < sec->ncpu; i++) {
+		struct bm_cpu_data *c = &t->cpus[sec->cpu[i].cpu];
+
+		if (c->size || c->chunks)
+			return fail(t, sec->buffer_at, "two BUFFER entries for one CPU");
+		c->offset = sec->cpu[i].offset;
+		c->size = sec->cpu[i].size;
+		if (!c->size)
+			continue;
+		if (!(flags & SECTION_COMPRESSED)) {
+			if (check_cpu_data(t, sec->cpu[i].cpu, c, sec->buffer_at) < 0)
+				return -1;
+		} else if (c->offset > t->size || c->size > t->size - c->offset) {
+			return fail(t, sec->buffer_at, "compressed CPU data runs past the end of "
+				    "the file: truncated?");
+		} else if (read_chunks(t, c, c->size) < 0) {
+			return -1;
+		}
+	}
+	for (i = 0; i < sec->ncpustats; i++)
+		keep_cpustat(t, sec->cpustats[i]);
+	return 0;
+}
+
+static int read_sections(struct bm_trace *t)
+{
+	struct sections sec = { .ncpus = 0 };
+	uint64_t at = t->options_at;
+	struct file_state saved;
+	int n, ret = -1;
+	size_t i;
+
+	for (n = 0; at; n++) {
+		if (n == MAX_OPTION_SECTIONS) {
+			ret = fail(t, at, "too many options sections (a loop?)");
+			goto out;
+		}
+		ret = enter_section(t, at, BM_OPTION_DONE, &saved);
+		if (ret == 0)
+			ret = read_option_section(t, &sec, &at);
+		leave_section(t, &saved);
+		if (ret < 0)
+			goto out;
+	}
+	ret = -1;
+	if (!sec.at[BM_OPTION_HEADER_INFO] || !sec.at[BM_OPTION_EVENT_FORMATS]) {
+		fail(t, t->options_at, "no header info or event formats section");
+		goto out;
+	}
+	if (with_section(t, sec.at[BM_OPTION_HEADER_INFO], BM_OPTION_HEADER_INFO,
+			 read_header_info) < 0 ||
+	    (sec.at[BM_OPTION_FTRACE_EVENTS] &&
+	     with_section(t, sec.at[BM_OPTION_FTRACE_EVENTS], BM_OPTION_FTRACE_EVENTS,
+			  read_ftrace_formats) < 0) ||
+	    with_section(t, sec.at[BM_OPTION_EVENT_FORMATS], BM_OPTION_EVENT_FORMATS,
+			 read_event_formats) < 0 ||
+	    (sec.at[BM_OPTION_KALLSYMS] &&
+	     with_section(t, sec.at[BM_OPTION_KALLSYMS], BM_OPTION_KALLSYMS, read_kallsyms) < 0) ||
+	    (sec.at[BM_OPTION_CMDLINES] &&
+	     with_section(t, sec.at[BM_OPTION_CMDLINES], BM_OPTION_CMDLINES, read_cmdlines) < 0))
+		goto out;
+	ret = read_flyrecord(t, &sec);
+out:
+	for (i = 0; i < sec.ncpustats; i++)
+		free(sec.cpustats[i]);
+	free(sec.cpu);
+	return ret;
+}
+
 static int read_headers(struct bm_trace *t)
 {
-	struct bm_trace_meta *m = &t->meta;
-	char *printk;
-	uint32_t n32;
-
-	if (read_preamble(t) < 0 ||
-	    expect(t, "header_page", 12) < 0 ||
-	    read_sized(t, "header_page", &m->header_page, &m->header_page_len) < 0 ||
-	    expect(t, "header_event", 13) < 0 ||
-	    read_sized(t, "header_event", &m->header_event, &m->header_event_len) < 0 ||
-	    read_formats(t) < 0)
+	if (read_preamble(t) < 0)
 		return -1;
-	if (get_u32(t, &n32, "kallsyms size") < 0)
-		return -1;
-	m->kallsyms = get_block(t, n32, "kallsyms");
-	m->kallsyms_len = n32;
-	if (!m->kallsyms)
-		return -1;
-	if (get_u32(t, &n32, "printk size") < 0)
-		return -1;
-	printk = get_block(t, n32, "printk formats");	/* not used by blkmap */
-	if (!printk)
-		return -1;
-	free(printk);
-	if (read_sized(t, "cmdlines", &m->cmdlines, &m->cmdlines_len) < 0)
+	if (t->version == 7)
+		return read_sections(t);
+	if (read_header_info(t) < 0 || read_ftrace_formats(t) < 0 ||
+	    read_event_formats(t) < 0 || read_kallsyms(t) < 0 || skip_printk(t) < 0 ||
+	    read_cmdlines(t) < 0)
 		return -1;
 	return read_cpus(t);
 }
@@ -765,9 +1216,12 @@ void bm_trace_close(struct bm_trace *t)
 
 	if (!t)
 		return;
-	for (cpu = 0; t->cpus && cpu < t->meta.ncpus; cpu++)
+	for (cpu = 0; t->cpus && cpu < t->meta.ncpus; cpu++) {
 		if (t->cpus[cpu].fd > 0 && t->cpus[cpu].fd != t->fd)
 			close(t->cpus[cpu].fd);
+		free(t->cpus[cpu].chunks);
+	}
+	free(t->section);
 	if (t->tep && t->tep_ready && t->tep_key)
 		give_back(t);
 	if (t->tep)

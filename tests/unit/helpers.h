@@ -60,5 +60,6 @@ Suite *suite_output(void);
 Suite *suite_events(void);
 Suite *suite_source(void);
 Suite *suite_util(void);
+Suite *suite_compress(void);
 
 #endif

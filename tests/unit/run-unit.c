@@ -20,6 +20,7 @@ int main(void)
 	srunner_add_suite(sr, suite_events());
 	srunner_add_suite(sr, suite_source());
 	srunner_add_suite(sr, suite_util());
+	srunner_add_suite(sr, suite_compress());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

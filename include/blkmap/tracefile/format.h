@@ -3,8 +3,9 @@
 #define BLKMAP_TRACEFILE_FORMAT_H
 
 /*
- * trace.dat version 6, the file format of trace-cmd: what its writer and
- * its reader agree on. The layout is in blkmap.dat(5).
+ * trace.dat, the file format of trace-cmd: what its writer and its reader
+ * agree on. blkmap writes version 6 (blkmap.dat(5)) and reads 6 and 7
+ * (trace-cmd.dat.v7(5): sections, optionally compressed).
  */
 #define BM_TRACE_FILE_VERSION	6
 #define BM_STRINGIFY_(x)	#x
@@ -14,9 +15,21 @@
 #define BM_TRACE_MAGIC		"\x17\x08\x44tracing"
 #define BM_TRACE_MAGIC_LEN	10
 
-/* Ids of the options section (trace-cmd's TRACECMD_OPTION_*). */
+/*
+ * Ids of the options (trace-cmd's TRACECMD_OPTION_*). In version 7 the
+ * options also locate the sections, and a section's id is the id of the
+ * option that locates it (the options sections' is DONE's, 0).
+ */
 #define BM_OPTION_DONE		0
 #define BM_OPTION_CPUSTAT	2
+#define BM_OPTION_BUFFER	3
 #define BM_OPTION_TRACECLOCK	4
+#define BM_OPTION_CPUCOUNT	8
+#define BM_OPTION_HEADER_INFO	16
+#define BM_OPTION_FTRACE_EVENTS	17
+#define BM_OPTION_EVENT_FORMATS	18
+#define BM_OPTION_KALLSYMS	19
+#define BM_OPTION_PRINTK	20
+#define BM_OPTION_CMDLINES	21
 
 #endif

@@ -40,7 +40,17 @@ struct bm_trace_meta {
 struct bm_cpu_data {
 	int fd;
 	uint64_t offset;
-	uint64_t size;
+	uint64_t size;		/* of its pages, uncompressed */
+	/* Compressed (version 7): the pages are in these chunks at @fd. */
+	int compression;	/* enum bm_compression */
+	struct bm_chunk *chunks;
+	size_t nchunks;
+};
+
+/* A compressed chunk of pages: @packed bytes at @offset hold @size bytes of pages. */
+struct bm_chunk {
+	uint64_t offset;
+	uint32_t packed, size;
 };
 
 /*

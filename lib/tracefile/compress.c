@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* zstd and zlib, through their own libraries, as trace-cmd uses them. */
+#include <errno.h>
+#include <string.h>
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include "blkmap/tracefile/compress.h"
+#include "blkmap/util/error.h"
+
+static const char *const names[] = {
+	[BM_COMPRESS_NONE] = "none",
+	[BM_COMPRESS_ZSTD] = "zstd",
+	[BM_COMPRESS_ZLIB] = "zlib",
+};
+
+int bm_compression_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
+const char *bm_compression_name(enum bm_compression c)
+{
+	return names[c];
+}
+
+static int damaged(const char *what, const char *why)
+{
+	bm_error("%s: cannot decompress: %s", what, why);
+	errno = EINVAL;
+	return -1;
+}
+
+int bm_decompress(enum bm_compression c, const void *in, size_t in_len, void *out,
+		  size_t out_len, const char *what)
+{
+	size_t n;
+	uLongf zn = out_len;
+	int z;
+
+	switch (c) {
+	case BM_COMPRESS_NONE:
+		if (in_len != out_len)
+			return damaged(what, "its sizes differ");
+		memcpy(out, in, out_len);
+		return 0;
+	case BM_COMPRESS_ZSTD:
+		n = ZSTD_decompress(out, out_len, in, in_len);
+		if (ZSTD_isError(n))
+			return damaged(what, ZSTD_getErrorName(n));
+		if (n != out_len)
+			return damaged(what, "shorter than its header says");
+		return 0;
+	case BM_COMPRESS_ZLIB:
+		z = uncompress(out, &zn, in, in_len);
+		if (z != Z_OK)
+			return damaged(what, zError(z));
+		if (zn != out_len)
+			return damaged(what, "shorter than its header says");
+		return 0;
+	}
+	return damaged(what, "unknown compression");
+}
