@@ -34,6 +34,9 @@ static struct argp_option options[] = {
 	{ "subbuf-size", 'S', "KIB", 0,
 	  "Size of the ring buffer's sub-buffers (pages) in KiB, a power of two "
 	  "(Linux 6.8 or later; default: the kernel's, 4 on most machines)", 0 },
+	{ "compress", 'z', "ALGORITHM", OPTION_ARG_OPTIONAL,
+	  "Write a trace.dat version 7 file, its pages compressed with ALGORITHM: zstd "
+	  "(the default) or zlib", 0 },
 	{ "event", 'e', "SYSTEM:EVENT", 0,
 	  "Also record this event, or every event of SYSTEM (repeatable)", 0 },
 	{ "sources", 's', "LIST", 0,
@@ -78,6 +81,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--subbuf-size takes a power of two of KiB (1 to 1024), "
 				   "not '%s'", arg);
 		a->opts.subbuf_kib = kib;
+		break;
+	}
+	case 'z': {
+		int c = bm_compression_of(arg ? arg : "zstd");
+
+		if (c <= BM_COMPRESS_NONE)
+			argp_error(state, "--compress takes zstd or zlib, not '%s'", arg);
+		a->opts.compression = c;
 		break;
 	}
 	case 'e':

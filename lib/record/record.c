@@ -404,7 +404,8 @@ static int write_file(struct recorder *r)
 		return -1;
 	for (cpu = 0; cpu < r->res->ncpus; cpu++)
 		r->res->events += bm_cpustat_value(r->meta.cpustats[cpu], "read events");
-	return bm_spool_write_out(r->spool_dir, &r->meta, r->opts->output, &r->res->file_bytes);
+	return bm_spool_write_out(r->spool_dir, &r->meta, r->opts->output, r->opts->compression,
+				  &r->res->file_bytes);
 }
 
 /*

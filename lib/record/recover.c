@@ -12,7 +12,7 @@ int bm_recover(const char *spool_dir, const char *output, uint64_t *bytes)
 
 	if (!t)
 		return -1;
-	ret = bm_spool_write_out(spool_dir, bm_trace_get_meta(t), output, bytes);
+	ret = bm_spool_write_out(spool_dir, bm_trace_get_meta(t), output, BM_COMPRESS_NONE, bytes);
 	bm_trace_close(t);
 	if (ret < 0)
 		return -1;

@@ -426,7 +426,8 @@ out:
 }
 
 /* Copy the spool's pages after @meta into a new file, then rename it @output. */
-static int copy_out(const char *dir, const struct bm_trace_meta *meta, const char *output)
+static int copy_out(const char *dir, const struct bm_trace_meta *meta, const char *output,
+		    enum bm_compression compression)
 {
 	struct bm_cpu_data *cpus = calloc(meta->ncpus ? meta->ncpus : 1, sizeof(*cpus));
 	char tmp[4096];
@@ -445,7 +446,8 @@ static int copy_out(const char *dir, const struct bm_trace_meta *meta, const cha
 		bm_error_errno("cannot create '%s'", tmp);
 		goto out;
 	}
-	if (bm_trace_write(fd, output, meta, cpus) < 0)
+	if ((compression ? bm_trace_write_compressed(fd, output, meta, cpus, compression) :
+			   bm_trace_write(fd, output, meta, cpus)) < 0)
 		goto out;
 	if (fsync(fd) < 0 || rename(tmp, output) < 0) {
 		bm_error_errno("cannot write '%s'", output);
@@ -464,7 +466,7 @@ out:
 }
 
 int bm_spool_write_out(const char *dir, const struct bm_trace_meta *meta, const char *output,
-		       uint64_t *bytes)
+		       enum bm_compression compression, uint64_t *bytes)
 {
 	struct bm_cpu_data *cpus = calloc(meta->ncpus ? meta->ncpus : 1, sizeof(*cpus));
 	uint64_t region;
@@ -475,12 +477,12 @@ int bm_spool_write_out(const char *dir, const struct bm_trace_meta *meta, const 
 		bm_error_errno("cannot write '%s'", output);
 		return -1;
 	}
-	if (bm_spool_locate(dir, meta->ncpus, meta->page_size, cpus, &region) == 0)
+	if (!compression && bm_spool_locate(dir, meta->ncpus, meta->page_size, cpus, &region) == 0)
 		r = region ? bm_spool_finish_in_place(dir, meta, cpus, region, output) : 1;
 	close_cpus(cpus, meta->ncpus);
 	free(cpus);
 	/* Not in place: copy, from wherever the pages are now. */
-	if (r != 0 && copy_out(dir, meta, output) < 0)
+	if (r != 0 && copy_out(dir, meta, output, compression) < 0)
 		return -1;
 	if (stat(output, &st) < 0) {
 		bm_error_errno("cannot write '%s'", output);

@@ -30,6 +30,55 @@ const char *bm_compression_name(enum bm_compression c)
 	return names[c];
 }
 
+const char *bm_compression_version(enum bm_compression c)
+{
+	switch (c) {
+	case BM_COMPRESS_ZSTD:
+		return ZSTD_versionString();
+	case BM_COMPRESS_ZLIB:
+		return zlibVersion();
+	default:
+		return "";
+	}
+}
+
+size_t bm_compress_bound(enum bm_compression c, size_t len)
+{
+	switch (c) {
+	case BM_COMPRESS_ZSTD:
+		return ZSTD_compressBound(len);
+	case BM_COMPRESS_ZLIB:
+		return compressBound(len);
+	default:
+		return len;
+	}
+}
+
+size_t bm_compress(enum bm_compression c, const void *in, size_t len, void *out, size_t room)
+{
+	uLongf zn = room;
+	size_t n;
+	int z;
+
+	switch (c) {
+	case BM_COMPRESS_ZSTD:
+		n = ZSTD_compress(out, room, in, len, 1);
+		if (!ZSTD_isError(n))
+			return n;
+		bm_error("cannot compress: %s", ZSTD_getErrorName(n));
+		return 0;
+	case BM_COMPRESS_ZLIB:
+		z = compress2(out, &zn, in, len, Z_BEST_SPEED);
+		if (z == Z_OK)
+			return zn;
+		bm_error("cannot compress: %s", zError(z));
+		return 0;
+	default:
+		memcpy(out, in, len);
+		return len;
+	}
+}
+
 static int damaged(const char *what, const char *why)
 {
 	bm_error("%s: cannot decompress: %s", what, why);

@@ -132,6 +132,8 @@ int test_spool(const struct test_page *pages, size_t n)
 	return fd;
 }
 
+enum bm_compression test_compression;
+
 static void write_trace(const char *path, bool as_block, int ncpus,
 			const struct test_event *const *events, const size_t *counts)
 {
@@ -168,7 +170,10 @@ static void write_trace(const char *path, bool as_block, int ncpus,
 	ck_assert_int_ge(fd, 0);
 	for (cpu = 0; cpu < ncpus; cpu++)
 		cpus[cpu] = test_pages_of(fds[cpu]);
-	ck_assert_int_eq(bm_trace_write(fd, path, &meta, cpus), 0);
+	if (test_compression)
+		ck_assert_int_eq(bm_trace_write_compressed(fd, path, &meta, cpus, test_compression), 0);
+	else
+		ck_assert_int_eq(bm_trace_write(fd, path, &meta, cpus), 0);
 	close(fd);
 	for (cpu = 0; cpu < ncpus; cpu++)
 		close(fds[cpu]);

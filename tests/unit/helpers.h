@@ -34,6 +34,9 @@ int test_spool(const struct test_page *pages, size_t n);
 /* The pages of @fd (all of it; -1 for none), for bm_trace_write(). */
 struct bm_cpu_data test_pages_of(int fd);
 
+/* Not BM_COMPRESS_NONE: the test_write_*trace() write version 7 files, so compressed. */
+extern enum bm_compression test_compression;
+
 /* Write a trace file with @events[cpu] = list of (ts, seq) into @path. */
 struct test_event {
 	uint64_t ts;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "blkmap/sources/source.h"
+#include "blkmap/tracefile/compress.h"
 #include "blkmap/util/tell.h"
 
 struct bm_record_opts {
@@ -18,6 +19,7 @@ struct bm_record_opts {
 	double duration;		/* seconds; 0 for none */
 	unsigned buffer_kib;		/* per CPU; 0 for the kernel's default */
 	unsigned subbuf_kib;		/* sub-buffer (page) size; 0 for the kernel's */
+	enum bm_compression compression;	/* not NONE: a version 7 file, compressed */
 	const char **events;		/* extra "SYSTEM[:EVENT]" to enable */
 	int nevents;
 	char **argv;			/* command to run and trace, or NULL */

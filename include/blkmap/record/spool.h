@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blkmap/tracefile/compress.h"
 #include "blkmap/tracefile/meta.h"
 
 #define BM_SPOOL_PAGES		"pages"
@@ -60,11 +61,12 @@ int bm_spool_finish_in_place(const char *dir, const struct bm_trace_meta *meta,
 /*
  * Write the recording spooled in @dir, with @meta, to @output: in place
  * where the file system can collapse, else by copying the pages into a
- * new file beside @output. *@bytes: the file's size. The spool stays,
- * holding what it held, if this fails.
+ * new file beside @output; a version 7 file with its pages compressed
+ * unless @compression is BM_COMPRESS_NONE. *@bytes: the file's size. The
+ * spool stays, holding what it held, if this fails.
  */
 int bm_spool_write_out(const char *dir, const struct bm_trace_meta *meta, const char *output,
-		       uint64_t *bytes);
+		       enum bm_compression compression, uint64_t *bytes);
 /* The file holding CPU @cpu's pages in a spool of regions of @region bytes. */
 void bm_spool_pages_path(char *buf, size_t size, const char *dir, int cpu, uint64_t region);
 /* Remove the spool directory @dir and what it holds. */

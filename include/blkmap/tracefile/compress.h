@@ -14,6 +14,18 @@ enum bm_compression { BM_COMPRESS_NONE, BM_COMPRESS_ZSTD, BM_COMPRESS_ZLIB };
 int bm_compression_of(const char *name);
 const char *bm_compression_name(enum bm_compression c);
 
+/* The library's version, as trace-cmd writes it after the name. */
+const char *bm_compression_version(enum bm_compression c);
+
+/* The room bm_compress() may need for @len bytes. */
+size_t bm_compress_bound(enum bm_compression c, size_t len);
+/*
+ * Compress @in into @out, @room bytes (bm_compress_bound()): the size
+ * written, or 0 with a message. Both at their fastest level: a recording
+ * is compressed while the user waits for its file.
+ */
+size_t bm_compress(enum bm_compression c, const void *in, size_t len, void *out, size_t room);
+
 /*
  * Decompress @in into exactly @out_len bytes at @out: 0, or -1 (and a
  * message naming @what) when the data is damaged or of another size.

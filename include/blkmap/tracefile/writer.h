@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blkmap/tracefile/compress.h"
 #include "blkmap/tracefile/meta.h"
 
 /*
@@ -15,6 +16,13 @@
  */
 int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
 		   const struct bm_cpu_data *cpus);
+/*
+ * The same as version 7 (trace-cmd.dat.v7(5)): sections, then the pages
+ * compressed with @compression in chunks of 16 pages, then the options
+ * that locate them. What trace-cmd 3 and KernelShark open.
+ */
+int bm_trace_write_compressed(int fd, const char *path, const struct bm_trace_meta *meta,
+			      const struct bm_cpu_data *cpus, enum bm_compression compression);
 /*
  * The bytes of a trace file before its pages, for CPUs holding @sizes
  * bytes of pages each (whole pages); malloc'ed, *@len long. The pages

@@ -244,7 +244,7 @@ START_TEST(written_out_in_place_or_copied_the_bytes_are_the_same)
 	write_reference();
 	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, dir);
 	ck_assert_int_eq(stat(path, &pages), 0);
-	ck_assert_msg(bm_spool_write_out(dir, &meta, out, &bytes) == 0, "%s", bm_error_message());
+	ck_assert_msg(bm_spool_write_out(dir, &meta, out, BM_COMPRESS_NONE, &bytes) == 0, "%s", bm_error_message());
 	ck_assert_int_eq(stat(out, &st), 0);
 	ck_assert_uint_eq(bytes, st.st_size);
 	/* In place, the spool's file is the recording; copied, it is not. */
@@ -297,7 +297,7 @@ START_TEST(a_collapse_cut_short_leaves_a_readable_spool)
 	close(fd);
 	check_events(dir);
 	/* And it can be written out from there. */
-	ck_assert_msg(bm_spool_write_out(dir, &meta, out, NULL) == 0, "%s", bm_error_message());
+	ck_assert_msg(bm_spool_write_out(dir, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s", bm_error_message());
 	check_events(out);
 }
 END_TEST
@@ -370,7 +370,7 @@ START_TEST(a_spool_of_one_file_per_cpu_reads_and_writes_out)
 		close(fd);
 	}
 	check_events(dir);
-	ck_assert_msg(bm_spool_write_out(dir, &meta, out, NULL) == 0, "%s", bm_error_message());
+	ck_assert_msg(bm_spool_write_out(dir, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s", bm_error_message());
 	check_events(out);
 }
 END_TEST

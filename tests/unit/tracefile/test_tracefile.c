@@ -214,6 +214,64 @@ START_TEST(pages_are_read_with_the_header_pages_commit_size)
 }
 END_TEST
 
+/* Every event of @file, in order, as (ts, seq) into @out; their number. */
+static size_t read_events(const char *file, struct test_event *out, size_t max)
+{
+	struct bm_trace *t = bm_trace_open(file);
+	struct bm_stream *s;
+	struct bm_rec rec;
+	size_t n = 0;
+	int r;
+
+	ck_assert_msg(t, "%s", bm_error_message());
+	s = bm_stream_open(t);
+	ck_assert_msg(s, "%s", bm_error_message());
+	while ((r = bm_stream_next(s, &rec)) > 0 && n < max) {
+		out[n].ts = rec.ts;
+		memcpy(&out[n++].seq, (char *)rec.data + 8, 4);
+	}
+	ck_assert_msg(r == 0, "%s", bm_error_message());
+	bm_stream_close(s);
+	bm_trace_close(t);
+	return n;
+}
+
+START_TEST(compressed_version_7_files_read_as_version_6)
+{
+	static const enum bm_compression compressions[] = { BM_COMPRESS_ZSTD, BM_COMPRESS_ZLIB };
+	enum { N = 12000 };	/* per CPU: about 50 pages, so several chunks */
+	static struct test_event c0[N], c1[N], want[2 * N], got[2 * N + 1];
+	const struct test_event *events[] = { c0, c1 };
+	size_t counts[] = { N, N }, i, n;
+	struct stat v6, v7;
+	char version;
+	int fd;
+
+	for (i = 0; i < N; i++) {
+		c0[i] = (struct test_event){ 1000 + 3 * i, 2 * i };
+		c1[i] = (struct test_event){ 1001 + 3 * i, 2 * i + 1 };
+	}
+	test_compression = BM_COMPRESS_NONE;
+	test_write_trace(path, 2, events, counts);
+	ck_assert_uint_eq(read_events(path, want, 2 * N + 1), 2 * N);
+	ck_assert_int_eq(stat(path, &v6), 0);
+	for (i = 0; i < sizeof(compressions) / sizeof(compressions[0]); i++) {
+		test_compression = compressions[i];
+		test_write_trace(path, 2, events, counts);
+		test_compression = BM_COMPRESS_NONE;
+		n = read_events(path, got, 2 * N + 1);
+		ck_assert_uint_eq(n, 2 * N);
+		ck_assert_int_eq(memcmp(got, want, n * sizeof(*got)), 0);
+		ck_assert_int_eq(stat(path, &v7), 0);
+		ck_assert_int_lt(v7.st_size, v6.st_size / 4);
+		fd = open(path, O_RDONLY);
+		ck_assert_int_eq(pread(fd, &version, 1, 10), 1);
+		close(fd);
+		ck_assert_int_eq(version, '7');
+	}
+}
+END_TEST
+
 START_TEST(bad_magic_is_not_a_trace)
 {
 	write_two_cpus();
@@ -413,6 +471,7 @@ Suite *suite_tracefile(void)
 	tcase_add_test(tc, pages_are_read_with_the_header_pages_commit_size);
 	tcase_add_test(tc, missed_events_are_counted);
 	tcase_add_test(tc, every_truncation_is_rejected_with_an_offset);
+	tcase_add_test(tc, compressed_version_7_files_read_as_version_6);
 	tcase_add_test(tc, bad_magic_is_not_a_trace);
 	tcase_add_test(tc, other_versions_are_refused);
 	tcase_add_test(tc, the_wrong_byte_order_is_refused_with_an_offset);
