@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The report pipeline: pass 1 reads every map record into the map; pass 2
- * labels the events of the window and hands them to a view (events.c,
- * mapview.c, summaries.c through the analysis).
+ * The report pipeline: pass 1 reads every map record into the map
+ * (map/build.c); pass 2 labels the events of the window and hands them to
+ * a view (events.c, mapview.c, summaries.c through the analysis).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,14 +10,13 @@
 
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/analyse/iofeed.h"
-#include "blkmap/map/feed.h"
+#include "blkmap/map/build.h"
 #include "blkmap/map/map.h"
 #include "blkmap/report/events.h"
 #include "blkmap/report/mapview.h"
 #include "blkmap/report/plot.h"
 #include "blkmap/report/report.h"
 #include "blkmap/report/summaries.h"
-#include "blkmap/sources/marker.h"
 #include "blkmap/tracefile/decode.h"
 #include "blkmap/tracefile/merge.h"
 #include "blkmap/tracefile/reader.h"
@@ -33,12 +32,10 @@ struct report {
 	struct bm_stream *stream;
 	struct bm_map *map;
 	struct bm_label_cache labels;
-	struct bm_feeder feeder;
-	struct bm_loss *losses;		/* found by the first pass, which reads everything */
-	size_t nlosses;
-	uint64_t first, last, events;
+	struct bm_map_pass pass;	/* the first pass: the map, the span, the gaps */
 	uint64_t since, until;		/* the window of interest */
 	uint64_t total_bytes;		/* of pages, for progress */
+	uint64_t map_progress_next;
 	struct bm_analysis *analysis;
 	struct bm_events_view *listing;
 };
@@ -51,234 +48,18 @@ static void progress(struct report *r, const char *what, uint64_t done, uint64_t
 	*next = done + r->total_bytes / 100;
 }
 
-/*
- * A map record kept from pass 1. The strings it points to are copied, at
- * their own length, into one arena: records are kept for the whole
- * recording (an idle marker a second), so each costs only what it holds.
- */
-struct kept {
-	struct bm_event ev;
-	uint64_t seq;		/* order within its CPU */
-	size_t text, name, disk;	/* 1 + offset in the arena, 0 for none */
-};
-
-struct arena {
-	char *buf;
-	size_t len, cap;
-};
-
-/*
- * The uevent listener's idle markers: one a second for the whole recording,
- * and all the map takes of each is when it was written. Kept apart, small.
- */
-struct tick {
-	uint64_t ts;
-	int cpu;
-	uint64_t seq;
-};
-
-#define TICK_TEXT	BM_MARKER_PREFIX "uevent-idle"
-
-static bool is_tick(const struct bm_event *ev)
+static void map_progress(void *ctx, uint64_t bytes_read)
 {
-	size_t len = strlen(TICK_TEXT);
+	struct report *r = ctx;
 
-	return ev->kind == BM_EV_PRINT && ev->text && ev->text_len >= (int)len &&
-	       !memcmp(ev->text, TICK_TEXT, len) &&
-	       (ev->text_len == (int)len || ev->text[len] == ' ');
-}
-
-static int tick_by_time(const void *x, const void *y)
-{
-	const struct tick *a = x, *b = y;
-
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	if (a->cpu != b->cpu)
-		return a->cpu < b->cpu ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-/* Does @t come before @k in the merged order? */
-static bool tick_first(const struct tick *t, const struct kept *k)
-{
-	struct tick as_tick = { .ts = k->ev.ts, .cpu = k->ev.cpu, .seq = k->seq };
-
-	return tick_by_time(t, &as_tick) < 0;
-}
-
-static void feed_tick(struct report *r, const struct tick *t)
-{
-	struct bm_event ev = { .ts = t->ts, .cpu = t->cpu, .kind = BM_EV_PRINT,
-			       .text = TICK_TEXT, .text_len = strlen(TICK_TEXT) };
-
-	bm_feed(&r->feeder, &ev);
-}
-
-static int by_time(const void *x, const void *y)
-{
-	const struct kept *a = x, *b = y;
-
-	if (a->ev.ts != b->ev.ts)
-		return a->ev.ts < b->ev.ts ? -1 : 1;
-	if (a->ev.cpu != b->ev.cpu)
-		return a->ev.cpu < b->ev.cpu ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-/* Copy @len bytes of @src into @a; 1 + their offset, 0 for NULL, or -1. */
-static ssize_t keep_string(struct arena *a, const char *src, int len)
-{
-	size_t at = a->len;
-
-	if (!src)
-		return 0;
-	if (len < 0)
-		len = 0;
-	if (a->cap - a->len < (size_t)len + 1) {
-		size_t cap = a->cap ? 2 * a->cap : 4096;
-		char *buf;
-
-		while (cap - a->len < (size_t)len + 1)
-			cap *= 2;
-		buf = realloc(a->buf, cap);
-		if (!buf)
-			return -1;
-		a->buf = buf;
-		a->cap = cap;
-	}
-	memcpy(a->buf + at, src, len);
-	a->buf[at + len] = '\0';
-	a->len += len + 1;
-	return at + 1;
-}
-
-static const char *kept_string(const struct arena *a, size_t at)
-{
-	return at ? a->buf + at - 1 : NULL;
-}
-
-/* Only blkmap's own markers feed the map: a user's trace_marker lines are not kept. */
-static bool worth_keeping(const struct bm_event *ev)
-{
-	size_t plen = strlen(BM_MARKER_PREFIX);
-
-	return ev->kind != BM_EV_PRINT ||
-	       (ev->text && ev->text_len >= (int)plen && !memcmp(ev->text, BM_MARKER_PREFIX, plen));
-}
-
-/*
- * Pass 1: the map. Map records are few: read each CPU's events in turn
- * (other events are skipped by id), keep the map records, sort them by
- * time as the merge would, and feed them to the map.
- */
-static int build_map(struct report *r)
-{
-	const struct bm_loss *losses;
-	struct kept *kept = NULL, *k;
-	struct tick *ticks = NULL, *t;
-	struct arena strings = { 0 };
-	size_t n = 0, cap = 0, nticks = 0, capticks = 0, i, j;
-	uint64_t seq = 0;
-	ssize_t text, name, disk;
-	uint64_t next = 0;
-	struct bm_rec rec;
-	bool any = false;
-	int ret;
-
-	while ((ret = bm_stream_next_unordered(r->stream, &rec)) > 0) {
-		if (!(r->events & 0xfff))
-			progress(r, "building the map", bm_stream_bytes_read(r->stream), &next);
-		if (!any || rec.ts < r->first)
-			r->first = rec.ts;
-		if (rec.ts > r->last)
-			r->last = rec.ts;
-		any = true;
-		r->events++;
-		if (!bm_feeds_map(bm_decoder_kind(r->dec, rec.type)))
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			k = realloc(kept, cap * sizeof(*kept));
-			if (!k)
-				goto out_of_memory;
-			kept = k;
-		}
-		k = &kept[n];
-		bm_decode(r->dec, &rec, &k->ev);
-		if (!worth_keeping(&k->ev))
-			continue;
-		if (is_tick(&k->ev)) {
-			if (nticks == capticks) {
-				capticks = capticks ? 2 * capticks : 256;
-				t = realloc(ticks, capticks * sizeof(*ticks));
-				if (!t)
-					goto out_of_memory;
-				ticks = t;
-			}
-			ticks[nticks++] = (struct tick){ .ts = rec.ts, .cpu = k->ev.cpu, .seq = seq++ };
-			continue;
-		}
-		text = keep_string(&strings, k->ev.text, k->ev.text_len);
-		name = keep_string(&strings, k->ev.k.name, k->ev.k.name_len);
-		disk = keep_string(&strings, k->ev.k.disk, k->ev.k.disk_len);
-		if (text < 0 || name < 0 || disk < 0)
-			goto out_of_memory;
-		k->text = text;
-		k->name = name;
-		k->disk = disk;
-		k->seq = seq++;
-		n++;
-	}
-	if (ret < 0)
-		goto fail;
-	if (n)
-		qsort(kept, n, sizeof(*kept), by_time);
-	if (nticks)
-		qsort(ticks, nticks, sizeof(*ticks), tick_by_time);
-	for (i = 0, j = 0; i < n; i++) {
-		/* The arena has moved since: point at the copies where they are now. */
-		k = &kept[i];
-		k->ev.text = kept_string(&strings, k->text);
-		k->ev.k.name = kept_string(&strings, k->name);
-		k->ev.k.disk = kept_string(&strings, k->disk);
-		for (; j < nticks && tick_first(&ticks[j], k); j++)
-			feed_tick(r, &ticks[j]);
-		bm_feed(&r->feeder, &k->ev);
-	}
-	for (; j < nticks; j++)
-		feed_tick(r, &ticks[j]);
-	free(kept);
-	free(ticks);
-	free(strings.buf);
-	bm_feeder_finish(&r->feeder, r->last);
-	/* Kept: a later pass rewinds the stream, and may stop at --until. */
-	r->nlosses = bm_stream_losses(r->stream, &losses);
-	for (i = 0; i < r->nlosses; i++)
-		bm_map_lost(r->map, losses[i].from, losses[i].to);
-	bm_map_finish(r->map, r->first, r->last);
-	r->losses = malloc((r->nlosses ? r->nlosses : 1) * sizeof(*r->losses));
-	if (!r->losses) {
-		bm_error_errno("cannot read '%s'", bm_trace_path(r->trace));
-		return -1;
-	}
-	if (r->nlosses)
-		memcpy(r->losses, losses, r->nlosses * sizeof(*r->losses));
-	return 0;
-out_of_memory:
-	bm_error_errno("cannot read '%s'", bm_trace_path(r->trace));
-fail:
-	free(kept);
-	free(ticks);
-	free(strings.buf);
-	return -1;
+	progress(r, "building the map", bytes_read, &r->map_progress_next);
 }
 
 static void report_loss(struct report *r)
 {
 	const struct bm_trace_meta *m = bm_trace_get_meta(r->trace);
-	const struct bm_loss *losses = r->losses;
-	size_t i, n = r->nlosses;
+	const struct bm_loss *losses = r->pass.losses;
+	size_t i, n = r->pass.nlosses;
 	int cpu, uncounted;
 
 	for (cpu = 0; cpu < m->ncpus; cpu++) {
@@ -461,13 +242,14 @@ static int check_device_filter(struct report *r)
 static void window(struct report *r)
 {
 	const struct bm_report_opts *o = r->opts;
+	uint64_t first = r->pass.first, last = r->pass.last;
 
-	r->since = o->since_relative ? r->first + o->since : o->since;
-	r->until = !o->until ? r->last : o->until_relative ? r->first + o->until : o->until;
-	if (r->since < r->first)
-		r->since = r->first;
-	if (r->until > r->last)
-		r->until = r->last;
+	r->since = o->since_relative ? first + o->since : o->since;
+	r->until = !o->until ? last : o->until_relative ? first + o->until : o->until;
+	if (r->since < first)
+		r->since = first;
+	if (r->until > last)
+		r->until = last;
 }
 
 int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
@@ -480,12 +262,10 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		goto out;
 	r.tep = bm_trace_tep(r.trace);
 	r.dec = bm_decoder_new(r.tep);
-	r.map = bm_map_new();
-	if (!r.dec || !r.map) {
+	if (!r.dec) {
 		bm_error_errno("cannot read '%s'", path);
 		goto out;
 	}
-	bm_feeder_init(&r.feeder, r.map);
 	r.stream = bm_stream_open(r.trace);
 	if (!r.stream)
 		goto out;
@@ -493,7 +273,9 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		r.total_bytes += bm_trace_cpu(r.trace, cpu)->size;
 	if (!r.total_bytes)
 		r.total_bytes = 1;
-	if (build_map(&r) < 0 || check_device_filter(&r) < 0)
+	r.pass = (struct bm_map_pass){ .path = path, .progress = map_progress, .ctx = &r };
+	r.map = bm_map_build(r.stream, r.dec, &r.pass);
+	if (!r.map || check_device_filter(&r) < 0)
 		goto out;
 	report_loss(&r);
 	window(&r);
@@ -503,7 +285,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	case BM_VIEW_MAP:
 		bm_view_map(out, opts->format, r.map, &(struct bm_map_view_opts){
 			.disk = opts->disk, .dev = opts->dev, .since = r.since, .until = r.until,
-			.losses = r.losses, .nlosses = r.nlosses });
+			.losses = r.pass.losses, .nlosses = r.pass.nlosses });
 		break;
 	case BM_VIEW_EVENTS:
 		if (list_events(&r) < 0)
@@ -530,7 +312,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	ret = 0;
 out:
 	bm_events_view_free(r.listing);
-	free(r.losses);
+	free(r.pass.losses);
 	bm_analysis_free(r.analysis);
 	bm_stream_close(r.stream);
 	bm_map_free(r.map);

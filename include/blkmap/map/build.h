@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_MAP_BUILD_H
+#define BLKMAP_MAP_BUILD_H
+
+/* The map of a recording, from its map records (build.c). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blkmap/map/map.h"
+#include "blkmap/tracefile/decode.h"
+#include "blkmap/tracefile/merge.h"
+
+struct bm_map_pass {
+	const char *path;		/* the recording, for messages */
+	/* Called now and then with the bytes of pages read so far; may be NULL. */
+	void (*progress)(void *ctx, uint64_t bytes_read);
+	void *ctx;
+	/* Out: the recording's span, its events, and its gaps (malloc'ed). */
+	uint64_t first, last, events;
+	struct bm_loss *losses;
+	size_t nlosses;
+};
+
+/*
+ * Read every event of @stream (unordered, from its start), feed the map
+ * records among them to a new map in time order, and finish it. NULL with
+ * a message on failure.
+ */
+struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *dec,
+			    struct bm_map_pass *pass);
+
+#endif
