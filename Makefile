@@ -9,7 +9,8 @@
 #   make V=1           show the commands
 #   make module        the kernel module, for the running kernel or KDIR=
 #   make fuzz          fuzz whole files, then pages, FUZZ_SECONDS each (libFuzzer, clang)
-#   make install       PREFIX (/usr/local) and DESTDIR, as usual
+#   make install       PREFIX (/usr/local) and DESTDIR, as usual; with libkshark-dev,
+#                      the KernelShark plugin too (build/kernelshark/plugin-blkmap.so)
 #   make bench         benchmarks against trace-cmd and perf (root; bench/run)
 
 VERSION   := 0.1.0
@@ -53,7 +54,17 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 LIBBLKMAP := $(BUILD)/libblkmap.a
 UNIT_BIN  := $(BUILD)/tests/unit/run-unit
 
-all: $(PROGRAM)
+# The KernelShark plugin, where libkshark's headers are (and not in the
+# sanitized or static builds): the map code again, position-independent, its
+# symbols hidden inside the plugin.
+ifeq ($(SANITIZE)$(STATIC),)
+PLUGIN    := $(if $(shell pkg-config --exists libkshark 2>/dev/null && echo y), \
+               $(BUILD)/kernelshark/plugin-blkmap.so)
+endif
+PIC_OBJ   := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+KSHARK_CFLAGS = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags libkshark))
+
+all: $(PROGRAM) $(PLUGIN)
 
 $(PROGRAM): $(CMD_OBJ) $(LIBBLKMAP)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -64,6 +75,25 @@ $(LIBBLKMAP): $(LIB_OBJ)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
+
+$(BUILD)/libblkmap-pic.a: $(PIC_OBJ)
+	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/kernelshark/plugin-blkmap.so: kernelshark/blkmap.c $(BUILD)/libblkmap-pic.a
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(KSHARK_CFLAGS) \
+		-fPIC -shared -Wl,--no-undefined $(LDFLAGS) -o $@ $^ \
+		$(shell pkg-config --libs libkshark libtraceevent libzstd zlib)
+
+# What KernelShark shows with the plugin, driven through libkshark (the tests).
+$(BUILD)/tests/kernelshark/ks-labels: tests/kernelshark/ks-labels.c
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(KSHARK_CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(shell pkg-config --libs libkshark)
 
 $(UNIT_OBJ): CPPFLAGS += -Itests/unit
 
@@ -86,7 +116,9 @@ $(BUILD)/tests/helpers/eiofs: tests/helpers/eiofs.c
 	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) -O2 -g -Wall -Wextra -Wno-unused-parameter \
 		$(shell pkg-config --cflags fuse3) -o $@ $< $(shell pkg-config --libs fuse3)
 
-check: $(PROGRAM) $(UNIT_BIN) $(BUILD)/bench/mkbig $(HELPERS)
+KS_LABELS := $(if $(PLUGIN),$(BUILD)/tests/kernelshark/ks-labels)
+
+check: $(PROGRAM) $(UNIT_BIN) $(BUILD)/bench/mkbig $(HELPERS) $(PLUGIN) $(KS_LABELS)
 	$(Q)BLKMAP=$(CURDIR)/$(PROGRAM) UNIT=$(CURDIR)/$(UNIT_BIN) MKBIG=$(CURDIR)/$(BUILD)/bench/mkbig \
 		SANITIZED=$(SANITIZE) EIOFS=$(if $(HELPERS),$(CURDIR)/$(HELPERS)) \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 tests/run
@@ -134,9 +166,13 @@ fuzz: $(FUZZ_DIR)/fuzz_report $(FUZZ_DIR)/fuzz_pages $(FUZZ_DIR)/page_seeds
 BINDIR     = $(PREFIX)/bin
 MANDIR     = $(PREFIX)/share/man
 COMPLETION = $(PREFIX)/share/bash-completion/completions
+# Where KernelShark looks for plugins when PREFIX is /usr; elsewhere, load it
+# with kernelshark -p.
+KSHARK_PLUGINS = $(PREFIX)/lib/$(shell $(CC) -print-multiarch)/kernelshark/plugins
 
-install: $(PROGRAM)
+install: $(PROGRAM) $(PLUGIN)
 	install -D -m 755 $(PROGRAM) $(DESTDIR)$(BINDIR)/blkmap
+	$(if $(PLUGIN),install -D -m 644 $(PLUGIN) $(DESTDIR)$(KSHARK_PLUGINS)/plugin-blkmap.so)
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	for page in man/*.1; do gzip -9n <$$page >$(DESTDIR)$(MANDIR)/man1/$${page#man/}.gz; done
 	for page in man/*.5; do gzip -9n <$$page >$(DESTDIR)$(MANDIR)/man5/$${page#man/}.gz; done
@@ -144,6 +180,7 @@ install: $(PROGRAM)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/blkmap $(DESTDIR)$(COMPLETION)/blkmap
+	rm -f $(DESTDIR)$(KSHARK_PLUGINS)/plugin-blkmap.so
 	for page in man/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$${page#man/}.gz; done
 	for page in man/*.5; do rm -f $(DESTDIR)$(MANDIR)/man5/$${page#man/}.gz; done
 
@@ -160,4 +197,4 @@ clean:
 	rm -rf build build-san build-static build-fuzz blkmap blkmap-static blkmap-san
 
 .PHONY: all bench check clean fuzz install uninstall module module-clean
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(PIC_OBJ:.o=.d)

@@ -18,8 +18,9 @@ fi
 version=$(cd "$T/src" && dpkg-parsechangelog -S Version)
 deb=$T/blkmap_${version}_$(dpkg --print-architecture).deb
 dkms_deb=$T/blkmap-dkms_${version}_all.deb
-[ -f "$deb" ] && [ -f "$dkms_deb" ] || fail "packages missing: $(ls "$T")"
-note "built $(basename "$deb") and $(basename "$dkms_deb")"
+ks_deb=$T/blkmap-kernelshark_${version}_$(dpkg --print-architecture).deb
+[ -f "$deb" ] && [ -f "$dkms_deb" ] && [ -f "$ks_deb" ] || fail "packages missing: $(ls "$T")"
+note "built $(basename "$deb"), $(basename "$dkms_deb") and $(basename "$ks_deb")"
 
 if command -v lintian >/dev/null; then
 	lintian "$T"/blkmap_*.changes >"$T/lintian" 2>&1 || true
@@ -35,6 +36,13 @@ for page in blkmap.1 blkmap-record.1 blkmap-report.1 blkmap.dat.5; do
 	[ -s "$T/root/usr/share/man/man$section/$page.gz" ] || fail "no $page.gz"
 done
 [ -s "$T/root/usr/share/bash-completion/completions/blkmap" ] || fail "no bash completion"
+dpkg -x "$ks_deb" "$T/ks"
+plugin=$(find "$T/ks/usr/lib" -name plugin-blkmap.so)
+[ -n "$plugin" ] && [ -d "/usr/lib/$(gcc -print-multiarch)/kernelshark/plugins" ] &&
+	[ "${plugin#$T/ks}" = "/usr/lib/$(gcc -print-multiarch)/kernelshark/plugins/plugin-blkmap.so" ] ||
+	fail "the plugin is not where KernelShark looks: ${plugin:-none}"
+"$top/build/tests/kernelshark/ks-labels" "$plugin" "$top/tests/data/vm61-module.dat" |
+	grep -q "block_rq_issue .*\[alpha\]$" || fail "the packaged plugin names no disk in KernelShark"
 
 # DKMS, for the kernel the VM tests boot.
 eval "$("$top/tests/vm/prepare" default)"

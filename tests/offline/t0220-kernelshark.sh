@@ -1,0 +1,54 @@
+#!/bin/sh
+# The KernelShark plugin, loaded through libkshark as KernelShark loads it:
+# every block event's info carries the name blkmap report gives that event
+# (and, for a remap, its source's), in every recording of tests/data and in a
+# compressed version 7 one.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BLKMAP=${BLKMAP:-$top/blkmap}
+PLUGIN=${PLUGIN:-$top/build/kernelshark/plugin-blkmap.so}
+KS_LABELS=${KS_LABELS:-$top/build/tests/kernelshark/ks-labels}
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+
+if [ "${SANITIZED:-}" = 1 ]; then
+	echo "SKIP: the sanitized build has no KernelShark plugin (KernelShark cannot load ASan code); the normal build's check tests it"
+	exit 77
+fi
+[ -x "$KS_LABELS" ] && [ -f "$PLUGIN" ] ||
+	fail "no KernelShark plugin built: libkshark-dev is needed (scripts/install-deps; make)"
+
+for f in "$top"/tests/data/*.dat "$top"/tests/data/v7/*.dat; do
+	name=$(basename "$f")
+	"$KS_LABELS" "$PLUGIN" "$f" >"$T/ks" 2>"$T/ks.err" ||
+		fail "$name: libkshark with the plugin: $(cat "$T/ks.err")"
+	"$BLKMAP" report -f csv "$f" >"$T/csv" 2>/dev/null || fail "$name: blkmap report failed"
+	python3 - "$T/ks" "$T/csv" "$name" <<'PY' || exit 1
+import csv, re, sys
+ks, ours, name = sys.argv[1], sys.argv[2], sys.argv[3]
+shown = []
+for line in open(ks, encoding="utf-8", errors="replace"):
+    m = re.match(r"(\d+) (\S+) .*\[([^\[\]]*)\]$", line.rstrip("\n"))
+    if m:
+        shown.append((int(m.group(1)), m.group(2), m.group(3)))
+    elif re.match(r"\d+ ", line):
+        sys.exit("FAIL: %s: no name in KernelShark's info: %s" % (name, line.strip()))
+want = []
+for r in csv.DictReader(open(ours, encoding="utf-8", errors="replace", newline="")):
+    if not r["event"].startswith("block_"):
+        continue
+    label = r["name"] or "?"
+    if r["event"] == "block_bio_remap":
+        label += " <- " + (r["old_name"] or "?")
+    want.append((int(r["ts_ns"]), r["event"], label))
+if not want:
+    sys.exit("FAIL: %s: blkmap reports no block events: nothing to compare" % name)
+if sorted(shown) != sorted(want):
+    diff = sorted(set(want) ^ set(shown))[:5]
+    sys.exit("FAIL: %s: KernelShark shows %d labelled block events, blkmap %d; first differences %s"
+             % (name, len(shown), len(want), diff))
+names = sorted({l for _, _, l in want})
+print("# %s: %d block events, named as blkmap names them (%s)" % (name, len(want), ", ".join(names)))
+PY
+done
