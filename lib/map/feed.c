@@ -235,6 +235,7 @@ void bm_feed(struct bm_feeder *f, const struct bm_event *ev)
 	} else if (ev->kind == BM_EV_BDI_REGISTER && ev->text) {
 		snprintf(name, sizeof(name), "%.*s", ev->text_len, ev->text);
 		if (bm_parse_dev(name, &o.dev) == 0) {
+			f->registers++;
 			o.type = BM_OBS_REGISTER;
 			bm_map_observe(f->map, &o);
 		}

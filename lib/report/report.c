@@ -55,6 +55,17 @@ static void map_progress(void *ctx, uint64_t bytes_read)
 	progress(r, "building the map", bytes_read, &r->map_progress_next);
 }
 
+/* A recording made without blkmap's map sources (trace-cmd record's): say what it lacks. */
+static void report_missing_map(struct report *r)
+{
+	if (r->pass.markers || !r->pass.events)
+		return;
+	bm_tell(r->opts->warn, "'%s' holds none of blkmap record's map records (recorded by "
+		"another tool?): no statedump, no uevent, no probe, so its devices have no names "
+		"(basis 'unknown'), only numbers%s", bm_trace_path(r->trace), r->pass.registers ?
+		"; its writeback_bdi_register events say only when disks were added" : "");
+}
+
 static void report_loss(struct report *r)
 {
 	const struct bm_trace_meta *m = bm_trace_get_meta(r->trace);
@@ -277,6 +288,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	r.map = bm_map_build(r.stream, r.dec, &r.pass);
 	if (!r.map || check_device_filter(&r) < 0)
 		goto out;
+	report_missing_map(&r);
 	report_loss(&r);
 	window(&r);
 	if ((opts->plot || opts->view >= BM_VIEW_DISKS) && analyse(&r) < 0)

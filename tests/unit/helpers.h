@@ -64,5 +64,6 @@ Suite *suite_events(void);
 Suite *suite_source(void);
 Suite *suite_util(void);
 Suite *suite_compress(void);
+Suite *suite_report(void);
 
 #endif

@@ -34,6 +34,7 @@ struct bm_feeder {
 	bool have_listener;
 	char sources[128];	/* from record-begin */
 	uint64_t markers;	/* blkmap markers seen */
+	uint64_t registers;	/* disk registrations seen (writeback_bdi_register) */
 };
 
 /* Is an event of this kind ever a map record? */
