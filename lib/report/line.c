@@ -28,13 +28,6 @@ void bm_line_str(struct bm_line *l, const char *s)
 	bm_line_strn(l, s, strlen(s));
 }
 
-void bm_line_char(struct bm_line *l, char c)
-{
-	if (l->n == sizeof(l->buf))
-		bm_line_write(l);
-	l->buf[l->n++] = c;
-}
-
 static void spaces(struct bm_line *l, int n)
 {
 	while (n-- > 0)

@@ -25,7 +25,6 @@ static inline void bm_line_init(struct bm_line *l, FILE *out)
 
 void bm_line_strn(struct bm_line *l, const char *s, size_t n);
 void bm_line_str(struct bm_line *l, const char *s);
-void bm_line_char(struct bm_line *l, char c);
 /* @s padded with spaces to @width, on the left (@right) or the right. */
 void bm_line_pad(struct bm_line *l, const char *s, int width, bool right);
 void bm_line_u64(struct bm_line *l, uint64_t v);
@@ -36,5 +35,13 @@ void bm_line_ts(struct bm_line *l, uint64_t ns);
 void bm_line_dev(struct bm_line *l, uint32_t dev);
 /* Write out what the buffer holds. */
 void bm_line_write(struct bm_line *l);
+
+/* Inline: separators and padding are most of the calls. */
+static inline void bm_line_char(struct bm_line *l, char c)
+{
+	if (l->n == sizeof(l->buf))
+		bm_line_write(l);
+	l->buf[l->n++] = c;
+}
 
 #endif
