@@ -31,6 +31,7 @@ struct cursor {
 	const struct bm_cpu_data *data;
 	size_t chunk;			/* compressed data: the next chunk to read */
 	char *packed;			/* and room for the largest one */
+	struct bm_unpacker *unpacker;
 	uint64_t next_off, end_off;	/* file range of pages not yet read */
 	char *window;			/* window_size bytes of pages */
 	size_t window_size;		/* window_bytes, or all this CPU has if less */
@@ -109,8 +110,7 @@ static int next_chunk(struct bm_stream *s, struct cursor *c)
 		errno = EINVAL;
 		return -1;
 	}
-	if (bm_decompress(c->data->compression, c->packed, k->packed, c->window, k->size,
-			  what) < 0)
+	if (bm_unpack(c->unpacker, c->packed, k->packed, c->window, k->size, what) < 0)
 		return -1;
 	c->page_off = k->offset;
 	c->npages = k->size / s->format.page_size;
@@ -366,7 +366,8 @@ struct bm_stream *bm_stream_open(struct bm_trace *trace)
 					packed = d->chunks[i].packed;
 			}
 			c->packed = malloc(packed ? packed : 1);
-			if (!c->packed)
+			c->unpacker = bm_unpacker_new(d->compression);
+			if (!c->packed || !c->unpacker)
 				goto nomem;
 		}
 		if (!c->window_size)
@@ -395,6 +396,7 @@ void bm_stream_close(struct bm_stream *s)
 	for (cpu = 0; s->cursors && cpu < s->ncpus; cpu++) {
 		free(s->cursors[cpu].window);
 		free(s->cursors[cpu].packed);
+		bm_unpacker_free(s->cursors[cpu].unpacker);
 	}
 	free(s->cursors);
 	free(s->heap);

@@ -33,4 +33,15 @@ size_t bm_compress(enum bm_compression c, const void *in, size_t len, void *out,
 int bm_decompress(enum bm_compression c, const void *in, size_t in_len, void *out,
 		  size_t out_len, const char *what);
 
+/*
+ * The same for many chunks: the libraries' decompression state is set up
+ * once, not for each chunk (a zstd context is most of the cost of a small
+ * chunk). NULL when out of memory.
+ */
+struct bm_unpacker;
+struct bm_unpacker *bm_unpacker_new(enum bm_compression c);
+int bm_unpack(struct bm_unpacker *u, const void *in, size_t in_len, void *out, size_t out_len,
+	      const char *what);
+void bm_unpacker_free(struct bm_unpacker *u);
+
 #endif
