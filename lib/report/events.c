@@ -13,6 +13,7 @@ struct bm_events_view {
 	enum bm_output_format format;
 	bool explain;
 	struct tep_handle *tep;
+	const struct bm_decoder *dec;
 	struct trace_seq seq;
 	struct bm_line line;
 	int comm_pid;		/* the last pid looked up, and its command */
@@ -40,6 +41,8 @@ static const char *details(struct bm_events_view *v, const struct bm_rec *rec,
 	trace_seq_reset(&v->seq);
 	if (ev->kind == BM_EV_PRINT && ev->text)
 		trace_seq_printf(&v->seq, "%.*s", ev->text_len, ev->text);
+	else if (!bm_decode_fits(v->dec, rec))
+		trace_seq_puts(&v->seq, "(record shorter than its format says)");
 	else
 		tep_print_event(v->tep, &v->seq, &trec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&v->seq);
@@ -298,7 +301,7 @@ static void event_json(struct bm_line *o, const struct record *r)
 /* ---- the view ---- */
 
 struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format format,
-					    bool explain, struct tep_handle *tep)
+					    bool explain, const struct bm_decoder *dec)
 {
 	struct bm_events_view *v = calloc(1, sizeof(*v));
 	size_t i;
@@ -308,7 +311,8 @@ struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format for
 	v->out = out;
 	v->format = format;
 	v->explain = explain;
-	v->tep = tep;
+	v->dec = dec;
+	v->tep = bm_decoder_tep(dec);
 	trace_seq_init(&v->seq);
 	bm_line_init(&v->line, out);
 	if (format == BM_FORMAT_CSV) {

@@ -157,7 +157,7 @@ static int pass_events(struct report *r)
 
 static int list_events(struct report *r)
 {
-	r->listing = bm_events_view_start(r->out, r->opts->format, r->opts->explain, r->tep);
+	r->listing = bm_events_view_start(r->out, r->opts->format, r->opts->explain, r->dec);
 	if (!r->listing) {
 		bm_error_errno("cannot list the events of '%s'", bm_trace_path(r->trace));
 		return -1;

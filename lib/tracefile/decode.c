@@ -171,6 +171,47 @@ static const struct layout *layout_of(const struct bm_decoder *d, int type)
 	return &d->layouts[type >= 0 && type < d->nids ? d->by_id[type] : 0];
 }
 
+/* Do @f's bytes lie in @rec: its own, and for a dynamic field, the data it points at? */
+static bool field_fits(const struct bm_decoder *d, const struct tep_format_field *f,
+		       const struct bm_rec *rec)
+{
+	uint32_t size = rec->size, loc, at, len;
+
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+		return (uint32_t)f->offset <= size && (uint32_t)f->size <= size - f->offset;
+	if ((uint32_t)f->offset > size || size - f->offset < 4)
+		return false;
+	memcpy(&loc, (const char *)rec->data + f->offset, 4);
+	if (d->swap)
+		loc = __builtin_bswap32(loc);
+	at = loc & 0xffff;
+	len = loc >> 16;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		at += f->offset + f->size;
+	return at <= size && len <= size - at;
+}
+
+bool bm_decode_fits(const struct bm_decoder *d, const struct bm_rec *rec)
+{
+	struct tep_event *e = tep_find_event(d->tep, rec->type);
+	const struct tep_format_field *f;
+
+	if (!e || rec->size < 0)
+		return false;
+	for (f = e->format.common_fields; f; f = f->next)
+		if (!field_fits(d, f, rec))
+			return false;
+	for (f = e->format.fields; f; f = f->next)
+		if (!field_fits(d, f, rec))
+			return false;
+	return true;
+}
+
+struct tep_handle *bm_decoder_tep(const struct bm_decoder *d)
+{
+	return d->tep;
+}
+
 enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type)
 {
 	return layout_of(d, type)->kind;

@@ -14,8 +14,6 @@
 #include "blkmap/report/output.h"
 #include "blkmap/tracefile/decode.h"
 
-struct tep_handle;
-
 /* The names of a block event's device and, for a remap, of its source. */
 struct bm_labelled {
 	const struct bm_span *span, *old_span;	/* NULL: no incarnation fits */
@@ -26,7 +24,7 @@ struct bm_events_view;
 
 /* A view writing to @out; a CSV one has written its header row. NULL: no memory. */
 struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format format,
-					    bool explain, struct tep_handle *tep);
+					    bool explain, const struct bm_decoder *dec);
 void bm_events_view_print(struct bm_events_view *v, const struct bm_rec *rec,
 			  const struct bm_event *ev, const struct bm_labelled *l);
 void bm_events_view_free(struct bm_events_view *v);

@@ -94,6 +94,8 @@ struct bm_decoder *bm_decoder_new(struct tep_handle *tep);
 void bm_decoder_free(struct bm_decoder *d);
 /* The kind of event id @type, without decoding anything. */
 enum bm_kind bm_decoder_kind(const struct bm_decoder *d, int type);
+/* The parser it decodes with. */
+struct tep_handle *bm_decoder_tep(const struct bm_decoder *d);
 /*
  * What RWBS flags do: 0 read, 1 write, -1 neither (a discard, a flush
  * without data). Reads the first two characters at most.
@@ -102,6 +104,12 @@ int bm_rwbs_op(const char *rwbs, uint32_t sectors);
 /* Decode @rec into @ev; text points into @rec's data. */
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev);
 /* Decode a block event's I/O fields; false, and nothing decoded, for other events. */
+/*
+ * Does @rec hold every field its format says it has (and the data its
+ * dynamic fields point at)? libtraceevent prints a record without asking:
+ * one a damaged format overruns must not reach it.
+ */
+bool bm_decode_fits(const struct bm_decoder *d, const struct bm_rec *rec);
 bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io);
 
 #endif

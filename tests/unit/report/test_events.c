@@ -17,17 +17,21 @@ static const char *listing(enum bm_output_format format, const struct bm_event *
 {
 	struct tep_handle *tep = tep_alloc();
 	FILE *f = fmemopen(out, sizeof(out), "w");
+	struct bm_decoder *dec;
 	struct bm_events_view *v;
 	struct bm_rec rec = { .ts = ev->ts, .cpu = ev->cpu };
 
 	ck_assert_ptr_nonnull(tep);
 	ck_assert_ptr_nonnull(f);
 	tep_register_comm(tep, "fio, job 1", 42);
-	v = bm_events_view_start(f, format, false, tep);
+	dec = bm_decoder_new(tep);
+	ck_assert_ptr_nonnull(dec);
+	v = bm_events_view_start(f, format, false, dec);
 	ck_assert_ptr_nonnull(v);
 	if (ev)
 		bm_events_view_print(v, &rec, ev, l);
 	bm_events_view_free(v);
+	bm_decoder_free(dec);
 	fclose(f);
 	tep_free(tep);
 	return out;
