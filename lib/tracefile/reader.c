@@ -800,7 +800,7 @@ struct sections {
 	uint64_t at[BM_OPTION_CMDLINES + 1];	/* by the option naming them */
 	uint64_t buffer_at;			/* 0: no BUFFER option for the top instance */
 	uint32_t page_size, ncpus;
-	char *cpustats[64];			/* CPUSTAT options, applied once CPUs are known */
+	char **cpustats;			/* CPUSTAT options, applied once CPUs are known */
 	size_t ncpustats;
 	struct {
 		uint32_t cpu;
@@ -982,7 +982,15 @@ static int read_option_section(struct bm_trace *t, struct sections *sec, uint64_
 			return -1;
 		if (id == BM_OPTION_TRACECLOCK) {
 			keep_clock(t, data);
-		} else if (id == BM_OPTION_CPUSTAT && sec->ncpustats < 64) {
+		} else if (id == BM_OPTION_CPUSTAT && sec->ncpustats < MAX_CPUS) {
+			char **more = realloc(sec->cpustats, (sec->ncpustats + 1) * sizeof(*more));
+
+			if (!more) {
+				free(data);
+				bm_error_errno("cannot read '%s'", t->path);
+				return -1;
+			}
+			sec->cpustats = more;
 			sec->cpustats[sec->ncpustats++] = data;
 			data = NULL;
 		} else if (id == BM_OPTION_CPUCOUNT && len == 4) {
@@ -1138,6 +1146,7 @@ static int read_sections(struct bm_trace *t)
 out:
 	for (i = 0; i < sec.ncpustats; i++)
 		free(sec.cpustats[i]);
+	free(sec.cpustats);
 	free(sec.cpu);
 	return ret;
 }
