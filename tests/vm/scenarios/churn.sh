@@ -24,6 +24,11 @@ modprobe loop
 [ "${MODULE:-0}" = 0 ] || insmod /lib/blkmap/blkmap.ko
 dd if=/dev/zero of=/tmp/disk.img bs=1M count=16 2>/dev/null
 table /tmp/disk.img 1
+# reused_partition: some number in the log carried both p1 and p2.
+reused_partition() {
+	awk '$1 ~ /p[12]$/ {print $2, substr($1, length($1))}' "$log" | sort -u |
+		awk '{n[$1]++} END {for (d in n) if (n[d] > 1) exit 0; exit 1}'
+}
 L=$(losetup -f)
 losetup -P "$L" /tmp/disk.img
 l=${L#/dev/}
@@ -31,11 +36,15 @@ l=${L#/dev/}
 record ${BUFFER:+-b "$BUFFER"}
 
 # The partition table flips between p1 and p2; each incarnation is written.
-# A dropped partition's number is free again only once released, so the
-# numbers alternate: 259:N is p1, then p2, then p1...
+# A dropped partition's number is free again only once its inode is freed
+# (after an RCU grace period), so whether the next partition gets the same
+# number is a race: flip at least five times, and on until some 259:N has
+# carried both p1 and p2 (the premise), twelve times at most.
 write "${l}p1" 0 1
-seek=1
-for n in 1 2 1 2 1; do
+seek=1 n=2 flips=0
+until [ $flips -ge 5 ] && reused_partition; do
+	[ $flips -lt 12 ] || premise "no 259:N carried ${l}p1 and ${l}p2 in 12 flips"
+	n=$((3 - n)) flips=$((flips + 1))
 	table "$L" $n
 	blockdev --rereadpt "$L"
 	write "${l}p$n" $seek 1

@@ -5,7 +5,13 @@ log=/out/writes.log
 : >"$log"
 devnum() { cat "/sys/class/block/$1/dev"; }
 # The scenarios are about reused numbers: without reuse they test nothing.
-premise() { echo "scenario premise missing: $*" >&2; exit 1; }
+# A recorder still running is stopped first: the guest would not power off.
+premise() {
+	echo "scenario premise missing: $*" >&2
+	cat "$log" >&2
+	[ -z "${rec:-}" ] || { kill -INT "$rec"; wait "$rec"; } || true
+	exit 1
+}
 write() {	# write NAME SEEK COUNT: 4 KiB blocks, logged
 	dd if=/dev/zero of="/dev/$1" bs=4k seek="$2" count="$3" oflag=direct 2>/dev/null
 	echo "$1 $(devnum "$1") $(($2 * 8)) $(($3 * 8))" >>"$log"
