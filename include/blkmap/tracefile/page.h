@@ -143,4 +143,30 @@ corrupt:
 	return -1;
 }
 
+/*
+ * Writing pages, in this machine's byte order: what a flight recording
+ * keeps of pages it drops (ring.h). Events are laid out as the kernel
+ * does, a time extend before one whose delta does not fit in 27 bits.
+ */
+struct bm_page_packer {
+	unsigned char *page;	/* page_size bytes, the header included */
+	uint32_t page_size;
+	int long_size;
+	uint32_t used;		/* bytes of events */
+	uint64_t ts;		/* of the event packed last */
+	int64_t missed;		/* as bm_page_load() says, for this page */
+};
+
+/* Start @page, empty; @missed: events lost before it (-1: an unknown count). */
+void bm_pack_start(struct bm_page_packer *p, void *page, uint32_t page_size, int long_size,
+		   int64_t missed);
+/*
+ * Add an event of @size bytes of data (a multiple of 4), at time @ts, not
+ * before the last one. 0; -1 if the page has no room for it (finish the
+ * page, start another).
+ */
+int bm_pack_add(struct bm_page_packer *p, uint64_t ts, const void *data, uint32_t size);
+/* Write the header: the page is complete. */
+void bm_pack_finish(struct bm_page_packer *p);
+
 #endif

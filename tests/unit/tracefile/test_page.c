@@ -293,6 +293,55 @@ START_TEST(recorded_pages_read_alike)
 }
 END_TEST
 
+/*
+ * Pages written by the packer read back alike in both readers: small and
+ * long events, deltas that need a time extend, a stored loss count, and a
+ * page that takes events until it is full.
+ */
+START_TEST(packed_pages_read_back_in_both_readers)
+{
+	static const struct {
+		uint64_t ts;
+		uint32_t size;
+	} events[] = { { 100, 4 }, { 100, 112 }, { 250, 116 }, { 250 + (1ULL << 27), 8 },
+		       { 250 + (5ULL << 40), 400 }, { 250 + (5ULL << 40) + 1, 12 } };
+	struct bm_page_format f = { .page_size = TEST_PAGE_SIZE, .long_size = 8,
+				    .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ };
+	unsigned char page[TEST_PAGE_SIZE], data[400];
+	struct bm_page_packer pk;
+	struct bm_page_event ev;
+	struct bm_page p;
+	const char *why;
+	int64_t missed;
+	size_t i;
+	int n;
+
+	bm_pack_start(&pk, page, TEST_PAGE_SIZE, 8, 3);
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		memset(data, (int)i + 1, events[i].size);
+		ck_assert_int_eq(bm_pack_add(&pk, events[i].ts, data, events[i].size), 0);
+	}
+	bm_pack_finish(&pk);
+	ck_assert_int_eq(compare_readers(page, &f), (int)(sizeof(events) / sizeof(events[0])));
+	ck_assert_int_eq(bm_page_load(&p, &f, page, &missed, &why), 0);
+	ck_assert_int_eq(missed, 3);
+	for (i = 0; bm_page_next(&p, &ev, &why) == 1; i++) {
+		ck_assert_uint_eq(p.ts, events[i].ts);
+		ck_assert_uint_eq(ev.size, events[i].size);
+		ck_assert_int_eq(((const unsigned char *)ev.data)[events[i].size - 1], (int)i + 1);
+	}
+	ck_assert_uint_eq(i, sizeof(events) / sizeof(events[0]));
+
+	/* Full: the event that does not fit is refused, and the page stays whole. */
+	bm_pack_start(&pk, page, TEST_PAGE_SIZE, 8, 0);
+	for (n = 0; bm_pack_add(&pk, 1000 + n, data, 100) == 0; n++)
+		;
+	ck_assert_int_eq(n, (TEST_PAGE_SIZE - 16) / 104);
+	bm_pack_finish(&pk);
+	ck_assert_int_eq(compare_readers(page, &f), n);
+}
+END_TEST
+
 Suite *suite_page(void)
 {
 	Suite *s = suite_create("page");
@@ -304,6 +353,7 @@ Suite *suite_page(void)
 	tcase_add_test(tc, padding_ends_the_page_and_losses_without_a_count);
 	tcase_add_test(tc, a_damaged_page_is_refused);
 	tcase_add_test(tc, recorded_pages_read_alike);
+	tcase_add_test(tc, packed_pages_read_back_in_both_readers);
 	suite_add_tcase(s, tc);
 	return s;
 }
