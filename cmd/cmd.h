@@ -10,6 +10,7 @@ int cmd_report(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_statedump(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 
 /* "blkmap: MESSAGE" on stderr. */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -20,6 +20,7 @@ static const struct command {
 	{ "report", cmd_report, "print a recording's events and device map" },
 	{ "recover", cmd_recover, "write out what a recorder left in its spool" },
 	{ "reset", cmd_reset, "remove what dead recorders left behind" },
+	{ "snapshot", cmd_snapshot, "have a flight recorder write its window so far" },
 	{ "statedump", cmd_statedump, "list the disks and partitions present now" },
 };
 
@@ -59,6 +60,7 @@ static char doc[] =
 	"  report    print a recording's events and device map\n"
 	"  recover   write out what a recorder left in its spool\n"
 	"  reset     remove what dead recorders left behind\n"
+	"  snapshot  have a flight recorder write its window so far\n"
 	"  statedump list the disks and partitions present now\n"
 	"\n"
 	"'blkmap COMMAND --help' describes each command.";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* blkmap record: options, then the record pipeline, then a summary. */
 #include <argp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +22,20 @@ static char doc[] =
 	"With -d and a COMMAND, the command gets SIGTERM when the time is up. "
 	"SIGUSR1 adds a statedump.\n"
 	"\n"
+	"Flight recorder: with --ring=SIZE only the newest SIZE of events are kept "
+	"(SIZE / CPUs a CPU), however long the recording runs, while every map record "
+	"is kept whole: the file written at the stop holds the last window of events "
+	"and the map of every disk that existed during it. 'blkmap snapshot' (or "
+	"SIGUSR2) writes the window so far into FILE.1.dat, FILE.2.dat... and "
+	"recording goes on.\n"
+	"\n"
 	"Sources: module (blkmap's kernel module, when loaded: statedump, adds and "
 	"removals, exact), kprobe (probes on the functions that add and remove disks and "
 	"partitions, and a statedump through part_stat_read_all: exact), tracepoint "
 	"(writeback_bdi_register: exact time of disk adds), uevent (every add and "
 	"remove, bounded), sysfs (statedump). Default: all this kernel offers.";
+
+enum { OPT_RING = 0x100 };
 
 static struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the recording to FILE (default blkmap.dat)", 0 },
@@ -37,6 +47,9 @@ static struct argp_option options[] = {
 	{ "compress", 'z', "ALGORITHM", OPTION_ARG_OPTIONAL,
 	  "Write a trace.dat version 7 file, its pages compressed with ALGORITHM: zstd "
 	  "(the default) or zlib", 0 },
+	{ "ring", OPT_RING, "SIZE", 0,
+	  "Flight recorder: keep only the newest SIZE of events (a number with K, M or G; "
+	  "all CPUs together) and the whole map", 0 },
 	{ "event", 'e', "SYSTEM:EVENT", 0,
 	  "Also record this event, or every event of SYSTEM (repeatable)", 0 },
 	{ "sources", 's', "LIST", 0,
@@ -51,6 +64,29 @@ struct args {
 	const char *events[64];
 	bool quiet;
 };
+
+/* "64M": bytes, with K, M, G (or KiB, MiB, GiB) for powers of 1024. */
+static int parse_size(const char *arg, uint64_t *bytes)
+{
+	static const char units[] = "KMG";
+	const char *unit;
+	char *end;
+	unsigned long long n = strtoull(arg, &end, 10);
+	int shift = 0;
+
+	if (end == arg || *arg == '-')
+		return -1;
+	if (*end && (unit = strchr(units, *end))) {
+		shift = 10 * (unit - units + 1);
+		end++;
+		if (!strcmp(end, "iB") || !strcmp(end, "B"))
+			end += strlen(end);
+	}
+	if (*end || !n || n > (UINT64_MAX >> shift))
+		return -1;
+	*bytes = (uint64_t)n << shift;
+	return 0;
+}
 
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
@@ -91,6 +127,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->opts.compression = c;
 		break;
 	}
+	case OPT_RING:
+		if (parse_size(arg, &a->opts.ring_bytes) < 0)
+			argp_error(state, "--ring takes a size such as 64M (K, M or G), not '%s'",
+				   arg);
+		break;
 	case 'e':
 		if (a->opts.nevents == (int)(sizeof(a->events) / sizeof(a->events[0])))
 			argp_error(state, "too many -e options");
@@ -135,6 +176,14 @@ static void summary(const struct bm_record_opts *o, const struct bm_record_resul
 	for (cpu = 0; cpu < r->ncpus && cpu < 64 && n < sizeof(lost) - 32; cpu++)
 		n += snprintf(lost + n, sizeof(lost) - n, "%scpu%d %llu", cpu ? ", " : "",
 			      cpu, (unsigned long long)r->lost_per_cpu[cpu]);
+	if (o->ring_bytes) {
+		say("read %llu events; wrote the last window into %s (%.1f KiB); let %.1f MiB "
+		    "of older events go and kept %.1f KiB of map records from them; lost %llu "
+		    "(%s)", (unsigned long long)r->events, o->output, r->file_bytes / 1024.0,
+		    r->ring_dropped / 1048576.0, r->ring_kept / 1024.0,
+		    (unsigned long long)r->lost, lost);
+		return;
+	}
 	say("recorded %llu events into %s (%.1f KiB, %.1f bytes/event); lost %llu (%s)",
 	    (unsigned long long)r->events, o->output, r->file_bytes / 1024.0,
 	    r->events ? (double)r->file_bytes / r->events : 0.0,

@@ -150,7 +150,7 @@ struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *d
 	int ret;
 
 	pass->first = pass->last = pass->events = 0;
-	pass->markers = pass->registers = 0;
+	pass->markers = pass->registers = pass->window_from = 0;
 	pass->losses = NULL;
 	pass->nlosses = 0;
 	if (!map)
@@ -226,6 +226,7 @@ struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *d
 	strings.buf = NULL;
 	bm_feeder_finish(&feeder, pass->last);
 	pass->markers = feeder.markers;
+	pass->window_from = feeder.window_from;
 	pass->registers = feeder.registers;
 	/* Copied: a later pass rewinds the stream, and may stop at --until. */
 	pass->nlosses = bm_stream_losses(stream, &losses);

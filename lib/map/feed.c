@@ -106,6 +106,8 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		o.type = BM_OBS_DUMP_END;
 		o.listed = number(&p, "count");
 		bm_map_observe(f->map, &o);
+	} else if (!strcmp(p.type, "window-begin")) {
+		f->window_from = ev->ts;
 	} else if (!strcmp(p.type, "record-begin")) {
 		v = bm_marker_get(&p, "sources");
 		snprintf(f->sources, sizeof(f->sources), "%s", v ? v : "");

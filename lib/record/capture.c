@@ -21,6 +21,7 @@
 #include <tracefs.h>
 
 #include "blkmap/record/capture.h"
+#include "blkmap/record/ring.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/util/error.h"
 #include "blkmap/util/sys.h"
@@ -50,11 +51,35 @@ struct bm_capture {
 	int stop_fd;		/* eventfd: readable once stopping */
 	int notify_fd;
 	atomic_bool failed;
+	struct bm_ring *ring;	/* a flight recording's, or NULL */
 	struct cpu_reader *cpus;
 };
 
-int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
-		   size_t batch_pages, uint64_t room, uint64_t *bytes, bool *write_failed)
+/* Where drained pages go: a spool region, or a ring. */
+struct sink {
+	int fd;
+	uint64_t room, *bytes;
+	struct bm_ring *ring;
+	int cpu;
+};
+
+static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size)
+{
+	if (s->ring) {
+		if (bm_ring_put(s->ring, s->cpu, pages, len / page_size) < 0)
+			return -1;
+	} else if (len > s->room - *s->bytes) {
+		errno = EFBIG;
+		return -1;
+	} else if (bm_write_full(s->fd, pages, len) < 0) {
+		return -1;
+	}
+	*s->bytes += len;
+	return 0;
+}
+
+static int drain_into(int pipe_fd, struct sink *s, uint32_t page_size, char *batch,
+		      size_t batch_pages, bool *write_failed)
 {
 	size_t len = 0;
 
@@ -75,29 +100,35 @@ int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
 		len += page_size;
 		if (len < batch_pages * page_size)
 			continue;
-		if (len > room - *bytes || bm_write_full(out_fd, batch, len) < 0)
+		if (put(s, batch, len, page_size) < 0)
 			goto write_error;
-		*bytes += len;
 		len = 0;
 	}
-	if (len > room - *bytes || bm_write_full(out_fd, batch, len) < 0)
+	if (len && put(s, batch, len, page_size) < 0)
 		goto write_error;
-	*bytes += len;
 	return 0;
 write_error:
-	if (len > room - *bytes)
-		errno = EFBIG;
 	*write_failed = true;
 	return -1;
+}
+
+int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
+		   size_t batch_pages, uint64_t room, uint64_t *bytes, bool *write_failed)
+{
+	struct sink s = { .fd = out_fd, .room = room, .bytes = bytes };
+
+	return drain_into(pipe_fd, &s, page_size, batch, batch_pages, write_failed);
 }
 
 /* Read pages until the ring buffer of this CPU is empty. */
 static int drain(struct cpu_reader *r, char *batch)
 {
+	struct sink s = { .fd = r->spool_fd, .room = r->capture->region, .bytes = &r->bytes,
+			  .ring = r->capture->ring, .cpu = r->cpu };
 	bool write_failed;
 
-	if (bm_drain_pages(r->pipe_fd, r->spool_fd, r->capture->page_size, batch, BATCH_PAGES,
-			   r->capture->region, &r->bytes, &write_failed) == 0)
+	if (drain_into(r->pipe_fd, &s, r->capture->page_size, batch, BATCH_PAGES,
+		       &write_failed) == 0)
 		return 0;
 	if (write_failed && errno == EFBIG)
 		snprintf(r->error, sizeof(r->error), "CPU %d filled its %llu MiB of spool in "
@@ -155,7 +186,8 @@ failed:
 }
 
 struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
-				    uint32_t page_size, const char *spool_dir, int notify_fd)
+				    uint32_t page_size, const char *spool_dir, uint64_t ring_bytes,
+				    int notify_fd)
 {
 	struct bm_capture *c;
 	int cpu, *fds;
@@ -195,7 +227,11 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 	}
 	for (cpu = 0; cpu < ncpus; cpu++)
 		c->cpus[cpu].spool_fd = fds[cpu];
+	if (ring_bytes)
+		c->ring = bm_ring_new(spool_dir, ncpus, page_size, ring_bytes, fds, c->region);
 	free(fds);
+	if (ring_bytes && !c->ring)
+		goto fail;
 	if (!c->region)		/* a file per CPU: no region to fill */
 		c->region = UINT64_MAX;
 	for (cpu = 0; cpu < ncpus; cpu++) {
@@ -275,6 +311,11 @@ const char *bm_capture_failure(struct bm_capture *c)
 }
 
 
+struct bm_ring *bm_capture_ring(struct bm_capture *c)
+{
+	return c->ring;
+}
+
 uint64_t bm_capture_bytes(struct bm_capture *c)
 {
 	uint64_t total = 0;
@@ -303,6 +344,7 @@ void bm_capture_free(struct bm_capture *c)
 	}
 	if (c->stop_fd >= 0)
 		close(c->stop_fd);
+	bm_ring_free(c->ring);
 	free(c->cpus);
 	free(c);
 }

@@ -102,6 +102,14 @@ out:
 	tracefs_instance_free(inst);
 }
 
+static bool is_ring(const char *spool)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_RING, spool);
+	return access(path, F_OK) == 0;
+}
+
 static int reclaim_spools(bm_tell_fn notify)
 {
 	struct dirent *d;
@@ -122,7 +130,11 @@ static int reclaim_spools(bm_tell_fn notify)
 			continue;
 		if (bm_registry_read(pid, spool, sizeof(spool), output, sizeof(output)) < 0)
 			continue;
-		if (spool[0] && access(spool, F_OK) == 0) {
+		if (spool[0] && is_ring(spool)) {
+			bm_spool_remove(spool);
+			bm_tell(notify, "removed the ring of dead flight recorder %d in '%s' (a ring "
+				"cannot be read back)", (int)pid, spool);
+		} else if (spool[0] && access(spool, F_OK) == 0) {
 			drain_dead_instance(pid, spool);
 			recovery_target(output[0] ? output : "blkmap.dat", pid, target, sizeof(target));
 			if (bm_recover(spool, target, &bytes) < 0) {

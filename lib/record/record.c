@@ -27,6 +27,7 @@
 #include "blkmap/record/reclaim.h"
 #include "blkmap/record/record.h"
 #include "blkmap/record/registry.h"
+#include "blkmap/record/ring.h"
 #include "blkmap/record/session.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/sources/kmodule.h"
@@ -184,6 +185,8 @@ static int write_spool_meta(struct recorder *r)
 		close(fd);
 	}
 	r->spool_ready = ret == 0;
+	if (ret == 0 && bm_capture_ring(r->capture))
+		ret = bm_ring_learn(bm_capture_ring(r->capture), path);
 	return ret;
 }
 
@@ -220,9 +223,15 @@ static int arm(struct recorder *r)
 	}
 	r->capture = bm_capture_start(bm_session_instance(r->session), r->res->ncpus,
 				      bm_session_page_size(r->session), r->spool_dir,
-				      r->notify_fd);
+				      o->ring_bytes, r->notify_fd);
 	if (!r->capture)
 		return -1;
+	if (o->ring_bytes && r->registered) {
+		char size[32];
+
+		snprintf(size, sizeof(size), "%llu", (unsigned long long)o->ring_bytes);
+		bm_registry_note("ring", size);
+	}
 	for (cpu = 0; cpu < r->res->ncpus; cpu++)
 		if (bm_session_cpu_stats(r->session, cpu, &r->start_stats[cpu]) < 0)
 			return -1;
@@ -289,6 +298,48 @@ static void reap(struct recorder *r)
 				 128 + WTERMSIG(status);
 }
 
+void bm_snapshot_path(char *buf, size_t size, const char *output, unsigned n)
+{
+	size_t len = strlen(output);
+
+	if (len > 4 && !strcmp(output + len - 4, ".dat"))
+		snprintf(buf, size, "%.*s.%u.dat", (int)(len - 4), output, n);
+	else
+		snprintf(buf, size, "%s.%u", output, n);
+}
+
+/*
+ * A flight recording's window so far, into the next free out.N.dat; the
+ * recording goes on, whatever becomes of the snapshot.
+ */
+static void snapshot(struct recorder *r)
+{
+	struct bm_ring *ring = bm_capture_ring(r->capture);
+	char path[PATH_MAX];
+	uint64_t bytes;
+	unsigned n = r->res->snapshots;
+
+	if (!ring) {
+		bm_tell(r->opts->warn, "a snapshot needs a flight recording (record --ring); "
+			"recording goes on");
+		return;
+	}
+	do
+		bm_snapshot_path(path, sizeof(path), r->opts->output, ++n);
+	while (access(path, F_OK) == 0);
+	bm_capture_flush(r->capture);
+	if (bm_session_collect_final(r->session, &r->meta) < 0 ||
+	    bm_ring_write(ring, &r->meta, path, r->opts->compression, &bytes) < 0) {
+		bm_tell(r->opts->warn, "snapshot failed: %s; recording goes on",
+			bm_error_message());
+		return;
+	}
+	r->res->snapshots = n;
+	if (r->registered)
+		bm_registry_note("snapshot", path);
+	bm_tell(r->opts->notify, "snapshot %s (%.1f KiB)", path, bytes / 1024.0);
+}
+
 /*
  * Record until the command exits, the duration passes, or a signal says
  * stop. With a command, a signal is forwarded to it (unless the terminal
@@ -341,7 +392,9 @@ static int wait_for_stop(struct recorder *r)
 			if (si.ssi_signo == SIGUSR1 && dump(r, "request") < 0)
 				bm_tell(r->opts->warn, "the statedump on request failed: %s; "
 					"recording goes on", bm_error_message());
-			if (si.ssi_signo == SIGUSR1)
+			if (si.ssi_signo == SIGUSR2)
+				snapshot(r);
+			if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGUSR2)
 				continue;
 			if (!r->opts->argv || r->child <= 0 || ++signals > 1) {
 				if (r->child > 0) {
@@ -398,12 +451,18 @@ static int stop(struct recorder *r)
 
 static int write_file(struct recorder *r)
 {
+	struct bm_ring *ring = bm_capture_ring(r->capture);
 	int cpu;
 
 	if (bm_session_collect_final(r->session, &r->meta) < 0)
 		return -1;
 	for (cpu = 0; cpu < r->res->ncpus; cpu++)
 		r->res->events += bm_cpustat_value(r->meta.cpustats[cpu], "read events");
+	if (ring) {
+		bm_ring_stats(ring, &r->res->ring_dropped, &r->res->ring_kept);
+		return bm_ring_write(ring, &r->meta, r->opts->output, r->opts->compression,
+				     &r->res->file_bytes);
+	}
 	return bm_spool_write_out(r->spool_dir, &r->meta, r->opts->output, r->opts->compression,
 				  &r->res->file_bytes);
 }
@@ -451,6 +510,12 @@ static void keep_spool(struct recorder *r)
 
 	if (!r->spool_ready)
 		return;
+	if (bm_capture_ring(r->capture)) {
+		/* A ring's pages are out of order: nothing could read them back. */
+		snprintf(cause, sizeof(cause), "%s", bm_error_message());
+		bm_error("%s; the flight recording's last window is lost", cause);
+		return;
+	}
 	r->keep_spool = true;
 	snprintf(cause, sizeof(cause), "%s", bm_error_message());
 	bm_error("%s; what was recorded is kept in '%s': read it with 'blkmap report %s', "
@@ -471,7 +536,8 @@ static void wait_command(struct recorder *r)
 			break;
 		if (poll(&pfd, 1, -1) < 0 || read(r->sig_fd, &si, sizeof(si)) != sizeof(si))
 			continue;
-		if (si.ssi_signo != SIGCHLD && si.ssi_signo != SIGUSR1 && si.ssi_code != SI_KERNEL)
+		if (si.ssi_signo != SIGCHLD && si.ssi_signo != SIGUSR1 && si.ssi_signo != SIGUSR2 &&
+		    si.ssi_code != SI_KERNEL)
 			kill(r->child, si.ssi_signo);
 	}
 }
@@ -491,6 +557,7 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGUSR1);	/* a statedump on request */
+	sigaddset(&mask, SIGUSR2);	/* a snapshot of a flight recording */
 	/* Before any thread exists, so that every thread inherits it. */
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	r.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);

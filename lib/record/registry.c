@@ -54,6 +54,46 @@ int bm_registry_add(const char *spool_dir, const char *output)
 	return 0;
 }
 
+int bm_registry_note(const char *key, const char *value)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int ret;
+
+	bm_registry_path(getpid(), path, sizeof(path));
+	f = fopen(path, "ae");
+	if (!f)
+		return -1;
+	fprintf(f, "%s=%s\n", key, value);
+	ret = fclose(f);
+	return ret ? -1 : 0;
+}
+
+int bm_registry_value(pid_t pid, const char *key, char *value, size_t size)
+{
+	char path[PATH_MAX], line[PATH_MAX + 64];
+	size_t klen = strlen(key);
+	int count = 0;
+	FILE *f;
+
+	bm_registry_path(pid, path, sizeof(path));
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (value)
+		value[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, key, klen) || line[klen] != '=')
+			continue;
+		count++;
+		if (value)
+			snprintf(value, size, "%s", line + klen + 1);
+	}
+	fclose(f);
+	return count;
+}
+
 void bm_registry_remove(void)
 {
 	char path[PATH_MAX];
@@ -126,4 +166,26 @@ int bm_registry_read(pid_t pid, char *spool, size_t spool_size, char *output, si
 	}
 	fclose(f);
 	return 0;
+}
+
+int bm_registry_live(pid_t *pids, int max)
+{
+	struct dirent *d;
+	int n = 0;
+	DIR *dp = opendir(BM_REGISTRY_DIR);
+
+	if (!dp)
+		return 0;
+	while ((d = readdir(dp))) {
+		char *end;
+		pid_t pid = strtol(d->d_name, &end, 10);
+
+		if (*end || pid <= 0 || !bm_recorder_alive(pid))
+			continue;
+		if (n < max)
+			pids[n] = pid;
+		n++;
+	}
+	closedir(dp);
+	return n;
 }

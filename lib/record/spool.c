@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The spool's page file: one region per CPU, finished in place (spool.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -66,7 +67,7 @@ static int create_cpu_files(const char *dir, int ncpus, int *fds)
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		cpu_file(path, sizeof(path), dir, cpu);
-		fds[cpu] = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		fds[cpu] = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fds[cpu] < 0) {
 			bm_error_errno("cannot create spool file '%s'", path);
 			while (cpu-- > 0) {
@@ -110,7 +111,7 @@ int bm_spool_create(const char *dir, int ncpus, int *fds, uint64_t *region)
 		r = r / 4 & ~(REGION_ALIGN - 1);
 	}
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		fds[cpu] = open(path, O_WRONLY | O_CLOEXEC);
+		fds[cpu] = open(path, O_RDWR | O_CLOEXEC);
 		if (fds[cpu] < 0 || lseek(fds[cpu], (cpu + 1) * r, SEEK_SET) < 0) {
 			bm_error_errno("cannot open spool file '%s'", path);
 			for (; cpu >= 0; cpu--)
@@ -267,6 +268,13 @@ int bm_spool_locate(const char *dir, int ncpus, uint32_t page_size, struct bm_cp
 	for (cpu = 0; cpu < ncpus; cpu++)
 		cpus[cpu] = (struct bm_cpu_data){ .fd = -1 };
 	*region = 0;
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_RING, dir);
+	if (access(path, F_OK) == 0) {
+		bm_error("'%s' is a flight recording's spool: its pages go round a ring and cannot "
+			 "be read back; what 'blkmap record --ring' writes at a stop or snapshot is "
+			 "the recording", dir);
+		goto out;
+	}
 	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, dir);
 	if (!sizes || !at || !len) {
 		bm_error_errno("cannot read '%s'", path);
@@ -495,21 +503,18 @@ int bm_spool_write_out(const char *dir, const struct bm_trace_meta *meta, const 
 
 void bm_spool_remove(const char *dir)
 {
-	static const char *const files[] = {
-		BM_SPOOL_PAGES, BM_SPOOL_COLLAPSING, BM_SPOOL_PROBE, BM_SPOOL_META
-	};
+	struct dirent *d;
 	char path[4096];
-	size_t i;
-	int cpu;
+	DIR *dp = opendir(dir);
 
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+	/* Everything in it is the recorder's: pages, meta, a ring's kept pages. */
+	while (dp && (d = readdir(dp))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
 		unlink(path);
 	}
-	for (cpu = 0;; cpu++) {
-		cpu_file(path, sizeof(path), dir, cpu);
-		if (unlink(path) < 0 && errno == ENOENT)
-			break;
-	}
+	if (dp)
+		closedir(dp);
 	rmdir(dir);
 }

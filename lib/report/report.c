@@ -34,6 +34,7 @@ struct report {
 	struct bm_label_cache labels;
 	struct bm_map_pass pass;	/* the first pass: the map, the span, the gaps */
 	uint64_t since, until;		/* the window of interest */
+	uint64_t io_since;		/* the same, for events: within a flight recording's */
 	uint64_t total_bytes;		/* of pages, for progress */
 	uint64_t map_progress_next;
 	struct bm_analysis *analysis;
@@ -142,7 +143,7 @@ static int pass_events(struct report *r)
 	while ((ret = bm_stream_next(r->stream, &rec)) > 0) {
 		if (!(++n & 0xfff))
 			progress(r, "reading events", bm_stream_bytes_read(r->stream), &next);
-		if (rec.ts < r->since || rec.ts > r->until)
+		if (rec.ts < r->io_since || rec.ts > r->until)
 			continue;
 		bm_decode(r->dec, &rec, &ev);
 		label(r, ev.kind, ev.dev, ev.old_dev, ev.ts, &l);
@@ -171,7 +172,7 @@ static int list_events(struct report *r)
  */
 static int analyse_events(struct report *r)
 {
-	struct bm_iofeed *feed = bm_iofeed_start(r->stream, r->dec, r->since, r->until);
+	struct bm_iofeed *feed = bm_iofeed_start(r->stream, r->dec, r->io_since, r->until);
 	uint64_t next = 0, bytes;
 	const struct bm_io *io;
 	struct bm_labelled l;
@@ -192,7 +193,7 @@ static int analyse_events(struct report *r)
 
 static int analyse(struct report *r)
 {
-	r->analysis = bm_analysis_new(r->since, r->until, r->opts->plot != NULL);
+	r->analysis = bm_analysis_new(r->io_since, r->until, r->opts->plot != NULL);
 	if (!r->analysis) {
 		bm_error_errno("cannot analyse '%s'", bm_trace_path(r->trace));
 		return -1;
@@ -249,18 +250,24 @@ static int check_device_filter(struct report *r)
 	return -1;
 }
 
-/* The window of interest, from the filters, within the recording. */
+/*
+ * The window of interest, from the filters, within the recording. Events
+ * are looked at within a flight recording's window of them only: before
+ * it, some CPU's were let go (its map reaches further back).
+ */
 static void window(struct report *r)
 {
 	const struct bm_report_opts *o = r->opts;
 	uint64_t first = r->pass.first, last = r->pass.last;
-
 	r->since = o->since_relative ? first + o->since : o->since;
 	r->until = !o->until ? last : o->until_relative ? first + o->until : o->until;
 	if (r->since < first)
 		r->since = first;
 	if (r->until > last)
 		r->until = last;
+	r->io_since = r->since;
+	if (r->pass.window_from > r->io_since && r->pass.window_from <= r->until)
+		r->io_since = r->pass.window_from;
 }
 
 int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
@@ -315,7 +322,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	case BM_VIEW_NONE:
 		break;
 	}
-	if (opts->plot && bm_plot(opts->plot, r.analysis, r.since, r.until) < 0)
+	if (opts->plot && bm_plot(opts->plot, r.analysis, r.io_since, r.until) < 0)
 		goto out;
 	if (fflush(out) != 0 || ferror(out)) {
 		bm_error_errno("cannot write the report");

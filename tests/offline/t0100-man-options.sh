@@ -1,9 +1,14 @@
-# Every command has a man page, and every option its --help lists is in it.
+# Every command blkmap --help lists has a man page and bash completion, and
+# every option its --help lists is in the man page.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BLKMAP=${BLKMAP:-$top/blkmap}
 status=0
-for cmd in record report statedump recover reset; do
+commands=$("$BLKMAP" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
+[ "$(echo $commands | wc -w)" -ge 6 ] || { echo "blkmap --help lists commands '$commands'"; exit 1; }
+for cmd in $commands; do
+	grep -q "local commands=.*\b$cmd\b" "$top/scripts/blkmap.bash-completion" ||
+		{ echo "blkmap $cmd is not in the bash completion's commands"; status=1; }
 	page=$top/man/blkmap-$cmd.1
 	[ -f "$page" ] || { echo "no man page for blkmap $cmd"; status=1; continue; }
 	for opt in $("$BLKMAP" "$cmd" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do

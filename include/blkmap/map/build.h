@@ -17,6 +17,8 @@ struct bm_map_pass {
 	void *ctx;
 	/* Out: the recording's span, its events, and its gaps (malloc'ed). */
 	uint64_t first, last, events;
+	/* Out: where a flight recording's events start (older ones were let go); 0 for none. */
+	uint64_t window_from;
 	/* Out: blkmap's markers and the disk registrations among them (none: not blkmap's). */
 	uint64_t markers, registers;
 	struct bm_loss *losses;

@@ -33,6 +33,7 @@ struct bm_feeder {
 	uint64_t sent_after;	/* the last uevent was sent after this */
 	bool have_listener;
 	char sources[128];	/* from record-begin */
+	uint64_t window_from;	/* a flight recording's window-begin; 0 for none */
 	uint64_t markers;	/* blkmap markers seen */
 	uint64_t registers;	/* disk registrations seen (writeback_bdi_register) */
 };

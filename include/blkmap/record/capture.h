@@ -12,14 +12,17 @@
 
 struct tracefs_instance;
 struct bm_capture;
+struct bm_ring;
 
 /*
  * Start draining CPUs 0..@ncpus-1 of @inst into the page file of
- * @spool_dir (spool.h).
+ * @spool_dir (spool.h); with @ring_bytes, into a ring of that size in it
+ * (ring.h).
  * @notify_fd (an eventfd, or -1) is signalled if a thread fails.
  */
 struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
-				    uint32_t page_size, const char *spool_dir, int notify_fd);
+				    uint32_t page_size, const char *spool_dir, uint64_t ring_bytes,
+				    int notify_fd);
 /*
  * Drain what is left and stop the threads. Call with tracing off, so the
  * buffers hold a final state. -1 if any thread failed (message set).
@@ -30,6 +33,8 @@ void bm_capture_flush(struct bm_capture *c);
 /* Has a thread failed (disk full, I/O error)? Its message, or NULL. */
 const char *bm_capture_failure(struct bm_capture *c);
 uint64_t bm_capture_bytes(struct bm_capture *c);
+/* The flight recording's ring, or NULL. */
+struct bm_ring *bm_capture_ring(struct bm_capture *c);
 /*
  * Read @pipe_fd (a trace_pipe_raw, non-blocking) until empty, writing whole
  * pages to @out_fd, @batch_pages at a time through @batch. Adds what it

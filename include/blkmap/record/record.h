@@ -20,6 +20,7 @@ struct bm_record_opts {
 	unsigned buffer_kib;		/* per CPU; 0 for the kernel's default */
 	unsigned subbuf_kib;		/* sub-buffer (page) size; 0 for the kernel's */
 	enum bm_compression compression;	/* not NONE: a version 7 file, compressed */
+	uint64_t ring_bytes;		/* a flight recording of this size; 0 for none */
 	const char **events;		/* extra "SYSTEM[:EVENT]" to enable */
 	int nevents;
 	char **argv;			/* command to run and trace, or NULL */
@@ -36,12 +37,21 @@ struct bm_record_result {
 	int ncpus;
 	uint64_t lost_per_cpu[64];	/* first 64 CPUs */
 	uint64_t file_bytes;
+	unsigned snapshots;		/* written while recording (out.1.dat, ...) */
+	uint64_t ring_dropped;		/* bytes of events the ring let go */
+	uint64_t ring_kept;		/* bytes of map records kept from them */
 	bool has_command;
 	int command_status;		/* exit code, or 128 + signal */
 	bool command_running;		/* left running after a second signal */
 };
 
 #define BM_DEFAULT_BUFFER_KIB	4096
+
+/*
+ * Where snapshot @n of a recording into @output goes: out.dat -> out.N.dat,
+ * out -> out.N.
+ */
+void bm_snapshot_path(char *buf, size_t size, const char *output, unsigned n);
 
 /* 0 on success (the file is complete); -1 with a message. */
 int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res);

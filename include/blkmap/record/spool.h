@@ -32,6 +32,7 @@
 #define BM_SPOOL_PAGES		"pages"
 #define BM_SPOOL_COLLAPSING	"collapsing"
 #define BM_SPOOL_PROBE		"collapse-test"	/* a scratch file, for a moment */
+#define BM_SPOOL_RING		"ring"		/* a flight recording's (ring.h) */
 
 /*
  * Create @dir/pages for @ncpus CPUs and open it once per CPU, each

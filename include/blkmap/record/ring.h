@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_RECORD_RING_H
+#define BLKMAP_RECORD_RING_H
+
+/*
+ * A flight recording (record --ring=SIZE): each CPU's pages go round a
+ * ring of SIZE / ncpus bytes in its spool region, so that only the newest
+ * are kept however long the recording runs. Before a page is overwritten
+ * its map records (markers, probe and module events, bdi registrations)
+ * are kept apart, packed into pages of their own in the spool file
+ * "kept.CPU": a file written from the ring holds, per CPU, the kept pages
+ * and then the ring's, in time order, so the map of its window is complete
+ * even when a device was added hours before the window starts.
+ *
+ * What is dropped: block I/O events and events asked for with --event.
+ * Of the uevent listener's idle markers (one a second) only the last one
+ * before each kept record is kept, and the last one before the window: all
+ * the map takes of one is the bound it sets for the next uevent marker.
+ * Until the recording's formats are known (bm_ring_learn) a page that
+ * leaves the ring is kept whole.
+ */
+#include <stdint.h>
+
+#include "blkmap/tracefile/compress.h"
+
+struct bm_ring;
+struct bm_trace_meta;
+
+#define BM_RING_MIN_PAGES	8		/* per CPU */
+
+/*
+ * A ring of @bytes (all CPUs together) in the spool @dir, whose page file
+ * descriptors @fds are each at its CPU's region of @region bytes (0: a
+ * file per CPU, at its start). The descriptors stay the caller's.
+ */
+struct bm_ring *bm_ring_new(const char *dir, int ncpus, uint32_t page_size, uint64_t bytes,
+			    const int *fds, uint64_t region);
+/* The recording's formats, from the trace file @meta_path (the spool's meta.dat). */
+int bm_ring_learn(struct bm_ring *r, const char *meta_path);
+/* Put @npages pages read from CPU @cpu's buffer into its ring (one thread a CPU). */
+int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages);
+/*
+ * Write what the ring holds now, with @meta, to @output (a version 7 file,
+ * compressed, unless @compression is BM_COMPRESS_NONE); the recording may
+ * go on meanwhile. *@bytes: the file's size.
+ */
+int bm_ring_write(struct bm_ring *r, const struct bm_trace_meta *meta, const char *output,
+		  enum bm_compression compression, uint64_t *bytes);
+/* Bytes of events dropped with their pages so far, and of map records kept. */
+void bm_ring_stats(struct bm_ring *r, uint64_t *dropped, uint64_t *kept);
+void bm_ring_free(struct bm_ring *r);
+
+#endif

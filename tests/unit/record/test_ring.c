@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The flight recorder's ring (ring.h): of pages that leave it, the map
+ * records and only those are kept, ticks thinned, losses carried; the file
+ * it writes holds them, then the ring's pages, and marks where the window
+ * of events starts.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blkmap/record/ring.h"
+#include "blkmap/tracefile/page.h"
+#include "blkmap/tracefile/reader.h"
+#include "blkmap/util/error.h"
+
+#include "helpers.h"
+
+#define PRINT_ID	5
+#define BLOCK_ID	TEST_EVENT_ID
+#define NPAGES		20
+#define SLOTS		8
+
+static const char print_format[] =
+	"name: print\nID: 5\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n\n"
+	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+
+static const char block_format[] =
+	"name: block_bio_queue\nID: 200\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned int sector;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"sector=%u\", REC->sector\n";
+
+/* A meta with print and a block event, written as a trace file without pages. */
+static void write_meta(const char *path, struct bm_trace_meta *meta)
+{
+	int fd;
+
+	test_meta_init(meta, 1);
+	free(meta->formats[0].system);
+	free(meta->formats[0].text);
+	meta->nformats = 0;
+	bm_trace_meta_add_format(meta, "ftrace", print_format, strlen(print_format));
+	bm_trace_meta_add_format(meta, "block", block_format, strlen(block_format));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bm_trace_write(fd, path, meta, NULL), 0);
+	close(fd);
+}
+
+static void add_block(struct bm_page_packer *p, uint64_t ts, uint32_t sector)
+{
+	uint32_t rec[3] = { BLOCK_ID, 4242, sector };
+
+	ck_assert_int_eq(bm_pack_add(p, ts, rec, sizeof(rec)), 0);
+}
+
+static void add_print(struct bm_page_packer *p, uint64_t ts, const char *text)
+{
+	unsigned char rec[128] = { 0 };
+	uint16_t id = PRINT_ID;
+	uint32_t size = (16 + strlen(text) + 1 + 3) & ~3U;
+
+	memcpy(rec, &id, 2);
+	memcpy(rec + 16, text, strlen(text));
+	ck_assert_int_eq(bm_pack_add(p, ts, rec, size), 0);
+}
+
+/*
+ * Page i: a block event of sector i at time 1000 i; page 1 lost 7 events
+ * before it; a dump marker on page 2, idle markers on 3, 4, 5 and 9, a
+ * uevent marker on page 6.
+ */
+static void make_page(unsigned char *page, int i)
+{
+	struct bm_page_packer p;
+	uint64_t ts = 1000 * (uint64_t)(i + 1);
+
+	bm_pack_start(&p, page, TEST_PAGE_SIZE, 8, i == 1 ? 7 : 0);
+	add_block(&p, ts, i);
+	if (i == 2)
+		add_print(&p, ts + 1, "blkmap:dump id=1 dev=7:0 name=loop0\n");
+	if (i == 3 || i == 4 || i == 5 || i == 9)
+		add_print(&p, ts + 2, "blkmap:uevent-idle\n");
+	if (i == 6)
+		add_print(&p, ts + 3, "blkmap:uevent action=add\n");
+	bm_pack_finish(&p);
+}
+
+struct seen {
+	uint64_t ts;
+	uint16_t id;
+	char text[64];
+	int64_t missed;		/* of the page it was on */
+};
+
+/* Every event of CPU 0 of @path, in order. */
+static int read_back(const char *path, struct seen *out, int max)
+{
+	struct bm_trace *t = bm_trace_open(path);
+	const struct bm_cpu_data *cpu;
+	struct bm_page_format f = { .page_size = TEST_PAGE_SIZE, .long_size = 8 };
+	unsigned char page[TEST_PAGE_SIZE];
+	uint64_t at;
+	int n = 0;
+
+	ck_assert_msg(t != NULL, "%s", bm_error_message());
+	cpu = bm_trace_cpu(t, 0);
+	for (at = 0; at < cpu->size; at += TEST_PAGE_SIZE) {
+		struct bm_page_event ev;
+		struct bm_page p;
+		const char *why;
+		int64_t missed;
+
+		ck_assert_int_eq(pread(cpu->fd, page, TEST_PAGE_SIZE, cpu->offset + at),
+				 TEST_PAGE_SIZE);
+		ck_assert_int_eq(bm_page_load(&p, &f, page, &missed, &why), 0);
+		while (bm_page_next(&p, &ev, &why) == 1 && n < max) {
+			out[n] = (struct seen){ .ts = p.ts, .missed = missed };
+			memcpy(&out[n].id, ev.data, 2);
+			if (out[n].id == PRINT_ID)
+				snprintf(out[n].text, sizeof(out[n].text), "%s",
+					 (const char *)ev.data + 16);
+			out[n].text[strcspn(out[n].text, "\n")] = '\0';
+			missed = 0;
+			n++;
+		}
+	}
+	bm_trace_close(t);
+	return n;
+}
+
+static struct bm_ring *ring_of(char *dir, size_t size, int *fd)
+{
+	char path[300];
+	struct bm_ring *r;
+
+	snprintf(dir, size, "%s/blkmap-ring-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/pages", dir);
+	*fd = open(path, O_RDWR | O_CREAT, 0600);
+	ck_assert_int_ge(*fd, 0);
+	r = bm_ring_new(dir, 1, TEST_PAGE_SIZE, SLOTS * TEST_PAGE_SIZE, fd, 0);
+	ck_assert_msg(r != NULL, "%s", bm_error_message());
+	return r;
+}
+
+static void remove_dir(const char *dir, int fd)
+{
+	char path[300];
+
+	close(fd);
+	snprintf(path, sizeof(path), "%s/pages", dir);
+	unlink(path);
+	ck_assert_int_eq(rmdir(dir), 0);	/* the ring left nothing else */
+}
+
+START_TEST(pages_leaving_the_ring_leave_their_map_records_behind)
+{
+	unsigned char pages[NPAGES][TEST_PAGE_SIZE];
+	struct bm_trace_meta meta;
+	struct seen seen[64];
+	char dir[256], meta_path[256], out[256];
+	struct bm_ring *r;
+	int fd, i, n, k = 0;
+
+	test_tmpname(meta_path, sizeof(meta_path));
+	test_tmpname(out, sizeof(out));
+	write_meta(meta_path, &meta);
+	r = ring_of(dir, sizeof(dir), &fd);
+	ck_assert_msg(bm_ring_learn(r, meta_path) == 0, "%s", bm_error_message());
+	for (i = 0; i < NPAGES; i++)
+		make_page(pages[i], i);
+	/* In uneven batches, as a capture thread reads them. */
+	for (i = 0; i < NPAGES; i += 3)
+		ck_assert_int_eq(bm_ring_put(r, 0, pages[i], NPAGES - i < 3 ? NPAGES - i : 3), 0);
+	ck_assert_msg(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s",
+		      bm_error_message());
+	n = read_back(out, seen, 64);
+
+	/* Kept: the loss before page 1, the dump, the idle marker before the uevent... */
+	ck_assert_int_eq(seen[k].missed, 7);
+	ck_assert_str_eq(seen[k].text, "blkmap:dump id=1 dev=7:0 name=loop0");
+	ck_assert_uint_eq(seen[k++].ts, 3001);
+	ck_assert_str_eq(seen[k].text, "blkmap:uevent-idle");
+	ck_assert_uint_eq(seen[k++].ts, 6002);
+	ck_assert_str_eq(seen[k].text, "blkmap:uevent action=add");
+	ck_assert_uint_eq(seen[k++].ts, 7003);
+	/* ...and the last idle marker before the window, which starts at page 12. */
+	ck_assert_str_eq(seen[k].text, "blkmap:uevent-idle");
+	ck_assert_uint_eq(seen[k++].ts, 10002);
+	ck_assert_str_eq(seen[k].text, "blkmap:window-begin");
+	ck_assert_uint_eq(seen[k++].ts, 13000);
+	/* No block event of a page that left; every one of the ring's. */
+	for (i = NPAGES - SLOTS; i < NPAGES; i++, k++) {
+		ck_assert_int_eq(seen[k].id, BLOCK_ID);
+		ck_assert_uint_eq(seen[k].ts, 1000 * (uint64_t)(i + 1));
+	}
+	ck_assert_int_eq(n, k);
+
+	bm_ring_free(r);
+	remove_dir(dir, fd);
+	unlink(out);
+	unlink(meta_path);
+	bm_trace_meta_release(&meta);
+}
+END_TEST
+
+START_TEST(until_the_formats_are_known_pages_leaving_are_kept_whole)
+{
+	unsigned char pages[SLOTS + 2][TEST_PAGE_SIZE];
+	struct bm_trace_meta meta;
+	struct seen seen[64];
+	char dir[256], meta_path[256], out[256];
+	struct bm_ring *r;
+	int fd, i, n, blocks = 0;
+
+	test_tmpname(meta_path, sizeof(meta_path));
+	test_tmpname(out, sizeof(out));
+	write_meta(meta_path, &meta);
+	r = ring_of(dir, sizeof(dir), &fd);
+	for (i = 0; i < SLOTS + 2; i++) {
+		make_page(pages[i], i);
+		ck_assert_int_eq(bm_ring_put(r, 0, pages[i], 1), 0);
+	}
+	ck_assert_int_eq(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
+	n = read_back(out, seen, 64);
+	for (i = 0; i < n; i++)
+		blocks += seen[i].id == BLOCK_ID;
+	ck_assert_int_eq(blocks, SLOTS + 2);
+	for (i = 1; i < n; i++)
+		ck_assert_uint_ge(seen[i].ts, seen[i - 1].ts);
+
+	bm_ring_free(r);
+	remove_dir(dir, fd);
+	unlink(out);
+	unlink(meta_path);
+	bm_trace_meta_release(&meta);
+}
+END_TEST
+
+START_TEST(a_ring_too_small_is_refused_with_the_least_size)
+{
+	int fds[2] = { -1, -1 };
+
+	ck_assert_ptr_null(bm_ring_new("/tmp", 2, TEST_PAGE_SIZE, 7 * 2 * TEST_PAGE_SIZE, fds, 0));
+	ck_assert_ptr_nonnull(strstr(bm_error_message(), "at least 64 KiB"));
+}
+END_TEST
+
+Suite *suite_ring(void)
+{
+	Suite *s = suite_create("ring");
+	TCase *tc = tcase_create("ring");
+
+	tcase_add_test(tc, pages_leaving_the_ring_leave_their_map_records_behind);
+	tcase_add_test(tc, until_the_formats_are_known_pages_leaving_are_kept_whole);
+	tcase_add_test(tc, a_ring_too_small_is_refused_with_the_least_size);
+	suite_add_tcase(s, tc);
+	return s;
+}
