@@ -127,7 +127,7 @@ diff "$T/full-devs" "$T/ring-devs" || fail "the ring's map differs from the full
 if command -v trace-cmd >/dev/null; then
 	trace-cmd report "$T/ring.1.dat" >"$T/snap.txt" 2>&1 || {
 		head "$T/snap.txt"; fail "trace-cmd cannot read the snapshot"; }
-	grep -q 'block_rq_issue' "$T/snap.txt" || fail "trace-cmd shows no I/O in the snapshot"
+	grep -q 'block_bio_queue' "$T/snap.txt" || fail "trace-cmd shows no I/O in the snapshot"
 else
 	note "SKIP: trace-cmd is not installed: the snapshot was not opened with it"
 fi
