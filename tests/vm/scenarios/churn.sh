@@ -5,6 +5,8 @@
 # - null_blk devices created, written and removed in a tight loop.
 # BUFFER (KiB per CPU) makes the ring buffer small, and the recorder is
 # stopped (SIGSTOP) while null_blk devices churn, so that events are lost.
+# RING makes it a flight recorder of that size, and reads after the
+# partition flips push their writes out of it.
 # With MODULE=1 blkmap's module is loaded first.
 # Writes /out/rec.dat, /out/record.err and /out/writes.log ("NAME MAJ:MIN
 # FIRST_SECTOR SECTORS", one write per incarnation).
@@ -33,7 +35,7 @@ L=$(losetup -f)
 losetup -P "$L" /tmp/disk.img
 l=${L#/dev/}
 
-record ${BUFFER:+-b "$BUFFER"}
+record ${BUFFER:+-b "$BUFFER"} ${RING:+--ring=$RING}
 
 # The partition table flips between p1 and p2; each incarnation is written.
 # A dropped partition's number is free again only once its inode is freed
@@ -50,6 +52,9 @@ until [ $flips -ge 5 ] && reused_partition; do
 	write "${l}p$n" $seek 1
 	seek=$((seek + 2))
 done
+
+# A flight recording: reads enough to push the partitions' writes out of the ring.
+[ -z "${RING:-}" ] || dd if="$L" of=/dev/null bs=4k count=4000 iflag=direct 2>/dev/null
 
 # null_blk: created, written and removed back to back, on one number. The
 # writes keep clear of the sectors the kernel's partition scan reads. With a
