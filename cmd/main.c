@@ -2,6 +2,7 @@
 /* blkmap: dispatch to a subcommand. */
 #include <argp.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ static const struct command {
 	{ "recover", cmd_recover, "write out what a recorder left in its spool" },
 	{ "reset", cmd_reset, "remove what dead recorders left behind" },
 	{ "snapshot", cmd_snapshot, "have a flight recorder write its window so far" },
+	{ "top", cmd_top, "per disk, live: iostat's figures under the names of the moment" },
 	{ "statedump", cmd_statedump, "list the disks and partitions present now" },
 };
 
@@ -44,6 +46,29 @@ int fail(const char *what)
 	return 1;
 }
 
+/* "64M": bytes, with K, M, G (or KiB, MiB, GiB) for powers of 1024. */
+int parse_size(const char *arg, uint64_t *bytes)
+{
+	static const char units[] = "KMG";
+	const char *unit;
+	char *end;
+	unsigned long long n = strtoull(arg, &end, 10);
+	int shift = 0;
+
+	if (end == arg || *arg == '-')
+		return -1;
+	if (*end && (unit = strchr(units, *end))) {
+		shift = 10 * (unit - units + 1);
+		end++;
+		if (!strcmp(end, "iB") || !strcmp(end, "B"))
+			end += strlen(end);
+	}
+	if (*end || !n || n > (UINT64_MAX >> shift))
+		return -1;
+	*bytes = (uint64_t)n << shift;
+	return 0;
+}
+
 static void print_version(FILE *f, struct argp_state *state)
 {
 	fprintf(f, "blkmap %s (writes trace.dat version %d; reads versions 6 and 7)\n",
@@ -62,6 +87,7 @@ static char doc[] =
 	"  reset     remove what dead recorders left behind\n"
 	"  snapshot  have a flight recorder write its window so far\n"
 	"  statedump list the disks and partitions present now\n"
+	"  top       per disk, live: iostat's figures under the names of the moment\n"
 	"\n"
 	"'blkmap COMMAND --help' describes each command.";
 

@@ -27,7 +27,7 @@ static char doc[] =
 	"is kept whole: the file written at the stop holds the last window of events "
 	"and the map of every disk that existed during it. 'blkmap snapshot' (or "
 	"SIGUSR2) writes the window so far into FILE.1.dat, FILE.2.dat... and "
-	"recording goes on.\n"
+	"recording goes on; so does --snapshot-on when an I/O is slow.\n"
 	"\n"
 	"Sources: module (blkmap's kernel module, when loaded: statedump, adds and "
 	"removals, exact), kprobe (probes on the functions that add and remove disks and "
@@ -35,7 +35,7 @@ static char doc[] =
 	"(writeback_bdi_register: exact time of disk adds), uevent (every add and "
 	"remove, bounded), sysfs (statedump). Default: all this kernel offers.";
 
-enum { OPT_RING = 0x100 };
+enum { OPT_RING = 0x100, OPT_SNAPSHOT_ON, OPT_POST, OPT_SNAPSHOT_LIMIT };
 
 static struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the recording to FILE (default blkmap.dat)", 0 },
@@ -50,6 +50,13 @@ static struct argp_option options[] = {
 	{ "ring", OPT_RING, "SIZE", 0,
 	  "Flight recorder: keep only the newest SIZE of events (a number with K, M or G; "
 	  "all CPUs together) and the whole map", 0 },
+	{ "snapshot-on", OPT_SNAPSHOT_ON, "latency>DURATION[,disk=NAME]", 0,
+	  "With --ring: write a snapshot when an I/O takes longer than DURATION (20ms, "
+	  "500us, 1s): D2C for requests, Q2C for bios of bio-based devices", 0 },
+	{ "post", OPT_POST, "SECONDS", 0,
+	  "Write a triggered snapshot SECONDS after the slow I/O is seen (default 1)", 0 },
+	{ "snapshot-limit", OPT_SNAPSHOT_LIMIT, "N", 0,
+	  "Write at most N triggered snapshots a minute (default 4)", 0 },
 	{ "event", 'e', "SYSTEM:EVENT", 0,
 	  "Also record this event, or every event of SYSTEM (repeatable)", 0 },
 	{ "sources", 's', "LIST", 0,
@@ -61,32 +68,11 @@ static struct argp_option options[] = {
 
 struct args {
 	struct bm_record_opts opts;
+	struct bm_trigger_spec trigger;
+	bool post_given, limit_given;
 	const char *events[64];
 	bool quiet;
 };
-
-/* "64M": bytes, with K, M, G (or KiB, MiB, GiB) for powers of 1024. */
-static int parse_size(const char *arg, uint64_t *bytes)
-{
-	static const char units[] = "KMG";
-	const char *unit;
-	char *end;
-	unsigned long long n = strtoull(arg, &end, 10);
-	int shift = 0;
-
-	if (end == arg || *arg == '-')
-		return -1;
-	if (*end && (unit = strchr(units, *end))) {
-		shift = 10 * (unit - units + 1);
-		end++;
-		if (!strcmp(end, "iB") || !strcmp(end, "B"))
-			end += strlen(end);
-	}
-	if (*end || !n || n > (UINT64_MAX >> shift))
-		return -1;
-	*bytes = (uint64_t)n << shift;
-	return 0;
-}
 
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
@@ -131,6 +117,33 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_size(arg, &a->opts.ring_bytes) < 0)
 			argp_error(state, "--ring takes a size such as 64M (K, M or G), not '%s'",
 				   arg);
+		break;
+	case OPT_SNAPSHOT_ON:
+		if (bm_trigger_parse(arg, &a->trigger) < 0)
+			argp_error(state, "--snapshot-on: %s", bm_error_message());
+		a->opts.trigger = &a->trigger;
+		break;
+	case OPT_POST:
+		a->opts.post_s = strtod(arg, &end);
+		if (*end || a->opts.post_s < 0 || a->opts.post_s > 3600)
+			argp_error(state, "--post takes seconds (0 to 3600), not '%s'", arg);
+		a->post_given = true;
+		break;
+	case OPT_SNAPSHOT_LIMIT: {
+		unsigned long n = strtoul(arg, &end, 10);
+
+		if (*end || n < 1 || n > 60)
+			argp_error(state, "--snapshot-limit takes snapshots a minute (1 to 60), "
+				   "not '%s'", arg);
+		a->opts.snapshots_per_minute = n;
+		a->limit_given = true;
+		break;
+	}
+	case ARGP_KEY_END:
+		if (a->opts.trigger && !a->opts.ring_bytes)
+			argp_error(state, "--snapshot-on needs a flight recording (--ring=SIZE)");
+		if ((a->post_given || a->limit_given) && !a->opts.trigger)
+			argp_error(state, "--post and --snapshot-limit go with --snapshot-on");
 		break;
 	case 'e':
 		if (a->opts.nevents == (int)(sizeof(a->events) / sizeof(a->events[0])))
@@ -201,6 +214,8 @@ int cmd_record(int argc, char **argv)
 	a.opts.buffer_kib = BM_DEFAULT_BUFFER_KIB;
 	a.opts.sources = BM_SRC_ALL;
 	a.opts.events = a.events;
+	a.opts.post_s = 1;
+	a.opts.snapshots_per_minute = 4;
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	quiet = a.quiet;
 	a.opts.notify = notify;

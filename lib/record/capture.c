@@ -22,6 +22,7 @@
 
 #include "blkmap/record/capture.h"
 #include "blkmap/record/ring.h"
+#include "blkmap/record/trigger.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/util/error.h"
 #include "blkmap/util/sys.h"
@@ -52,6 +53,7 @@ struct bm_capture {
 	int notify_fd;
 	atomic_bool failed;
 	struct bm_ring *ring;	/* a flight recording's, or NULL */
+	_Atomic(struct bm_trigger *) trigger;	/* looks at pages as they come */
 	struct cpu_reader *cpus;
 };
 
@@ -60,11 +62,14 @@ struct sink {
 	int fd;
 	uint64_t room, *bytes;
 	struct bm_ring *ring;
+	struct bm_trigger *trigger;
 	int cpu;
 };
 
 static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size)
 {
+	if (s->trigger)
+		bm_trigger_pages(s->trigger, pages, len / page_size, page_size);
 	if (s->ring) {
 		if (bm_ring_put(s->ring, s->cpu, pages, len / page_size) < 0)
 			return -1;
@@ -124,7 +129,8 @@ int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
 static int drain(struct cpu_reader *r, char *batch)
 {
 	struct sink s = { .fd = r->spool_fd, .room = r->capture->region, .bytes = &r->bytes,
-			  .ring = r->capture->ring, .cpu = r->cpu };
+			  .ring = r->capture->ring, .cpu = r->cpu,
+			  .trigger = atomic_load(&r->capture->trigger) };
 	bool write_failed;
 
 	if (drain_into(r->pipe_fd, &s, r->capture->page_size, batch, BATCH_PAGES,
@@ -314,6 +320,11 @@ const char *bm_capture_failure(struct bm_capture *c)
 struct bm_ring *bm_capture_ring(struct bm_capture *c)
 {
 	return c->ring;
+}
+
+void bm_capture_set_trigger(struct bm_capture *c, struct bm_trigger *t)
+{
+	atomic_store(&c->trigger, t);
 }
 
 uint64_t bm_capture_bytes(struct bm_capture *c)

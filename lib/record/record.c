@@ -28,6 +28,7 @@
 #include "blkmap/record/record.h"
 #include "blkmap/record/registry.h"
 #include "blkmap/record/ring.h"
+#include "blkmap/record/trigger.h"
 #include "blkmap/record/session.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/sources/kmodule.h"
@@ -35,6 +36,7 @@
 #include "blkmap/sources/marker.h"
 #include "blkmap/sources/sysfs.h"
 #include "blkmap/sources/uevent.h"
+#include "blkmap/tracefile/decode.h"
 #include "blkmap/tracefile/meta.h"
 #include "blkmap/tracefile/writer.h"
 #include "blkmap/util/error.h"
@@ -69,10 +71,25 @@ struct recorder {
 	struct bm_cpu_stats *start_stats;
 	struct bm_trace_meta meta;	/* formats, from when tracing was armed */
 	unsigned dump_id;
+	struct bm_trigger *trigger;
+	int trigger_fd;			/* a slow I/O was seen */
+	int64_t snapshot_at;		/* ms: a triggered snapshot is due; -1 none */
+	int64_t triggered[64];		/* when the last triggered snapshots were written */
+	unsigned ntriggered;
+	uint64_t last_tick;		/* trace time the live view's interval starts */
 	bool registered;		/* in BM_REGISTRY_DIR */
 	bool spool_ready;		/* meta.dat written: the spool is readable */
 	bool keep_spool;		/* the output could not be written: keep it */
 };
+
+/* Now, in the trace's clock (mono). */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static int mark(void *ctx, const char *text, size_t len)
 {
@@ -92,12 +109,24 @@ static int dump(struct recorder *r, const char *reason)
 	return bm_sysfs_dump("/sys", ++r->dump_id, reason, mark, r->session) < 0 ? -1 : 0;
 }
 
-/* Where spool files and the unfinished output live: beside the output. */
+/*
+ * Where spool files and the unfinished output live: beside the output;
+ * without one, in $TMPDIR or /tmp.
+ */
 static int make_spool_dir(struct recorder *r)
 {
 	char copy[PATH_MAX], *dir;
 	struct stat st;
 
+	if (!r->opts->output) {
+		snprintf(r->spool_dir, sizeof(r->spool_dir), "%s/.blkmap-%d.spool",
+			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+		if (mkdir(r->spool_dir, 0700) == 0)
+			return 0;
+		bm_error_errno("cannot create '%s'", r->spool_dir);
+		r->spool_dir[0] = '\0';
+		return -1;
+	}
 	if (strlen(r->opts->output) >= sizeof(copy) - 64) {
 		bm_error("output path '%s' is too long", r->opts->output);
 		return -1;
@@ -187,6 +216,12 @@ static int write_spool_meta(struct recorder *r)
 	r->spool_ready = ret == 0;
 	if (ret == 0 && bm_capture_ring(r->capture))
 		ret = bm_ring_learn(bm_capture_ring(r->capture), path);
+	if (ret == 0 && r->opts->trigger) {
+		r->trigger = bm_trigger_new(r->opts->trigger, path, r->trigger_fd);
+		if (!r->trigger)
+			return -1;
+		bm_capture_set_trigger(r->capture, r->trigger);
+	}
 	return ret;
 }
 
@@ -201,7 +236,7 @@ static int arm(struct recorder *r)
 	bm_reclaim(r->opts->notify);	/* what dead recorders left */
 	if (make_spool_dir(r) < 0)
 		return -1;
-	if (bm_registry_add(r->spool_dir, r->opts->output) == 0)
+	if (bm_registry_add(r->spool_dir, r->opts->output ? r->opts->output : "") == 0)
 		r->registered = true;
 	else
 		bm_tell(r->opts->notify, "%s; a crash would leave the spool unregistered",
@@ -240,6 +275,7 @@ static int arm(struct recorder *r)
 		return -1;
 	/* The map's first records reach the disk before the workload starts. */
 	bm_capture_flush(r->capture);
+	r->last_tick = mono_ns();
 	return 0;
 }
 
@@ -319,9 +355,9 @@ static void snapshot(struct recorder *r)
 	uint64_t bytes;
 	unsigned n = r->res->snapshots;
 
-	if (!ring) {
-		bm_tell(r->opts->warn, "a snapshot needs a flight recording (record --ring); "
-			"recording goes on");
+	if (!ring || !r->opts->output) {
+		bm_tell(r->opts->warn, "a snapshot needs a flight recording into a file (record "
+			"--ring -o FILE); recording goes on");
 		return;
 	}
 	do
@@ -341,6 +377,64 @@ static void snapshot(struct recorder *r)
 }
 
 /*
+ * The interval since the last tick, for the live view: the ring as it is
+ * now, in a file the callback reads. The trace clock is mono: the end of
+ * the interval is now, taken before the buffers are drained.
+ */
+static int tick(struct recorder *r)
+{
+	uint64_t until = mono_ns();
+	char path[PATH_MAX + 16];
+	int stop;
+
+	snprintf(path, sizeof(path), "%s/live.dat", r->spool_dir);
+	bm_capture_flush(r->capture);
+	if (bm_session_collect_final(r->session, &r->meta) < 0 ||
+	    bm_ring_write(bm_capture_ring(r->capture), &r->meta, path, BM_COMPRESS_NONE,
+			  NULL) < 0)
+		return -1;
+	stop = r->opts->tick(r->opts->tick_ctx, path, r->last_tick, until);
+	unlink(path);
+	r->last_tick = until + 1;
+	return stop;
+}
+
+/* Snapshots the trigger wrote in the last minute. */
+static unsigned triggered_lately(struct recorder *r, int64_t now)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < r->ntriggered && i < 64; i++)
+		n += now - r->triggered[i] < 60000;
+	return n;
+}
+
+/* A slow I/O was seen: a snapshot once --post has passed, within the limit. */
+static void triggered(struct recorder *r)
+{
+	struct bm_trigger_hit hit;
+	int64_t now = bm_now_ms();
+	eventfd_t count;
+	char dev[32];
+
+	eventfd_read(r->trigger_fd, &count);
+	if (!bm_trigger_take(r->trigger, &hit) || r->snapshot_at >= 0)
+		return;		/* none, or the snapshot due will hold it */
+	snprintf(dev, sizeof(dev), "%u:%u", BM_MAJOR(hit.dev), BM_MINOR(hit.dev));
+	if (triggered_lately(r, now) >= r->opts->snapshots_per_minute) {
+		bm_tell(r->opts->notify, "an I/O on %s took %.3f ms (%s) at %.6f: no snapshot, %u "
+			"were written in the last minute (--snapshot-limit)", dev,
+			hit.latency_ns / 1e6, hit.d2c ? "D2C" : "Q2C", hit.end_ts / 1e9,
+			r->opts->snapshots_per_minute);
+		return;
+	}
+	r->snapshot_at = now + (int64_t)(r->opts->post_s * 1000);
+	bm_tell(r->opts->notify, "an I/O on %s took %.3f ms (%s), sector %llu, ending at %.6f: "
+		"snapshot in %.1f s", dev, hit.latency_ns / 1e6, hit.d2c ? "D2C" : "Q2C",
+		(unsigned long long)hit.sector, hit.end_ts / 1e9, r->opts->post_s);
+}
+
+/*
  * Record until the command exits, the duration passes, or a signal says
  * stop. With a command, a signal is forwarded to it (unless the terminal
  * already sent it to the whole process group) and recording goes on until
@@ -350,9 +444,11 @@ static int wait_for_stop(struct recorder *r)
 {
 	int64_t deadline = r->opts->duration > 0 ?
 			   bm_now_ms() + (int64_t)(r->opts->duration * 1000) : -1;
-	struct pollfd fds[2] = {
+	int64_t next_tick = bm_now_ms() + (int64_t)(r->opts->tick_s * 1000);
+	struct pollfd fds[3] = {
 		{ .fd = r->sig_fd, .events = POLLIN },
 		{ .fd = r->notify_fd, .events = POLLIN },
+		{ .fd = r->trigger_fd, .events = POLLIN },
 	};
 	int signals = 0;
 
@@ -377,12 +473,41 @@ static int wait_for_stop(struct recorder *r)
 			}
 			timeout = left;
 		}
-		if (poll(fds, 2, timeout) < 0 && errno != EINTR) {
+		if (r->opts->tick) {
+			int64_t left = next_tick - bm_now_ms(), stop;
+
+			if (left <= 0) {
+				stop = tick(r);
+				if (stop < 0)
+					return -1;
+				if (stop)
+					return 0;
+				next_tick += (int64_t)(r->opts->tick_s * 1000);
+				continue;
+			}
+			if (timeout < 0 || left < timeout)
+				timeout = left;
+		}
+		if (r->snapshot_at >= 0) {
+			int64_t left = r->snapshot_at - bm_now_ms();
+
+			if (left <= 0) {
+				snapshot(r);
+				r->triggered[r->ntriggered++ % 64] = bm_now_ms();
+				r->snapshot_at = -1;
+				continue;
+			}
+			if (timeout < 0 || left < timeout)
+				timeout = left;
+		}
+		if (poll(fds, 3, timeout) < 0 && errno != EINTR) {
 			bm_error_errno("cannot wait for the recording to end");
 			return -1;
 		}
 		if (fds[1].revents & POLLIN)
 			return -1;	/* a capture thread failed */
+		if (fds[2].revents & POLLIN)
+			triggered(r);
 		if (fds[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -454,6 +579,8 @@ static int write_file(struct recorder *r)
 	struct bm_ring *ring = bm_capture_ring(r->capture);
 	int cpu;
 
+	if (!r->opts->output)
+		return 0;
 	if (bm_session_collect_final(r->session, &r->meta) < 0)
 		return -1;
 	for (cpu = 0; cpu < r->res->ncpus; cpu++)
@@ -480,6 +607,11 @@ static void teardown(struct recorder *r)
 	r->uevents = NULL;
 	bm_capture_free(r->capture);
 	r->capture = NULL;
+	bm_trigger_free(r->trigger);	/* no capture thread looks at it now */
+	r->trigger = NULL;
+	if (r->trigger_fd >= 0)
+		close(r->trigger_fd);
+	r->trigger_fd = -1;
 	/* The module holds the instance's event file: let go before rmdir. */
 	bm_kmodule_detach(r->kmodule);
 	r->kmodule = NULL;
@@ -544,7 +676,8 @@ static void wait_command(struct recorder *r)
 
 int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 {
-	struct recorder r = { .opts = opts, .res = res, .sig_fd = -1, .notify_fd = -1 };
+	struct recorder r = { .opts = opts, .res = res, .sig_fd = -1, .notify_fd = -1,
+			      .trigger_fd = -1, .snapshot_at = -1 };
 	char failure_status[1024];
 	sigset_t mask, old;
 	int ret = -1;
@@ -562,7 +695,8 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	r.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	r.notify_fd = eventfd(0, EFD_CLOEXEC);
-	if (r.sig_fd < 0 || r.notify_fd < 0) {
+	r.trigger_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r.sig_fd < 0 || r.notify_fd < 0 || r.trigger_fd < 0) {
 		bm_error_errno("cannot record");
 		goto out;
 	}

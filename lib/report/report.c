@@ -215,7 +215,8 @@ static int check_device_filter(struct report *r)
 	char known[512] = "", dev[16];
 	size_t i, j, len = 0, n = bm_map_count(r->map);
 
-	if (!o->disk && !o->dev)
+	/* A live view's disk may come later. */
+	if ((!o->disk && !o->dev) || o->view == BM_VIEW_INTERVAL)
 		return 0;
 	for (i = 0; i < n; i++) {
 		const struct bm_span *s = bm_map_span(r->map, i);
@@ -318,6 +319,11 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		break;
 	case BM_VIEW_TOP:
 		bm_view_top(out, opts->format, r.analysis, r.tep);
+		break;
+	case BM_VIEW_INTERVAL:
+		bm_view_interval(out, opts->format, r.analysis, r.map, &(struct bm_interval_opts){
+			.since = r.io_since, .until = r.until, .header = !opts->no_header,
+			.sort = opts->sort, .disk = opts->disk });
 		break;
 	case BM_VIEW_NONE:
 		break;

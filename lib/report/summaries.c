@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* --disks, --latency and --top: the analyses as tables. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <event-parse.h>
@@ -244,4 +245,196 @@ void bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analys
 				r->read_bytes, r->write_bytes);
 		}
 	}
+}
+
+/* ---- blkmap top: one interval ---- */
+
+/* An incarnation in the interval: with I/O (@d), or only born or gone in it. */
+struct interval_row {
+	const struct bm_span *span;
+	uint32_t dev;
+	const struct bm_disk_stats *d;
+	bool born, gone;
+};
+
+static int row_order;	/* enum bm_interval_sort, for qsort */
+
+static double row_value(const struct interval_row *r)
+{
+	const struct bm_disk_stats *d = r->d;
+
+	if (!d)
+		return 0;
+	switch (row_order) {
+	case BM_SORT_IOPS:
+		return per_second(d->reads + d->writes, d);
+	case BM_SORT_BYTES:
+		return per_second(d->read_bytes + d->write_bytes, d);
+	case BM_SORT_UTIL:
+		return seconds(d) > 0 ? d->busy_ns / seconds(d) : 0;
+	default:
+		return bm_hist_percentile(d->d2c.count ? &d->d2c : &d->q2c, 99);
+	}
+}
+
+static int by_order(const void *x, const void *y)
+{
+	const struct interval_row *a = x, *b = y;
+	double va, vb;
+
+	if (row_order == BM_SORT_DEV) {
+		if (a->dev != b->dev)
+			return a->dev < b->dev ? -1 : 1;
+		return a->span && b->span ? (a->span->from.lo > b->span->from.lo) -
+					    (a->span->from.lo < b->span->from.lo) : 0;
+	}
+	if (row_order == BM_SORT_NAME)
+		return strcmp(a->span ? a->span->name : "", b->span ? b->span->name : "");
+	va = row_value(a);
+	vb = row_value(b);
+	return (va < vb) - (va > vb);
+}
+
+/* The rows: incarnations with I/O, and those that came or went in the window. */
+static struct interval_row *interval_rows(const struct bm_analysis *a, const struct bm_map *map,
+					  const struct bm_interval_opts *o, size_t *count)
+{
+	const struct bm_disk_stats *const *disks;
+	size_t n = bm_analysis_disks(a, &disks), nspans = bm_map_count(map), i, j, k = 0;
+	struct interval_row *rows = calloc(n + nspans + 1, sizeof(*rows));
+
+	if (!rows)
+		return NULL;
+	for (i = 0; i < n; i++)
+		rows[k++] = (struct interval_row){ .span = disks[i]->span, .dev = disks[i]->dev,
+						   .d = disks[i] };
+	for (i = 0; i < nspans; i++) {
+		const struct bm_span *s = bm_map_span(map, i);
+		bool born = s->from.known && s->from.hi >= o->since && s->from.lo <= o->until;
+		bool gone = s->to.known && s->to.lo >= o->since && s->to.lo <= o->until;
+
+		if (o->disk && strcmp(s->name, o->disk) && strcmp(s->dm, o->disk))
+			continue;
+		for (j = 0; j < n && rows[j].span != s; j++)
+			;
+		if (j == n && (born || gone))
+			rows[k++] = (struct interval_row){ .span = s, .dev = s->dev };
+		if (j == n && !(born || gone))
+			continue;
+		rows[j == n ? k - 1 : j].born = born;
+		rows[j == n ? k - 1 : j].gone = gone;
+	}
+	row_order = o->sort;
+	qsort(rows, k, sizeof(*rows), by_order);
+	*count = k;
+	return rows;
+}
+
+static const char *state_of(const struct interval_row *r)
+{
+	return r->born && r->gone ? "born+gone" : r->born ? "born" : r->gone ? "gone" : "";
+}
+
+static double ms(uint64_t ns)
+{
+	return ns / 1e6;
+}
+
+void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		      const struct bm_map *map, const struct bm_interval_opts *o)
+{
+	static const struct bm_hist none;
+	double interval = (o->until - o->since) / 1e9;
+	struct interval_row *rows;
+	size_t i, n;
+	int j;
+
+	rows = interval_rows(a, map, o, &n);
+	if (!rows)
+		return;
+	if (format == BM_FORMAT_CSV && o->header)
+		fputs("time_ns,interval_s,name,dm,dev,state,reads,writes,r_s,w_s,rkb_s,wkb_s,"
+		      "areq_kb,aqu_sz,util_pct,q2c_p50_us,q2c_p99_us,q2c_max_us,"
+		      "d2c_p50_us,d2c_p99_us,d2c_max_us\n", out);
+	else if (format == BM_FORMAT_TEXT && o->header)
+		fprintf(out, "%-20s %-8s %8s %8s %9s %9s %7s %6s %5s %8s %8s %8s %8s %8s %8s\n",
+			"NAME", "DEV", "r/s", "w/s", "rkB/s", "wkB/s", "areq-kB", "aqu-sz", "%util",
+			"Q2C-p50", "p99", "max", "D2C-p50", "p99", "max");
+	for (i = 0; i < n; i++) {
+		const struct interval_row *r = &rows[i];
+		const struct bm_disk_stats *d = r->d;
+		const struct bm_hist *lat[2] = { d ? &d->q2c : &none, d ? &d->d2c : &none };
+		uint64_t ios = d ? d->reads + d->writes : 0;
+		uint64_t bytes = d ? d->read_bytes + d->write_bytes : 0;
+		double secs = d ? seconds(d) : 0;
+		double v[6] = { d ? per_second(d->reads, d) : 0, d ? per_second(d->writes, d) : 0,
+				d ? per_second(d->read_bytes, d) / 1024 : 0,
+				d ? per_second(d->write_bytes, d) / 1024 : 0,
+				ios ? bytes / 1024.0 / ios : 0,
+				secs > 0 ? d->depth_ns / (secs * 1e9) : 0 };
+		double util = secs > 0 ? 100.0 * d->busy_ns / (secs * 1e9) : 0;
+		char dev[16], name[200];
+
+		bm_dev_str(r->dev, dev, sizeof(dev));
+		snprintf(name, sizeof(name), "%s%s%s%s%s", r->span ? r->span->name : "?",
+			 r->span && r->span->dm[0] ? " [" : "", r->span ? r->span->dm : "",
+			 r->span && r->span->dm[0] ? "]" : "",
+			 r->gone ? " (gone)" : r->born ? " (new)" : "");
+		if (format == BM_FORMAT_TEXT) {
+			fprintf(out, "%-20s %-8s %8.1f %8.1f %9.1f %9.1f %7.1f %6.2f %5.1f", name,
+				dev, v[0], v[1], v[2], v[3], v[4], v[5], util);
+			for (j = 0; j < 2; j++) {
+				if (!lat[j]->count) {
+					fprintf(out, " %8s %8s %8s", "-", "-", "-");
+					continue;
+				}
+				fprintf(out, " %8.3f %8.3f %8.3f", ms(bm_hist_percentile(lat[j], 50)),
+					ms(bm_hist_percentile(lat[j], 99)), ms(lat[j]->max));
+			}
+			putc('\n', out);
+			continue;
+		}
+		if (format == BM_FORMAT_CSV) {
+			fprintf(out, "%" PRIu64 ",%.3f,", o->until, interval);
+			bm_csv_str(out, r->span ? r->span->name : "");
+			putc(',', out);
+			bm_csv_str(out, r->span ? r->span->dm : "");
+			fprintf(out, ",%s,%s,%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%.1f,%.1f,%.2f,%.1f",
+				dev, state_of(r), d ? d->reads : 0, d ? d->writes : 0, v[0], v[1],
+				v[2], v[3], v[4], v[5], util);
+			for (j = 0; j < 2; j++) {
+				if (!lat[j]->count) {
+					fputs(",,,", out);
+					continue;
+				}
+				fprintf(out, ",%.3f,%.3f,%.3f", us(bm_hist_percentile(lat[j], 50)),
+					us(bm_hist_percentile(lat[j], 99)), us(lat[j]->max));
+			}
+			putc('\n', out);
+			continue;
+		}
+		fprintf(out, "{\"time_ns\":%" PRIu64 ",\"interval_s\":%.3f,\"name\":", o->until,
+			interval);
+		bm_json_str(out, r->span ? r->span->name : "");
+		fputs(",\"dm\":", out);
+		bm_json_str(out, r->span ? r->span->dm : "");
+		fprintf(out, ",\"dev\":\"%s\",\"state\":\"%s\",\"reads\":%" PRIu64 ",\"writes\":%"
+			PRIu64 ",\"r_s\":%.1f,\"w_s\":%.1f,\"rkb_s\":%.1f,\"wkb_s\":%.1f,"
+			"\"areq_kb\":%.1f,\"aqu_sz\":%.2f,\"util_pct\":%.1f", dev, state_of(r),
+			d ? d->reads : 0, d ? d->writes : 0, v[0], v[1], v[2], v[3], v[4], v[5], util);
+		for (j = 0; j < 2; j++) {
+			const char *k = j ? "d2c" : "q2c";
+
+			if (!lat[j]->count) {
+				fprintf(out, ",\"%s_p50_us\":null,\"%s_p99_us\":null,\"%s_max_us\":null",
+					k, k, k);
+				continue;
+			}
+			fprintf(out, ",\"%s_p50_us\":%.3f,\"%s_p99_us\":%.3f,\"%s_max_us\":%.3f", k,
+				us(bm_hist_percentile(lat[j], 50)), k, us(bm_hist_percentile(lat[j], 99)),
+				k, us(lat[j]->max));
+		}
+		fputs("}\n", out);
+	}
+	free(rows);
 }

@@ -56,6 +56,7 @@ Suite *suite_merge(void);
 Suite *suite_page(void);
 Suite *suite_spool(void);
 Suite *suite_ring(void);
+Suite *suite_trigger(void);
 Suite *suite_marker(void);
 Suite *suite_map(void);
 Suite *suite_analyse(void);

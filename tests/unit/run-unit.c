@@ -13,6 +13,7 @@ int main(void)
 	srunner_add_suite(sr, suite_merge());
 	srunner_add_suite(sr, suite_spool());
 	srunner_add_suite(sr, suite_ring());
+	srunner_add_suite(sr, suite_trigger());
 	srunner_add_suite(sr, suite_marker());
 	srunner_add_suite(sr, suite_map());
 	srunner_add_suite(sr, suite_analyse());

@@ -13,6 +13,7 @@
 struct tracefs_instance;
 struct bm_capture;
 struct bm_ring;
+struct bm_trigger;
 
 /*
  * Start draining CPUs 0..@ncpus-1 of @inst into the page file of
@@ -35,6 +36,8 @@ const char *bm_capture_failure(struct bm_capture *c);
 uint64_t bm_capture_bytes(struct bm_capture *c);
 /* The flight recording's ring, or NULL. */
 struct bm_ring *bm_capture_ring(struct bm_capture *c);
+/* Show every page read from now on to @t (the caller frees it after bm_capture_stop). */
+void bm_capture_set_trigger(struct bm_capture *c, struct bm_trigger *t);
 /*
  * Read @pipe_fd (a trace_pipe_raw, non-blocking) until empty, writing whole
  * pages to @out_fd, @batch_pages at a time through @batch. Adds what it

@@ -10,17 +10,32 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "blkmap/record/trigger.h"
 #include "blkmap/sources/source.h"
 #include "blkmap/tracefile/compress.h"
 #include "blkmap/util/tell.h"
 
+/*
+ * Called every tick_s seconds of a flight recording with a file of what the
+ * ring holds (removed after the call) and the interval since the last call
+ * (trace times, ns). Nonzero: stop recording.
+ */
+typedef int (*bm_tick_fn)(void *ctx, const char *path, uint64_t since, uint64_t until);
+
 struct bm_record_opts {
-	const char *output;
+	const char *output;		/* NULL: none (a live view's recording) */
 	double duration;		/* seconds; 0 for none */
 	unsigned buffer_kib;		/* per CPU; 0 for the kernel's default */
 	unsigned subbuf_kib;		/* sub-buffer (page) size; 0 for the kernel's */
 	enum bm_compression compression;	/* not NONE: a version 7 file, compressed */
 	uint64_t ring_bytes;		/* a flight recording of this size; 0 for none */
+	/* A flight recording's trigger: a snapshot @post_s after an I/O slower than it. */
+	const struct bm_trigger_spec *trigger;
+	double post_s;
+	unsigned snapshots_per_minute;	/* at most, by the trigger */
+	double tick_s;			/* with ring_bytes: call tick this often */
+	bm_tick_fn tick;
+	void *tick_ctx;
 	const char **events;		/* extra "SYSTEM[:EVENT]" to enable */
 	int nevents;
 	char **argv;			/* command to run and trace, or NULL */

@@ -21,6 +21,7 @@ enum bm_view {
 	BM_VIEW_DISKS,		/* per incarnation: counts, rates, depth, latency */
 	BM_VIEW_LATENCY,	/* per incarnation: log2 latency histograms */
 	BM_VIEW_TOP,		/* per incarnation and process */
+	BM_VIEW_INTERVAL,	/* blkmap top: one interval, per incarnation */
 	BM_VIEW_NONE,		/* only the plot */
 };
 
@@ -34,6 +35,9 @@ struct bm_report_opts {
 	const char *disk;
 	uint32_t dev;
 	const char *plot;	/* write an SVG or HTML picture here */
+	/* BM_VIEW_INTERVAL: without the column names; the order of the rows. */
+	bool no_header;
+	int sort;		/* enum bm_interval_sort */
 	/* Warnings for the user (one line, no newline). */
 	bm_tell_fn warn;
 	/* Progress through the file, 0 to 100, for large files. */

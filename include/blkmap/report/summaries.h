@@ -2,17 +2,41 @@
 #ifndef BLKMAP_REPORT_SUMMARIES_H
 #define BLKMAP_REPORT_SUMMARIES_H
 
-/* The per-incarnation views of an analysis (summaries.c): --disks, --latency, --top. */
+/*
+ * The per-incarnation views of an analysis (summaries.c): --disks,
+ * --latency, --top, and blkmap top's interval.
+ */
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/report/output.h"
 
 struct tep_handle;
+struct bm_map;
 
 void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
 void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
 void bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		 struct tep_handle *tep);
+
+enum bm_interval_sort { BM_SORT_DEV, BM_SORT_NAME, BM_SORT_IOPS, BM_SORT_BYTES, BM_SORT_UTIL,
+			BM_SORT_LATENCY };
+
+struct bm_interval_opts {
+	uint64_t since, until;	/* the interval */
+	bool header;		/* print the column names (text, CSV) */
+	enum bm_interval_sort sort;	/* by number, or the most first */
+	const char *disk;	/* only incarnations of this name (or dm name) */
+};
+
+/*
+ * One interval of blkmap top: per incarnation with I/O in it, or added or
+ * removed in it (marked), iostat's rates, depth and utilisation, and Q2C
+ * and D2C p50, p99 and max.
+ */
+void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		      const struct bm_map *map, const struct bm_interval_opts *o);
 
 #endif

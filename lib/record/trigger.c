@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The flight recorder's latency trigger (trigger.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+
+#include "blkmap/record/trigger.h"
+#include "blkmap/tracefile/decode.h"
+#include "blkmap/tracefile/page.h"
+#include "blkmap/tracefile/reader.h"
+#include "blkmap/util/error.h"
+#include "blkmap/util/sys.h"
+
+#define SLOTS		(1u << 14)	/* I/Os in flight tracked at once */
+#define RESOLVE_MS	100		/* how long a disk name's number is trusted */
+
+#define HALVES		4	/* starts (or ends) kept a slot */
+
+/*
+ * The I/Os in flight on one device and sector: starts and ends not paired
+ * yet, in arrival order (not time order: CPUs are drained apart).
+ */
+struct slot {
+	uint32_t dev;
+	uint64_t sector;	/* bit 63: a request's (D2C) rather than a bio's */
+	uint64_t starts[HALVES], ends[HALVES];
+	int nstarts, nends;
+};
+
+struct bm_trigger {
+	struct bm_trigger_spec spec;
+	struct bm_trace *formats;
+	struct bm_decoder *dec;
+	struct bm_page_format page;
+	int notify_fd;
+	pthread_mutex_t lock;
+	struct slot *slots;
+	uint32_t disk_dev;		/* spec.disk's number when last looked up; 0: none */
+	int64_t disk_checked_ms;
+	struct bm_trigger_hit hit;	/* the slowest not taken yet */
+	bool has_hit;
+};
+
+#define REQUEST_BIT	(1ULL << 63)
+
+int bm_trigger_parse(const char *text, struct bm_trigger_spec *spec)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	const char *at = text, *comma;
+	char *end;
+	double value;
+	size_t i;
+
+	memset(spec, 0, sizeof(*spec));
+	if (strncmp(at, "latency>", 8)) {
+		bm_error("'%s': a trigger is latency>DURATION[,disk=NAME]", text);
+		return -1;
+	}
+	value = strtod(at + 8, &end);
+	comma = strchr(end, ',');
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strncmp(end, units[i].unit, strlen(units[i].unit)) &&
+		    end + strlen(units[i].unit) == (comma ? comma : end + strlen(end)))
+			break;
+	if (end == at + 8 || value <= 0 || i == sizeof(units) / sizeof(units[0])) {
+		bm_error("'%s': DURATION is a number with ns, us, ms or s, such as 20ms", text);
+		return -1;
+	}
+	spec->latency_ns = (uint64_t)(value * units[i].ns);
+	if (!comma)
+		return 0;
+	if (strncmp(comma + 1, "disk=", 5) || !comma[6] ||
+	    strlen(comma + 6) >= sizeof(spec->disk) || strchr(comma + 6, '/')) {
+		bm_error("'%s': after the duration, only disk=NAME", text);
+		return -1;
+	}
+	strcpy(spec->disk, comma + 6);
+	return 0;
+}
+
+struct bm_trigger *bm_trigger_new(const struct bm_trigger_spec *spec, const char *meta_path,
+				  int notify_fd)
+{
+	struct bm_trigger *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->slots = calloc(SLOTS, sizeof(*t->slots)))) {
+		free(t);
+		bm_error_errno("cannot set up the trigger");
+		return NULL;
+	}
+	t->spec = *spec;
+	t->notify_fd = notify_fd;
+	pthread_mutex_init(&t->lock, NULL);
+	t->formats = bm_trace_open(meta_path);
+	if (t->formats)
+		t->dec = bm_decoder_new(bm_trace_tep(t->formats));
+	if (!t->dec) {
+		if (t->formats)
+			bm_error_errno("cannot set up the trigger");
+		bm_trigger_free(t);
+		return NULL;
+	}
+	t->page = (struct bm_page_format){ .long_size = bm_trace_get_meta(t->formats)->long_size,
+		.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ };
+	return t;
+}
+
+/* Is @dev the disk the trigger is about (looked up by name now and then)? */
+static bool watched(struct bm_trigger *t, uint32_t dev)
+{
+	char path[128], text[32];
+	unsigned major, minor;
+	int64_t now;
+	FILE *f;
+
+	if (!t->spec.disk[0])
+		return true;
+	now = bm_now_ms();
+	if (now - t->disk_checked_ms >= RESOLVE_MS) {
+		t->disk_checked_ms = now;
+		t->disk_dev = 0;
+		snprintf(path, sizeof(path), "/sys/class/block/%s/dev", t->spec.disk);
+		f = fopen(path, "re");
+		if (f && fgets(text, sizeof(text), f) && sscanf(text, "%u:%u", &major, &minor) == 2)
+			t->disk_dev = BM_MKDEV(major, minor);
+		if (f)
+			fclose(f);
+	}
+	return t->disk_dev && dev == t->disk_dev;
+}
+
+/*
+ * Which of @n times in @list goes with @ts: the latest not after it (for an
+ * end, @after false) or the earliest not before it (for a start). That is
+ * the shortest latency the events allow: a slow I/O may be paired wrongly
+ * and missed, a fast one is never made slow. -1 if none.
+ */
+static int partner(const uint64_t *list, int n, uint64_t ts, bool after)
+{
+	int i, best = -1;
+
+	for (i = 0; i < n; i++) {
+		if (after ? list[i] < ts : list[i] > ts)
+			continue;
+		if (best < 0 || (after ? list[i] < list[best] : list[i] > list[best]))
+			best = i;
+	}
+	return best;
+}
+
+/* Keep @ts in @list of *@n, dropping the oldest when full. */
+static void keep(uint64_t *list, int *n, uint64_t ts)
+{
+	int i, oldest = 0;
+
+	if (*n < HALVES) {
+		list[(*n)++] = ts;
+		return;
+	}
+	for (i = 1; i < HALVES; i++)
+		if (list[i] < list[oldest])
+			oldest = i;
+	list[oldest] = ts;
+}
+
+static void note_io(struct bm_trigger *t, const struct bm_io *io)
+{
+	bool request = io->kind == BM_EV_RQ_ISSUE || io->kind == BM_EV_RQ_COMPLETE;
+	bool start = io->kind == BM_EV_RQ_ISSUE || io->kind == BM_EV_BIO_QUEUE;
+	uint64_t key = io->sector | (request ? REQUEST_BIT : 0), latency, end;
+	uint64_t h = (key ^ ((uint64_t)io->dev << 32) ^ io->dev) * 0x9e3779b97f4a7c15ULL;
+	struct slot *s = &t->slots[h >> 50 & (SLOTS - 1)];
+	uint64_t *other = start ? s->ends : s->starts;
+	int *nother = start ? &s->nends : &s->nstarts, k;
+
+	if (s->dev != io->dev || s->sector != key)
+		*s = (struct slot){ .dev = io->dev, .sector = key };	/* another I/O's slot */
+	k = partner(other, *nother, io->ts, start);
+	if (k < 0) {
+		if (start)
+			keep(s->starts, &s->nstarts, io->ts);
+		else
+			keep(s->ends, &s->nends, io->ts);
+		return;
+	}
+	latency = start ? other[k] - io->ts : io->ts - other[k];
+	end = start ? other[k] : io->ts;
+	other[k] = other[--*nother];
+	if (latency <= t->spec.latency_ns || !watched(t, io->dev))
+		return;
+	if (!t->has_hit || latency > t->hit.latency_ns)
+		t->hit = (struct bm_trigger_hit){ .dev = io->dev, .sector = io->sector,
+			.latency_ns = latency, .end_ts = end, .d2c = request };
+	t->has_hit = true;
+	eventfd_write(t->notify_fd, 1);
+}
+
+void bm_trigger_pages(struct bm_trigger *t, const void *pages, size_t npages, uint32_t page_size)
+{
+	const unsigned char *page = pages;
+	size_t i;
+
+	t->page.page_size = page_size;
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < npages; i++, page += page_size) {
+		struct bm_page_event ev;
+		struct bm_page p;
+		const char *why;
+		int64_t missed;
+
+		if (bm_page_load(&p, &t->page, page, &missed, &why) < 0)
+			continue;
+		while (bm_page_next(&p, &ev, &why) == 1) {
+			struct bm_rec rec = { .ts = p.ts, .data = (void *)ev.data, .size = ev.size };
+			enum bm_kind kind;
+			uint16_t id;
+			struct bm_io io;
+
+			memcpy(&id, ev.data, sizeof(id));
+			rec.type = id;
+			kind = bm_decoder_kind(t->dec, id);
+			if (kind != BM_EV_RQ_ISSUE && kind != BM_EV_RQ_COMPLETE &&
+			    kind != BM_EV_BIO_QUEUE && kind != BM_EV_BIO_COMPLETE)
+				continue;
+			if (bm_decode_io(t->dec, &rec, &io))
+				note_io(t, &io);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+bool bm_trigger_take(struct bm_trigger *t, struct bm_trigger_hit *hit)
+{
+	bool had;
+
+	pthread_mutex_lock(&t->lock);
+	had = t->has_hit;
+	if (had)
+		*hit = t->hit;
+	t->has_hit = false;
+	pthread_mutex_unlock(&t->lock);
+	return had;
+}
+
+void bm_trigger_free(struct bm_trigger *t)
+{
+	if (!t)
+		return;
+	bm_decoder_free(t->dec);
+	bm_trace_close(t->formats);
+	pthread_mutex_destroy(&t->lock);
+	free(t->slots);
+	free(t);
+}
