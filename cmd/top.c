@@ -45,6 +45,7 @@ static struct argp_option options[] = {
 	{ "ring", OPT_RING, "SIZE", 0, "Keep the newest SIZE of events (default 64M)", 0 },
 	{ "sources", 's', "LIST", 0,
 	  "Map sources, as for record: module, kprobe, tracepoint, uevent, sysfs, all", 0 },
+	{ "quiet", 'q', NULL, 0, "Print only errors on standard error", 0 },
 	{ 0 }
 };
 
@@ -55,6 +56,7 @@ struct top {
 	unsigned long count, shown;
 	bool screen;		/* redraw a terminal */
 	bool failed;
+	bool quiet;
 };
 
 static const struct {
@@ -104,6 +106,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 's':
 		if (bm_source_parse(arg, &t->rec.sources) < 0)
 			argp_error(state, "--sources: %s", bm_error_message());
+		break;
+	case 'q':
+		t->quiet = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (state->arg_num > 0)
@@ -165,6 +170,7 @@ int cmd_top(int argc, char **argv)
 	t.rec.tick_s = t.interval;
 	t.rec.tick = show;
 	t.rec.tick_ctx = &t;
+	t.rec.notify = t.quiet ? NULL : notify;	/* the recorder's notes, before the first screen */
 	t.rec.warn = notify;
 	if (bm_record(&t.rec, &res) < 0)
 		return fail(NULL);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -36,6 +37,7 @@ struct cpu_reader {
 	int pipe_fd;		/* trace_pipe_raw */
 	int flush_fd;		/* eventfd: drain now */
 	atomic_uint flushed;	/* drains done on request */
+	_Atomic uint64_t drained_ns;	/* CLOCK_MONOTONIC when the last drain began */
 	unsigned flush_wanted;	/* the count bm_capture_flush() waits for */
 	int spool_fd;		/* the spool's page file, at this CPU's region */
 	pthread_t thread;
@@ -149,6 +151,14 @@ static int drain(struct cpu_reader *r, char *batch)
 	return -1;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void *reader_main(void *arg)
 {
 	struct cpu_reader *r = arg;
@@ -161,6 +171,7 @@ static void *reader_main(void *arg)
 	};
 	bool stopping = false;
 	eventfd_t requests;
+	uint64_t began;
 
 	if (!batch) {
 		snprintf(r->error, sizeof(r->error), "out of memory");
@@ -176,8 +187,10 @@ static void *reader_main(void *arg)
 		requests = 0;
 		if (fds[2].revents & POLLIN)
 			eventfd_read(r->flush_fd, &requests);
+		began = mono_ns();
 		if (drain(r, batch) < 0)
 			goto failed;
+		atomic_store(&r->drained_ns, began);
 		if (requests)
 			atomic_fetch_add(&r->flushed, 1);
 	}
@@ -316,6 +329,19 @@ const char *bm_capture_failure(struct bm_capture *c)
 	return "capture failed";
 }
 
+
+uint64_t bm_capture_drained(struct bm_capture *c)
+{
+	uint64_t t, oldest = UINT64_MAX;
+	int cpu;
+
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		t = atomic_load(&c->cpus[cpu].drained_ns);
+		if (t < oldest)
+			oldest = t;
+	}
+	return oldest;
+}
 
 struct bm_ring *bm_capture_ring(struct bm_capture *c)
 {

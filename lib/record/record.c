@@ -44,6 +44,7 @@
 #include "blkmap/util/tell.h"
 
 #define FORMAT_VERSION 1	/* of blkmap's markers, see blkmap.dat(5) */
+#define COMMIT_SLACK_NS	1000000	/* an event's time stamp precedes its commit by less */
 
 static const char *const default_events[] = {
 	"block:block_rq_insert",
@@ -378,17 +379,24 @@ static void snapshot(struct recorder *r)
 
 /*
  * The interval since the last tick, for the live view: the ring as it is
- * now, in a file the callback reads. The trace clock is mono: the end of
- * the interval is now, taken before the buffers are drained.
+ * now, in a file the callback reads. It ends where every CPU's events are
+ * known to be in the ring (the trace clock is mono): where the oldest of
+ * their last drains began, less a millisecond for an event being written
+ * then. A drain that lags (a slow machine) shortens this interval and
+ * lengthens the next; no event falls between two.
  */
 static int tick(struct recorder *r)
 {
-	uint64_t until = mono_ns();
 	char path[PATH_MAX + 16];
+	uint64_t until;
 	int stop;
 
 	snprintf(path, sizeof(path), "%s/live.dat", r->spool_dir);
 	bm_capture_flush(r->capture);
+	until = bm_capture_drained(r->capture);
+	until = until > COMMIT_SLACK_NS ? until - COMMIT_SLACK_NS : 0;
+	if (until < r->last_tick)
+		until = r->last_tick;
 	if (bm_session_collect_final(r->session, &r->meta) < 0 ||
 	    bm_ring_write(bm_capture_ring(r->capture), &r->meta, path, BM_COMPRESS_NONE,
 			  NULL) < 0)

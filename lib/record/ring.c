@@ -491,40 +491,16 @@ int bm_ring_write(struct bm_ring *r, const struct bm_trace_meta *meta, const cha
 		  enum bm_compression compression, uint64_t *bytes)
 {
 	struct bm_cpu_data *cpus = calloc(r->ncpus, sizeof(*cpus));
-	char tmp[4200];
-	int cpu, fd = -1, ret = -1;
-	struct stat st;
+	int cpu, ret = -1;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", output, (int)getpid());
 	if (!cpus) {
 		bm_error_errno("cannot write '%s'", output);
 		return -1;
 	}
 	for (cpu = 0; cpu < r->ncpus; cpu++)
 		cpus[cpu].fd = -1;
-	if (write_windows(r, cpus, output) < 0)
-		goto out;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		bm_error_errno("cannot create '%s'", tmp);
-		goto out;
-	}
-	if ((compression ? bm_trace_write_compressed(fd, output, meta, cpus, compression) :
-			   bm_trace_write(fd, output, meta, cpus)) < 0)
-		goto out;
-	if (fsync(fd) < 0 || rename(tmp, output) < 0 || stat(output, &st) < 0) {
-		bm_error_errno("cannot write '%s'", output);
-		goto out;
-	}
-	if (bytes)
-		*bytes = st.st_size;
-	ret = 0;
-out:
-	if (fd >= 0) {
-		close(fd);
-		if (ret < 0)
-			unlink(tmp);
-	}
+	if (write_windows(r, cpus, output) == 0)
+		ret = bm_trace_write_file(output, meta, cpus, compression, bytes);
 	for (cpu = 0; cpu < r->ncpus; cpu++)
 		if (cpus[cpu].fd >= 0)
 			close(cpus[cpu].fd);

@@ -438,36 +438,15 @@ static int copy_out(const char *dir, const struct bm_trace_meta *meta, const cha
 		    enum bm_compression compression)
 {
 	struct bm_cpu_data *cpus = calloc(meta->ncpus ? meta->ncpus : 1, sizeof(*cpus));
-	char tmp[4096];
 	uint64_t region;
-	int fd = -1, ret = -1;
+	int ret = -1;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", output, (int)getpid());
 	if (!cpus) {
 		bm_error_errno("cannot write '%s'", output);
 		return -1;
 	}
-	if (bm_spool_locate(dir, meta->ncpus, meta->page_size, cpus, &region) < 0)
-		goto out;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		bm_error_errno("cannot create '%s'", tmp);
-		goto out;
-	}
-	if ((compression ? bm_trace_write_compressed(fd, output, meta, cpus, compression) :
-			   bm_trace_write(fd, output, meta, cpus)) < 0)
-		goto out;
-	if (fsync(fd) < 0 || rename(tmp, output) < 0) {
-		bm_error_errno("cannot write '%s'", output);
-		goto out;
-	}
-	ret = 0;
-out:
-	if (fd >= 0) {
-		close(fd);
-		if (ret < 0)
-			unlink(tmp);
-	}
+	if (bm_spool_locate(dir, meta->ncpus, meta->page_size, cpus, &region) == 0)
+		ret = bm_trace_write_file(output, meta, cpus, compression, NULL);
 	close_cpus(cpus, meta->ncpus);
 	free(cpus);
 	return ret;

@@ -264,7 +264,8 @@ static void window(struct report *r)
 	r->until = !o->until ? last : o->until_relative ? first + o->until : o->until;
 	if (r->since < first)
 		r->since = first;
-	if (r->until > last)
+	/* A live view's interval is what it is, events to its end or not. */
+	if (r->until > last && o->view != BM_VIEW_INTERVAL)
 		r->until = last;
 	r->io_since = r->since;
 	if (r->pass.window_from > r->io_since && r->pass.window_from <= r->until)

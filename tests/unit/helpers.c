@@ -36,7 +36,7 @@ static const char test_format[] =
 	"print fmt: \"seq=%u\", REC->seq\n";
 
 /* The same layout under a block event's name: "seq" read as its sector. */
-static const char block_format[] =
+const char test_block_format[] =
 	"name: block_bio_queue\nID: 200\nformat:\n"
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
 	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
@@ -44,6 +44,16 @@ static const char block_format[] =
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 	"\tfield:unsigned int sector;\toffset:8;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"sector=%u\", REC->sector\n";
+
+const char test_print_format[] =
+	"name: print\nID: 5\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n\n"
+	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
 
 void test_page_init(struct test_page *p)
 {
@@ -147,7 +157,7 @@ static void write_trace(const char *path, bool as_block, int ncpus,
 		free(meta.formats[0].system);
 		free(meta.formats[0].text);
 		meta.nformats = 0;
-		bm_trace_meta_add_format(&meta, "block", block_format, strlen(block_format));
+		bm_trace_meta_add_format(&meta, "block", test_block_format, strlen(test_block_format));
 	}
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		struct test_page *pages = calloc(counts[cpu] + 1, sizeof(*pages));

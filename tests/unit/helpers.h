@@ -26,6 +26,12 @@ int test_page_add(struct test_page *p, uint64_t ts, uint32_t seq);
 /* Set the commit field (and the missed-events flag if @missed). */
 void test_page_finish(struct test_page *p, unsigned missed);
 
+/*
+ * Formats: "block:block_bio_queue" as id TEST_EVENT_ID (a u32 "sector"
+ * at 8), and the kernel's "ftrace:print" as id 5.
+ */
+extern const char test_block_format[], test_print_format[];
+
 /* A meta with the host-format header_page and the test event's format. */
 void test_meta_init(struct bm_trace_meta *meta, int ncpus);
 

@@ -13,14 +13,20 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 # check_flight OUT: the partitions' writes left the ring, their incarnations
 # did not leave the map; the writes still in it are named right, for certain.
 check_flight() {
-	grep -q 'window-begin' "$1/events.csv" || fail "$kernel, ring: the ring never went round"
+	"$BLKMAP" report "$1/rec.dat" | grep -q 'blkmap:window-begin' ||
+		fail "$kernel, ring: the ring never went round"
 	first=$(awk '$1 ~ /p[12]$/ {print $2, $3; exit}' "$1/writes.log")
 	od=$(csv_col "$1/events.csv" old_dev) os=$(csv_col "$1/events.csv" old_sector)
 	ev=$(csv_col "$1/events.csv" event)
 	awk -F, -v e="$ev" -v d="$od" -v s="$os" -v want="$first" \
 		'$e == "block_bio_remap" && $d " " $s == want' "$1/events.csv" | grep -q . &&
 		fail "$kernel, ring: the first partition write ($first) is still in the window"
-	check_map "$1/writes.log" "$1/map.csv"
+	# (The last partition is still there when the recording stops.)
+	for dev in $(awk '{print $2}' "$1/writes.log" | sort -u); do
+		want=$(awk -v d="$dev" '$2 == d {print $1}' "$1/writes.log" | tr '\n' ' ')
+		got=$(awk -F, -v d="$dev" 'NR > 1 && $1 == d {print $2}' "$1/map.csv" | tr '\n' ' ')
+		[ "$got" = "$want" ] || fail "$kernel, ring: map of $dev: '$got', written: '$want'"
+	done
 	awk '$1 !~ /p[12]$/' "$1/writes.log" >"$1/window.log"
 	check_writes "$1/window.log" "$1/events.csv" >/dev/null
 	write_labels "$1/window.log" "$1/events.csv" >"$1/labels"

@@ -29,6 +29,11 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
  * buffers hold a final state. -1 if any thread failed (message set).
  */
 int bm_capture_stop(struct bm_capture *c);
+/*
+ * Until when every CPU's events are in the spool: the CLOCK_MONOTONIC time
+ * (the trace clock mono) the oldest of the CPUs' last drains began at.
+ */
+uint64_t bm_capture_drained(struct bm_capture *c);
 /* Have every thread drain its buffer into its spool now, and wait for it. */
 void bm_capture_flush(struct bm_capture *c);
 /* Has a thread failed (disk full, I/O error)? Its message, or NULL. */

@@ -23,25 +23,6 @@
 #define NPAGES		20
 #define SLOTS		8
 
-static const char print_format[] =
-	"name: print\nID: 5\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n\n"
-	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
-
-static const char block_format[] =
-	"name: block_bio_queue\nID: 200\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-	"\tfield:unsigned int sector;\toffset:8;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"sector=%u\", REC->sector\n";
-
 /* A meta with print and a block event, written as a trace file without pages. */
 static void write_meta(const char *path, struct bm_trace_meta *meta)
 {
@@ -51,8 +32,8 @@ static void write_meta(const char *path, struct bm_trace_meta *meta)
 	free(meta->formats[0].system);
 	free(meta->formats[0].text);
 	meta->nformats = 0;
-	bm_trace_meta_add_format(meta, "ftrace", print_format, strlen(print_format));
-	bm_trace_meta_add_format(meta, "block", block_format, strlen(block_format));
+	bm_trace_meta_add_format(meta, "ftrace", test_print_format, strlen(test_print_format));
+	bm_trace_meta_add_format(meta, "block", test_block_format, strlen(test_block_format));
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(bm_trace_write(fd, path, meta, NULL), 0);
@@ -144,41 +125,52 @@ static int read_back(const char *path, struct seen *out, int max)
 static struct bm_ring *ring_of(char *dir, size_t size, int *fd)
 {
 	char path[300];
-	struct bm_ring *r;
+	struct bm_ring *ring;
 
 	snprintf(dir, size, "%s/blkmap-ring-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/pages", dir);
 	*fd = open(path, O_RDWR | O_CREAT, 0600);
 	ck_assert_int_ge(*fd, 0);
-	r = bm_ring_new(dir, 1, TEST_PAGE_SIZE, SLOTS * TEST_PAGE_SIZE, fd, 0);
-	ck_assert_msg(r != NULL, "%s", bm_error_message());
-	return r;
+	ring = bm_ring_new(dir, 1, TEST_PAGE_SIZE, SLOTS * TEST_PAGE_SIZE, fd, 0);
+	ck_assert_msg(ring != NULL, "%s", bm_error_message());
+	return ring;
 }
 
-static void remove_dir(const char *dir, int fd)
+/* Each test's ring, its recording's formats, and where it writes. */
+static struct bm_trace_meta meta;
+static char dir[256], meta_path[256], out[256];
+static struct bm_ring *r;
+static int fd;
+
+static void setup(void)
+{
+	test_tmpname(meta_path, sizeof(meta_path));
+	test_tmpname(out, sizeof(out));
+	write_meta(meta_path, &meta);
+	r = ring_of(dir, sizeof(dir), &fd);
+}
+
+static void teardown(void)
 {
 	char path[300];
 
+	bm_ring_free(r);
 	close(fd);
 	snprintf(path, sizeof(path), "%s/pages", dir);
 	unlink(path);
 	ck_assert_int_eq(rmdir(dir), 0);	/* the ring left nothing else */
+	unlink(out);
+	unlink(meta_path);
+	bm_trace_meta_release(&meta);
 }
 
 START_TEST(pages_leaving_the_ring_leave_their_map_records_behind)
 {
 	unsigned char pages[NPAGES][TEST_PAGE_SIZE];
-	struct bm_trace_meta meta;
 	struct seen seen[64];
-	char dir[256], meta_path[256], out[256];
-	struct bm_ring *r;
-	int fd, i, n, k = 0;
+	int i, n, k = 0;
 
-	test_tmpname(meta_path, sizeof(meta_path));
-	test_tmpname(out, sizeof(out));
-	write_meta(meta_path, &meta);
-	r = ring_of(dir, sizeof(dir), &fd);
 	ck_assert_msg(bm_ring_learn(r, meta_path) == 0, "%s", bm_error_message());
 	for (i = 0; i < NPAGES; i++)
 		make_page(pages[i], i);
@@ -208,28 +200,15 @@ START_TEST(pages_leaving_the_ring_leave_their_map_records_behind)
 		ck_assert_uint_eq(seen[k].ts, 1000 * (uint64_t)(i + 1));
 	}
 	ck_assert_int_eq(n, k);
-
-	bm_ring_free(r);
-	remove_dir(dir, fd);
-	unlink(out);
-	unlink(meta_path);
-	bm_trace_meta_release(&meta);
 }
 END_TEST
 
 START_TEST(until_the_formats_are_known_pages_leaving_are_kept_whole)
 {
 	unsigned char pages[SLOTS + 2][TEST_PAGE_SIZE];
-	struct bm_trace_meta meta;
 	struct seen seen[64];
-	char dir[256], meta_path[256], out[256];
-	struct bm_ring *r;
-	int fd, i, n, blocks = 0;
+	int i, n, blocks = 0;
 
-	test_tmpname(meta_path, sizeof(meta_path));
-	test_tmpname(out, sizeof(out));
-	write_meta(meta_path, &meta);
-	r = ring_of(dir, sizeof(dir), &fd);
 	for (i = 0; i < SLOTS + 2; i++) {
 		make_page(pages[i], i);
 		ck_assert_int_eq(bm_ring_put(r, 0, pages[i], 1), 0);
@@ -241,12 +220,6 @@ START_TEST(until_the_formats_are_known_pages_leaving_are_kept_whole)
 	ck_assert_int_eq(blocks, SLOTS + 2);
 	for (i = 1; i < n; i++)
 		ck_assert_uint_ge(seen[i].ts, seen[i - 1].ts);
-
-	bm_ring_free(r);
-	remove_dir(dir, fd);
-	unlink(out);
-	unlink(meta_path);
-	bm_trace_meta_release(&meta);
 }
 END_TEST
 
@@ -263,10 +236,13 @@ Suite *suite_ring(void)
 {
 	Suite *s = suite_create("ring");
 	TCase *tc = tcase_create("ring");
+	TCase *sizes = tcase_create("sizes");
 
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, pages_leaving_the_ring_leave_their_map_records_behind);
 	tcase_add_test(tc, until_the_formats_are_known_pages_leaving_are_kept_whole);
-	tcase_add_test(tc, a_ring_too_small_is_refused_with_the_least_size);
+	tcase_add_test(sizes, a_ring_too_small_is_refused_with_the_least_size);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, sizes);
 	return s;
 }
