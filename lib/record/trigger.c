@@ -14,20 +14,24 @@
 #include "blkmap/util/error.h"
 #include "blkmap/util/sys.h"
 
-#define SLOTS		(1u << 14)	/* I/Os in flight tracked at once */
+/*
+ * I/Os in flight tracked at once: a table small enough to stay in the
+ * cache (192 KiB), as each event looks up a slot at random.
+ */
+#define SLOTS		(1u << 12)
 #define RESOLVE_MS	100		/* how long a disk name's number is trusted */
 
-#define HALVES		4	/* starts (or ends) kept a slot */
+#define HALVES		2	/* starts (or ends) kept a slot */
 
 /*
  * The I/Os in flight on one device and sector: starts and ends not paired
  * yet, in arrival order (not time order: CPUs are drained apart).
  */
 struct slot {
-	uint32_t dev;
 	uint64_t sector;	/* bit 63: a request's (D2C) rather than a bio's */
+	uint32_t dev;
+	uint8_t nstarts, nends;
 	uint64_t starts[HALVES], ends[HALVES];
-	int nstarts, nends;
 };
 
 struct bm_trigger {
@@ -155,7 +159,7 @@ static int partner(const uint64_t *list, int n, uint64_t ts, bool after)
 }
 
 /* Keep @ts in @list of *@n, dropping the oldest when full. */
-static void keep(uint64_t *list, int *n, uint64_t ts)
+static void keep(uint64_t *list, uint8_t *n, uint64_t ts)
 {
 	int i, oldest = 0;
 
@@ -175,9 +179,10 @@ static void note_io(struct bm_trigger *t, const struct bm_io *io)
 	bool start = io->kind == BM_EV_RQ_ISSUE || io->kind == BM_EV_BIO_QUEUE;
 	uint64_t key = io->sector | (request ? REQUEST_BIT : 0), latency, end;
 	uint64_t h = (key ^ ((uint64_t)io->dev << 32) ^ io->dev) * 0x9e3779b97f4a7c15ULL;
-	struct slot *s = &t->slots[h >> 50 & (SLOTS - 1)];
+	struct slot *s = &t->slots[h >> 52 & (SLOTS - 1)];
 	uint64_t *other = start ? s->ends : s->starts;
-	int *nother = start ? &s->nends : &s->nstarts, k;
+	uint8_t *nother = start ? &s->nends : &s->nstarts;
+	int k;
 
 	if (s->dev != io->dev || s->sector != key)
 		*s = (struct slot){ .dev = io->dev, .sector = key };	/* another I/O's slot */
