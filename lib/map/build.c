@@ -38,15 +38,11 @@ struct tick {
 	uint64_t seq;
 };
 
-#define TICK_TEXT	BM_MARKER_PREFIX "uevent-idle"
+#define TICK_TEXT	BM_MARKER_PREFIX BM_MARKER_IDLE
 
 static bool is_tick(const struct bm_event *ev)
 {
-	size_t len = strlen(TICK_TEXT);
-
-	return ev->kind == BM_EV_PRINT && ev->text && ev->text_len >= (int)len &&
-	       !memcmp(ev->text, TICK_TEXT, len) &&
-	       (ev->text_len == (int)len || ev->text[len] == ' ');
+	return ev->kind == BM_EV_PRINT && ev->text && bm_marker_is_idle(ev->text, ev->text_len);
 }
 
 static int tick_by_time(const void *x, const void *y)

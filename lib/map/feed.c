@@ -113,7 +113,7 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		snprintf(f->sources, sizeof(f->sources), "%s", v ? v : "");
 	}
 	if (!strcmp(p.type, "uevent") || !strcmp(p.type, "uevent-listen") ||
-	    !strcmp(p.type, "uevent-idle")) {
+	    !strcmp(p.type, BM_MARKER_IDLE)) {
 		f->listener_ts = ev->ts;
 		f->have_listener = true;
 	}

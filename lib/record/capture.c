@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -151,14 +150,6 @@ static int drain(struct cpu_reader *r, char *batch)
 	return -1;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void *reader_main(void *arg)
 {
 	struct cpu_reader *r = arg;
@@ -187,7 +178,7 @@ static void *reader_main(void *arg)
 		requests = 0;
 		if (fds[2].revents & POLLIN)
 			eventfd_read(r->flush_fd, &requests);
-		began = mono_ns();
+		began = bm_now_ns();
 		if (drain(r, batch) < 0)
 			goto failed;
 		atomic_store(&r->drained_ns, began);

@@ -83,15 +83,6 @@ struct recorder {
 	bool keep_spool;		/* the output could not be written: keep it */
 };
 
-/* Now, in the trace's clock (mono). */
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int mark(void *ctx, const char *text, size_t len)
 {
 	return bm_session_mark(ctx, text, len);
@@ -276,7 +267,7 @@ static int arm(struct recorder *r)
 		return -1;
 	/* The map's first records reach the disk before the workload starts. */
 	bm_capture_flush(r->capture);
-	r->last_tick = mono_ns();
+	r->last_tick = bm_now_ns();
 	return 0;
 }
 

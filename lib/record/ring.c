@@ -31,7 +31,6 @@
 
 #define SCRATCH_PAGES	64	/* slots read back at once */
 #define NIDS		65536	/* event ids are 16 bits */
-#define TICK_TEXT	BM_MARKER_PREFIX "uevent-idle"
 
 /* What becomes of an event of a page leaving the ring, by its id. */
 enum fate { DROP, KEEP, KEEP_UNLESS_TICK };
@@ -222,12 +221,8 @@ static int pack(struct cpu_ring *c, uint32_t page_size, int long_size, int64_t m
 
 static bool is_tick(const struct bm_ring *r, const struct bm_page_event *ev)
 {
-	size_t len = strlen(TICK_TEXT);
-	const char *text = (const char *)ev->data + r->print_buf;
-
-	if (r->print_buf + len >= ev->size || memcmp(text, TICK_TEXT, len))
-		return false;
-	return text[len] == ' ' || text[len] == '\n' || text[len] == '\0';
+	return r->print_buf < ev->size &&
+	       bm_marker_is_idle((const char *)ev->data + r->print_buf, ev->size - r->print_buf);
 }
 
 /* What of @page, leaving CPU @c's ring, must outlive it. */

@@ -257,15 +257,13 @@ struct interval_row {
 	bool born, gone;
 };
 
-static int row_order;	/* enum bm_interval_sort, for qsort */
-
-static double row_value(const struct interval_row *r)
+static double row_value(const struct interval_row *r, enum bm_interval_sort order)
 {
 	const struct bm_disk_stats *d = r->d;
 
 	if (!d)
 		return 0;
-	switch (row_order) {
+	switch (order) {
 	case BM_SORT_IOPS:
 		return per_second(d->reads + d->writes, d);
 	case BM_SORT_BYTES:
@@ -277,21 +275,22 @@ static double row_value(const struct interval_row *r)
 	}
 }
 
-static int by_order(const void *x, const void *y)
+static int by_order(const void *x, const void *y, void *order_p)
 {
 	const struct interval_row *a = x, *b = y;
+	enum bm_interval_sort order = *(const enum bm_interval_sort *)order_p;
 	double va, vb;
 
-	if (row_order == BM_SORT_DEV) {
+	if (order == BM_SORT_DEV) {
 		if (a->dev != b->dev)
 			return a->dev < b->dev ? -1 : 1;
 		return a->span && b->span ? (a->span->from.lo > b->span->from.lo) -
 					    (a->span->from.lo < b->span->from.lo) : 0;
 	}
-	if (row_order == BM_SORT_NAME)
+	if (order == BM_SORT_NAME)
 		return strcmp(a->span ? a->span->name : "", b->span ? b->span->name : "");
-	va = row_value(a);
-	vb = row_value(b);
+	va = row_value(a, order);
+	vb = row_value(b, order);
 	return (va < vb) - (va > vb);
 }
 
@@ -324,8 +323,7 @@ static struct interval_row *interval_rows(const struct bm_analysis *a, const str
 		rows[j == n ? k - 1 : j].born = born;
 		rows[j == n ? k - 1 : j].gone = gone;
 	}
-	row_order = o->sort;
-	qsort(rows, k, sizeof(*rows), by_order);
+	qsort_r(rows, k, sizeof(*rows), by_order, (void *)&o->sort);
 	*count = k;
 	return rows;
 }

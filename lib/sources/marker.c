@@ -122,6 +122,15 @@ static void unescape(char *s)
 	*out = '\0';
 }
 
+bool bm_marker_is_idle(const char *text, size_t len)
+{
+	static const char idle[] = BM_MARKER_PREFIX BM_MARKER_IDLE;
+	size_t n = sizeof(idle) - 1;
+
+	return len >= n && !memcmp(text, idle, n) &&
+	       (len == n || text[n] == ' ' || text[n] == '\n' || text[n] == '\0');
+}
+
 int bm_marker_parse(struct bm_marker_parsed *p, const char *text, size_t len)
 {
 	size_t plen = strlen(BM_MARKER_PREFIX);

@@ -197,7 +197,7 @@ static void *listener_main(void *arg)
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n == 0) {
-			bm_marker_begin(&m, "uevent-idle");
+			bm_marker_begin(&m, BM_MARKER_IDLE);
 			write_marker(u, &m);
 			continue;
 		}

@@ -22,6 +22,14 @@ int bm_write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+uint64_t bm_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int64_t bm_now_ms(void)
 {
 	struct timespec ts;

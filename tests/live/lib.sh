@@ -58,6 +58,16 @@ assert_clean() {
 	fi
 }
 
+# wait_line FILE TEXT: until FILE holds TEXT (10 s at most); "recording
+# into" says a recorder records.
+wait_line() {
+	n=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		n=$((n + 1)); [ $n -lt 100 ] || fail "no '$2' in $1: $(cat "$1" 2>/dev/null)"
+		sleep 0.1
+	done
+}
+
 track() { echo "$1 $2" >>"$DEVICES"; }
 untrack() { grep -vx "$1 $2" "$DEVICES" >"$DEVICES.new" || true; mv "$DEVICES.new" "$DEVICES"; }
 

@@ -7,15 +7,6 @@ truncate -s 16M "$T/img"
 L=$(new_loop "$T/img")
 dev=$(devnum "$L")
 
-# wait_line FILE TEXT: until FILE holds TEXT (10 s at most).
-wait_line() {
-	n=0
-	until grep -q "$2" "$1"; do
-		n=$((n + 1)); [ $n -lt 100 ] || fail "no '$2' in $1: $(cat "$1")"
-		sleep 0.1
-	done
-}
-
 for when in request end; do
 	"$BLKMAP" record -o "$T/$when.dat" 2>"$T/$when.err" &
 	pid=$!

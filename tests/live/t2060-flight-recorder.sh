@@ -21,14 +21,6 @@ write() {
 	echo "$1 $(devnum "/dev/$1") $(($2 * 8)) $(($3 * 8))" | tee -a "$ALL" >>"$log"
 }
 
-started() {
-	i=0
-	until grep -q 'recording into' "$1"; do
-		i=$((i + 1)); [ $i -lt 100 ] || { cat "$1"; fail "recorder did not start"; }
-		sleep 0.1
-	done
-}
-
 # Refusals: a ring too small, a size that is not one, a snapshot of nothing.
 status=0
 "$BLKMAP" record --ring=16K -o "$T/x.dat" 2>"$T/err" || status=$?
@@ -46,7 +38,7 @@ status=0
 # A flight recorder killed: reset removes its ring (a ring cannot be read back).
 "$BLKMAP" record --ring=1M -o "$T/killed.dat" 2>"$T/killed.err" &
 killed=$!
-started "$T/killed.err"
+wait_line "$T/killed.err" "recording into"
 kill -KILL $killed
 wait $killed 2>/dev/null || true
 "$BLKMAP" reset 2>"$T/err" || { cat "$T/err"; fail "reset failed"; }
@@ -58,8 +50,8 @@ assert_clean
 full=$!
 "$BLKMAP" record --ring=${RING_MIB}M -o "$T/ring.dat" 2>"$T/ring.err" &
 ring=$!
-started "$T/full.err"
-started "$T/ring.err"
+wait_line "$T/full.err" "recording into"
+wait_line "$T/ring.err" "recording into"
 
 # Before the window: a number used twice, a device that stays, the fio target.
 z=$(new_zram); write /dev/null "zram$z" 10 3; drop_zram "$z"

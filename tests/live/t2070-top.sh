@@ -7,13 +7,6 @@ need_root
 [ -e /sys/class/zram-control/hot_add ] || skip "no zram-control"
 command -v tmux >/dev/null || fail "tmux is missing (scripts/install-deps installs it)"
 
-started() {
-	i=0
-	until grep -q 'recording into' "$1" 2>/dev/null; do
-		i=$((i + 1)); [ $i -lt 100 ] || { cat "$1"; fail "blkmap top did not start"; }
-		sleep 0.1
-	done
-}
 stat_field() { awk -v f="$2" '{print $f}' "/sys/block/$1/stat"; }
 
 # CSV: six intervals of a second; known I/O in the middle of them.
@@ -22,7 +15,7 @@ reads0=$(stat_field zram$z 1) writes0=$(stat_field zram$z 5)
 start=$(date +%s)
 "$BLKMAP" top 1 -n 6 --format=csv --disk zram$z >"$T/top.csv" 2>"$T/top.err" &
 top=$!
-started "$T/top.err"
+wait_line "$T/top.err" "recording into"
 dd if=/dev/zero of=/dev/zram$z bs=4k count=500 oflag=direct 2>/dev/null
 dd if=/dev/zram$z of=/dev/null bs=4k count=200 iflag=direct 2>/dev/null
 wait $top || { cat "$T/top.err"; fail "blkmap top failed"; }
@@ -45,7 +38,7 @@ session=blkmap-top-$$
 tmux new-session -d -s $session -x 200 -y 40 "'$BLKMAP' top 0.5 2>'$T/tty.err'; sleep 30"
 trap 'tmux kill-session -t $session 2>/dev/null || true; cleanup' EXIT
 capture() { tmux capture-pane -p -t $session >>"$T/screens"; echo "----" >>"$T/screens"; }
-started "$T/tty.err"
+wait_line "$T/tty.err" "recording into"
 a=$(new_zram)
 for i in 1 2 3 4 5 6; do
 	dd if=/dev/zero of=/dev/zram$a bs=4k count=50 oflag=direct 2>/dev/null

@@ -58,6 +58,13 @@ struct bm_marker_parsed {
 	int nfields;
 };
 
+/*
+ * The uevent listener's idle marker (uevent.c): one a second, all the map
+ * takes of it is its time. Is @text (@len bytes at most) one?
+ */
+#define BM_MARKER_IDLE		"uevent-idle"
+bool bm_marker_is_idle(const char *text, size_t len);
+
 /* Parse @text (@len bytes); -1 if it is not a blkmap marker. */
 int bm_marker_parse(struct bm_marker_parsed *p, const char *text, size_t len);
 /* The value of @key, or NULL. */

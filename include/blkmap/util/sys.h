@@ -11,5 +11,7 @@ int bm_write_full(int fd, const void *buf, size_t len);
 
 /* CLOCK_MONOTONIC in milliseconds: for timeouts, not for trace times. */
 int64_t bm_now_ms(void);
+/* CLOCK_MONOTONIC in nanoseconds: the trace clock "mono", now. */
+uint64_t bm_now_ns(void);
 
 #endif

@@ -16,14 +16,19 @@ write() {	# write NAME SEEK COUNT: 4 KiB blocks, logged
 	dd if=/dev/zero of="/dev/$1" bs=4k seek="$2" count="$3" oflag=direct 2>/dev/null
 	echo "$1 $(devnum "$1") $(($2 * 8)) $(($3 * 8))" >>"$log"
 }
+# recording ERRFILE: wait until the blkmap writing its messages to ERRFILE
+# records (30 s at most: arming takes long under TCG).
+recording() {
+	i=0
+	until grep -q 'recording into' "$1"; do
+		i=$((i + 1)); [ $i -lt 300 ] || { cat "$1"; exit 1; }
+		sleep 0.1
+	done
+}
 # record [ARGS]: blkmap record into /out/rec.dat in the background, with the
 # sources in $SOURCES (default all); returns once it records, $rec its pid.
 record() {
 	blkmap record --sources="${SOURCES:-all}" "$@" -o /out/rec.dat 2>/out/record.err &
 	rec=$!
-	i=0
-	until grep -q 'recording into' /out/record.err; do
-		i=$((i + 1)); [ $i -lt 100 ] || { cat /out/record.err; exit 1; }
-		sleep 0.1
-	done
+	recording /out/record.err
 }

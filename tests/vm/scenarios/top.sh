@@ -19,11 +19,7 @@ nullb() {	# nullb NAME: on, or off and gone
 modprobe null_blk nr_devices=0
 blkmap top 0.5 -n 20 --format=csv --sources="${SOURCES:-all}" >/out/top.csv 2>/out/top.err &
 top=$!
-i=0
-until grep -q 'recording into' /out/top.err; do
-	i=$((i + 1)); [ $i -lt 300 ] || { cat /out/top.err; exit 1; }
-	sleep 0.1
-done
+recording /out/top.err
 nullb nb1
 for i in 1 2 3 4 5; do write nb1 $((i * 2)) 1; done
 nullb nb1
