@@ -357,7 +357,7 @@ static void snapshot(struct recorder *r)
 	while (access(path, F_OK) == 0);
 	bm_capture_flush(r->capture);
 	if (bm_session_collect_final(r->session, &r->meta) < 0 ||
-	    bm_ring_write(ring, &r->meta, path, r->opts->compression, &bytes) < 0) {
+	    bm_ring_snapshot(ring, &r->meta, path, r->opts->compression, &bytes) < 0) {
 		bm_tell(r->opts->warn, "snapshot failed: %s; recording goes on",
 			bm_error_message());
 		return;
@@ -389,8 +389,8 @@ static int tick(struct recorder *r)
 	if (until < r->last_tick)
 		until = r->last_tick;
 	if (bm_session_collect_final(r->session, &r->meta) < 0 ||
-	    bm_ring_write(bm_capture_ring(r->capture), &r->meta, path, BM_COMPRESS_NONE,
-			  NULL) < 0)
+	    bm_ring_snapshot(bm_capture_ring(r->capture), &r->meta, path, BM_COMPRESS_NONE,
+			     NULL) < 0)
 		return -1;
 	stop = r->opts->tick(r->opts->tick_ctx, path, r->last_tick, until);
 	unlink(path);

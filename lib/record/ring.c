@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The flight recorder's rings (ring.h). Each CPU's capture thread puts its
- * pages in slot after slot; a slot about to be overwritten is read back
- * first (from the page cache: it was written a ring's length ago) and its
- * map records packed into the CPU's kept pages. A write-out locks one CPU
- * at a time, for as long as its window takes to copy.
+ * pages in slot after slot; a slot about to be overwritten is read first,
+ * in place through a read-only mapping of the ring, and its map records
+ * packed into the CPU's kept pages. A write-out locks every CPU: until the
+ * file is written when the capture has stopped, for as long as the rings
+ * take to copy aside while it goes on.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,7 +31,6 @@
 #include "blkmap/util/error.h"
 #include "blkmap/util/sys.h"
 
-#define SCRATCH_PAGES	64	/* slots read back at once */
 #define NIDS		65536	/* event ids are 16 bits */
 
 /* What becomes of an event of a page leaving the ring, by its id. */
@@ -44,7 +45,8 @@ struct cpu_ring {
 	uint64_t kept_pages;
 	struct bm_page_packer pack;	/* the kept page being filled */
 	bool packing;
-	unsigned char *pack_page, *scratch;
+	unsigned char *pack_page;
+	const unsigned char *map;	/* the ring's slots, read-only */
 	/* The last idle marker dropped, not yet kept. */
 	unsigned char *tick;
 	uint32_t tick_size;
@@ -117,9 +119,24 @@ struct bm_ring *bm_ring_new(const char *dir, int ncpus, uint32_t page_size, uint
 		c->base = region ? (uint64_t)(cpu + 1) * region : 0;
 		c->pack_page = malloc(page_size);
 		c->tick = malloc(page_size);
-		c->scratch = malloc((size_t)SCRATCH_PAGES * page_size);
-		if (!c->pack_page || !c->tick || !c->scratch) {
+		if (!c->pack_page || !c->tick) {
 			bm_error_errno("cannot set up the ring");
+			goto fail;
+		}
+		/*
+		 * Its blocks now, so that a full file system is found here, and
+		 * a mapping to read back what leaves and to write windows from.
+		 */
+		errno = posix_fallocate(c->fd, c->base, r->slots * page_size);
+		if (errno) {
+			bm_error_errno("cannot make room for a ring of %llu MiB in '%s'",
+				       (unsigned long long)(bytes >> 20), dir);
+			goto fail;
+		}
+		c->map = mmap(NULL, r->slots * page_size, PROT_READ, MAP_SHARED, c->fd, c->base);
+		if (c->map == MAP_FAILED) {
+			c->map = NULL;
+			bm_error_errno("cannot map the ring in '%s'", dir);
 			goto fail;
 		}
 		file_path(path, sizeof(path), r, "kept", cpu);
@@ -282,23 +299,14 @@ int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages)
 	while (npages && ret == 0) {
 		uint64_t slot = c->count % r->slots;
 		size_t n = npages, len;
-		off_t where = c->base + slot * ps;
 
 		if (n > r->slots - slot)
 			n = r->slots - slot;
-		if (n > SCRATCH_PAGES)
-			n = SCRATCH_PAGES;
 		len = n * ps;
 		/* Once round, every slot holds a page: what leaves, leaves now. */
-		if (c->count >= r->slots) {
-			if (pread(c->fd, c->scratch, len, where) != (ssize_t)len) {
-				ret = -1;
-				break;
-			}
-			for (i = 0; i < n && ret == 0; i++)
-				ret = keep_from(r, c, c->scratch + i * ps);
-		}
-		if (ret == 0 && pwrite(c->fd, at, len, where) != (ssize_t)len)
+		for (i = 0; c->count >= r->slots && i < n && ret == 0; i++)
+			ret = keep_from(r, c, c->map + (slot + i) * ps);
+		if (ret == 0 && pwrite(c->fd, at, len, c->base + slot * ps) != (ssize_t)len)
 			ret = -1;
 		c->count += n;
 		at += len;
@@ -310,39 +318,12 @@ int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages)
 	return ret;
 }
 
-/* Copy @len bytes at @from of @in to the end of @out. */
-static int copy_range(int in, uint64_t from, int out, uint64_t len)
-{
-	char buf[65536];
-
-	while (len) {
-		loff_t off = from;
-		ssize_t n = copy_file_range(in, &off, out, NULL, len, 0);
-
-		if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-			      errno == EOPNOTSUPP)) {
-			n = pread(in, buf, len < sizeof(buf) ? len : sizeof(buf), from);
-			if (n > 0 && bm_write_full(out, buf, n) < 0)
-				return -1;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -1 : (errno = EIO, -1);
-		from += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* The time of the oldest page in @c's ring: where its window starts. */
-static int window_start(struct bm_ring *r, struct cpu_ring *c, uint64_t *ts)
+static void window_start(struct bm_ring *r, struct cpu_ring *c, uint64_t *ts)
 {
 	uint64_t first = c->count > r->slots ? c->count - r->slots : 0;
 
-	if (!c->count)
-		return 0;
-	return pread(c->fd, ts, 8, c->base + (first % r->slots) * r->page_size) == 8 ? 0 : -1;
+	memcpy(ts, c->map + (first % r->slots) * r->page_size, sizeof(*ts));
 }
 
 /*
@@ -366,53 +347,61 @@ static uint32_t window_marker(const struct bm_ring *r, unsigned char *rec, uint3
 	return size;
 }
 
-/*
- * CPU @c's window into @out: its kept pages (with the page being filled,
- * the last idle marker and @marker at @marker_ts if any), then its ring
- * from the oldest page on.
- */
-static int write_window(struct bm_ring *r, struct cpu_ring *c, int out, const void *marker,
-			uint32_t marker_size, uint64_t marker_ts, uint64_t *size)
+/* A CPU's window: its kept pages, the tail of them, and its ring from the oldest page on. */
+struct window {
+	struct bm_extent parts[4];
+	size_t nparts;
+	unsigned char *tail;	/* up to 3 pages: the page being filled, a tick, a marker */
+};
+
+static void add_part(struct window *w, struct bm_extent part)
 {
-	uint64_t ps = r->page_size, first, slot, n;
+	if (part.size)
+		w->parts[w->nparts++] = part;
+}
+
+/*
+ * CPU @c's window: its kept pages, then the page being filled with the
+ * last idle marker and @marker at @marker_ts if any (on a copy: the ring
+ * goes on filling its own), then its ring from the oldest page on. Its
+ * parts point into @c's files and mapping: valid while @c stays locked.
+ */
+static int window_of(struct bm_ring *r, struct cpu_ring *c, struct window *w,
+		     const void *marker, uint32_t marker_size, uint64_t marker_ts)
+{
+	uint64_t ps = r->page_size, first, slot, n, tail_pages = 0;
 	struct bm_page_packer tail = c->pack;
-	unsigned char *page = malloc(ps);
 	struct {
 		const void *data;
 		uint32_t size;
 		uint64_t ts;
 	} extra[2] = { { c->tick, c->has_tick ? c->tick_size : 0, c->tick_ts },
 		       { marker, marker_size, marker_ts } };
-	int ret = -1, i;
+	int i;
 
-	if (!page)
+	w->nparts = 0;
+	w->tail = malloc(3 * ps);
+	if (!w->tail)
 		return -1;
-	*size = 0;
-	if (copy_range(c->kept_fd, 0, out, c->kept_pages * ps) < 0)
-		goto out;
-	*size += c->kept_pages * ps;
+	add_part(w, (struct bm_extent){ .fd = c->kept_fd, .size = c->kept_pages * ps });
 	if (c->packing || extra[0].size || extra[1].size) {
-		/* On a copy of the page being filled: the ring goes on filling it. */
 		if (c->packing)
-			memcpy(page, c->pack_page, ps);
+			memcpy(w->tail, c->pack_page, ps);
 		else
-			bm_pack_start(&tail, page, ps, r->format.long_size, 0);
-		tail.page = page;
+			bm_pack_start(&tail, w->tail, ps, r->format.long_size, 0);
+		tail.page = w->tail;
 		for (i = 0; i < 2; i++) {
 			if (!extra[i].size || bm_pack_add(&tail, extra[i].ts, extra[i].data,
 							  extra[i].size) == 0)
 				continue;
 			bm_pack_finish(&tail);
-			if (bm_write_full(out, page, ps) < 0)
-				goto out;
-			*size += ps;
-			bm_pack_start(&tail, page, ps, r->format.long_size, 0);
+			tail_pages++;
+			bm_pack_start(&tail, w->tail + tail_pages * ps, ps, r->format.long_size, 0);
 			bm_pack_add(&tail, extra[i].ts, extra[i].data, extra[i].size);
 		}
 		bm_pack_finish(&tail);
-		if (bm_write_full(out, page, ps) < 0)
-			goto out;
-		*size += ps;
+		tail_pages++;
+		add_part(w, (struct bm_extent){ .mem = w->tail, .size = tail_pages * ps });
 	}
 	first = c->count > r->slots ? c->count - r->slots : 0;
 	for (; first < c->count; first += n) {
@@ -420,39 +409,73 @@ static int write_window(struct bm_ring *r, struct cpu_ring *c, int out, const vo
 		n = c->count - first;
 		if (n > r->slots - slot)
 			n = r->slots - slot;
-		if (copy_range(c->fd, c->base + slot * ps, out, n * ps) < 0)
-			goto out;
-		*size += n * ps;
+		add_part(w, (struct bm_extent){ .mem = c->map + slot * ps, .size = n * ps });
 	}
-	ret = 0;
-out:
-	free(page);
-	return ret;
+	return 0;
 }
 
 /*
- * Every CPU's window into a file of its own (@cpus), all CPUs locked so
- * that the windows are of one moment. Where a ring has gone round, the
- * latest of the windows' starts is marked, on the CPU it is the start of.
+ * Copy the ring's parts of @w into a file of their own in @dir, for a
+ * window that must outlive the lock; the kept pages are only ever
+ * appended to, and the tail is @w's own.
  */
-static int write_windows(struct bm_ring *r, struct bm_cpu_data *cpus, const char *output)
+static int set_aside(struct window *w, const char *dir, int cpu, int *fd)
 {
+	char path[4200];
+	uint64_t at = 0;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/window.%d", dir, cpu);
+	*fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (*fd < 0)
+		return -1;
+	unlink(path);	/* gone with its descriptor, whatever happens */
+	for (i = 0; i < w->nparts; i++) {
+		if (w->parts[i].mem == w->tail || !w->parts[i].mem)
+			continue;
+		if (bm_write_full(*fd, w->parts[i].mem, w->parts[i].size) < 0)
+			return -1;
+		w->parts[i] = (struct bm_extent){ .fd = *fd, .offset = at,
+						  .size = w->parts[i].size };
+		at += w->parts[i].size;
+	}
+	return 0;
+}
+
+/*
+ * Every CPU's window to @output, all CPUs locked so that the windows are
+ * of one moment. Where a ring has gone round, the latest of the windows'
+ * starts is marked, on the CPU it is the start of. @live: the capture goes
+ * on, so the rings are copied aside and unlocked before the file is
+ * written; else the file is written from them.
+ */
+static int write_out(struct bm_ring *r, const struct bm_trace_meta *meta, const char *output,
+		     enum bm_compression compression, bool live, uint64_t *bytes)
+{
+	struct bm_cpu_data *cpus = calloc(r->ncpus, sizeof(*cpus));
+	struct window *windows = calloc(r->ncpus, sizeof(*windows));
+	int *aside = calloc(r->ncpus, sizeof(*aside));
 	unsigned char marker[256];
 	uint32_t marker_size = 0;
 	uint64_t start = 0, ts;
 	int cpu, marked = -1, ret = -1;
-	char path[4200];
+	bool locked = true;
 
+	if (!cpus || !windows || !aside) {
+		free(cpus);
+		free(windows);
+		free(aside);
+		bm_error_errno("cannot write '%s'", output);
+		return -1;
+	}
+	for (cpu = 0; cpu < r->ncpus; cpu++)
+		aside[cpu] = -1;
 	for (cpu = 0; cpu < r->ncpus; cpu++)
 		pthread_mutex_lock(&r->cpus[cpu].lock);
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
 		if (r->cpus[cpu].count <= r->slots)
 			continue;
-		if (window_start(r, &r->cpus[cpu], &ts) < 0) {
-			bm_error_errno("cannot write '%s' (reading CPU %d's ring in '%s')", output,
-				       cpu, r->dir);
-			goto out;
-		}
+		window_start(r, &r->cpus[cpu], &ts);
 		if (marked < 0 || ts > start) {
 			start = ts;
 			marked = cpu;
@@ -461,46 +484,48 @@ static int write_windows(struct bm_ring *r, struct bm_cpu_data *cpus, const char
 	if (marked >= 0)
 		marker_size = window_marker(r, marker, sizeof(marker));
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
-		file_path(path, sizeof(path), r, "window", cpu);
-		cpus[cpu].fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (cpus[cpu].fd < 0) {
-			bm_error_errno("cannot write '%s' (creating '%s')", output, path);
-			goto out;
-		}
-		unlink(path);	/* gone with its descriptor, whatever happens */
-		if (write_window(r, &r->cpus[cpu], cpus[cpu].fd, marker,
-				 cpu == marked ? marker_size : 0, start, &cpus[cpu].size) < 0) {
+		struct window *w = &windows[cpu];
+
+		if (window_of(r, &r->cpus[cpu], w, marker, cpu == marked ? marker_size : 0,
+			      start) < 0 ||
+		    (live && set_aside(w, r->dir, cpu, &aside[cpu]) < 0)) {
 			bm_error_errno("cannot write '%s' (copying CPU %d's ring in '%s')",
 				       output, cpu, r->dir);
 			goto out;
 		}
+		cpus[cpu] = (struct bm_cpu_data){ .fd = -1, .extents = w->parts,
+						  .nextents = w->nparts };
 	}
-	ret = 0;
+	if (live) {
+		for (cpu = 0; cpu < r->ncpus; cpu++)
+			pthread_mutex_unlock(&r->cpus[cpu].lock);
+		locked = false;
+	}
+	ret = bm_trace_write_file(output, meta, cpus, compression, bytes);
 out:
-	for (cpu = 0; cpu < r->ncpus; cpu++)
+	for (cpu = 0; locked && cpu < r->ncpus; cpu++)
 		pthread_mutex_unlock(&r->cpus[cpu].lock);
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		free(windows[cpu].tail);
+		if (aside[cpu] >= 0)
+			close(aside[cpu]);
+	}
+	free(cpus);
+	free(windows);
+	free(aside);
 	return ret;
 }
 
 int bm_ring_write(struct bm_ring *r, const struct bm_trace_meta *meta, const char *output,
 		  enum bm_compression compression, uint64_t *bytes)
 {
-	struct bm_cpu_data *cpus = calloc(r->ncpus, sizeof(*cpus));
-	int cpu, ret = -1;
+	return write_out(r, meta, output, compression, false, bytes);
+}
 
-	if (!cpus) {
-		bm_error_errno("cannot write '%s'", output);
-		return -1;
-	}
-	for (cpu = 0; cpu < r->ncpus; cpu++)
-		cpus[cpu].fd = -1;
-	if (write_windows(r, cpus, output) == 0)
-		ret = bm_trace_write_file(output, meta, cpus, compression, bytes);
-	for (cpu = 0; cpu < r->ncpus; cpu++)
-		if (cpus[cpu].fd >= 0)
-			close(cpus[cpu].fd);
-	free(cpus);
-	return ret;
+int bm_ring_snapshot(struct bm_ring *r, const struct bm_trace_meta *meta, const char *output,
+		     enum bm_compression compression, uint64_t *bytes)
+{
+	return write_out(r, meta, output, compression, true, bytes);
 }
 
 void bm_ring_stats(struct bm_ring *r, uint64_t *dropped, uint64_t *kept)
@@ -534,7 +559,8 @@ void bm_ring_free(struct bm_ring *r)
 		}
 		free(c->pack_page);
 		free(c->tick);
-		free(c->scratch);
+		if (c->map)
+			munmap((void *)c->map, r->slots * r->page_size);
 	}
 	snprintf(path, sizeof(path), "%s/" BM_SPOOL_RING, r->dir);
 	unlink(path);

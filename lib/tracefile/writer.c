@@ -222,6 +222,68 @@ static int copy_pages(int out, const char *path, int in, loff_t in_off, uint64_t
 	return 0;
 }
 
+/* The bytes of whole pages @c holds. */
+static uint64_t cpu_size(const struct bm_cpu_data *c, uint32_t page_size)
+{
+	uint64_t size = 0;
+	size_t i;
+
+	if (!c->nextents)
+		return c->fd < 0 ? 0 : c->size - c->size % page_size;
+	for (i = 0; i < c->nextents; i++)
+		size += c->extents[i].size;
+	return size - size % page_size;
+}
+
+/* Copy @c's pages to the current position of @out. */
+static int copy_cpu(int out, const char *path, const struct bm_cpu_data *c, uint64_t size)
+{
+	size_t i;
+
+	if (!c->nextents)
+		return copy_pages(out, path, c->fd, c->offset, size);
+	for (i = 0; i < c->nextents && size; i++) {
+		const struct bm_extent *e = &c->extents[i];
+		uint64_t n = e->size < size ? e->size : size;
+
+		if (e->mem ? write_all(out, path, e->mem, n) :
+			     copy_pages(out, path, e->fd, e->offset, n))
+			return -1;
+		size -= n;
+	}
+	return 0;
+}
+
+/* Read @n bytes of @c's pages from @at on into @buf. */
+static int read_cpu(const struct bm_cpu_data *c, uint64_t at, char *buf, size_t n)
+{
+	struct bm_extent whole = { .fd = c->fd, .offset = c->offset, .size = UINT64_MAX };
+	const struct bm_extent *e = c->nextents ? c->extents : &whole;
+	size_t count = c->nextents ? c->nextents : 1;
+
+	for (; count && n; e++, count--) {
+		size_t len;
+
+		if (at >= e->size) {
+			at -= e->size;
+			continue;
+		}
+		len = e->size - at < n ? e->size - at : n;
+		if (e->mem) {
+			memcpy(buf, (const char *)e->mem + at, len);
+		} else {
+			ssize_t got = pread(e->fd, buf, len, e->offset + at);
+
+			if (got != (ssize_t)len)
+				return got < 0 ? -1 : (errno = EIO, -1);
+		}
+		buf += len;
+		n -= len;
+		at = 0;
+	}
+	return n ? (errno = EIO, -1) : 0;
+}
+
 static uint64_t page_align(uint64_t v, uint32_t page_size)
 {
 	return (v + page_size - 1) / page_size * page_size;
@@ -288,7 +350,7 @@ int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
 		return -1;
 	}
 	for (cpu = 0; cpu < meta->ncpus && cpus; cpu++)
-		sizes[cpu] = cpus[cpu].fd < 0 ? 0 : cpus[cpu].size - cpus[cpu].size % meta->page_size;
+		sizes[cpu] = cpu_size(&cpus[cpu], meta->page_size);
 	header = bm_trace_header(meta, sizes, &len);
 	if (!header) {
 		bm_error_errno("cannot write '%s'", path);
@@ -303,7 +365,7 @@ int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
 		if (!sizes[cpu])
 			continue;
 		if (write_all(fd, path, zeros, pad) < 0 ||
-		    copy_pages(fd, path, cpus[cpu].fd, cpus[cpu].offset, sizes[cpu]) < 0)
+		    copy_cpu(fd, path, &cpus[cpu], sizes[cpu]) < 0)
 			goto out;
 		offset += pad + sizes[cpu];
 	}
@@ -382,15 +444,13 @@ static int put_chunks(struct out *o, const struct bm_cpu_data *c, uint64_t size,
 		      uint32_t page_size, char *pages, char *packed, size_t room)
 {
 	uint64_t chunk = (uint64_t)CHUNK_PAGES * page_size, done;
-	loff_t in = c->offset;
 
 	if (out_u32(o, (size + chunk - 1) / chunk) < 0)
 		return -1;
 	for (done = 0; done < size; done += chunk) {
 		size_t n = size - done < chunk ? size - done : chunk, z;
-		ssize_t r = pread(c->fd, pages, n, in + done);
 
-		if (r != (ssize_t)n) {
+		if (read_cpu(c, done, pages, n) < 0) {
 			bm_error_errno("cannot read the spool of '%s'", o->path);
 			return -1;
 		}
@@ -466,7 +526,7 @@ int bm_trace_write_compressed(int fd, const char *path, const struct bm_trace_me
 		return -1;
 	}
 	for (cpu = 0; cpu < meta->ncpus && cpus; cpu++) {
-		sizes[cpu] = cpus[cpu].fd < 0 ? 0 : cpus[cpu].size - cpus[cpu].size % meta->page_size;
+		sizes[cpu] = cpu_size(&cpus[cpu], meta->page_size);
 		with_data += sizes[cpu] != 0;
 	}
 	/* The preamble; where the options are is known last. */

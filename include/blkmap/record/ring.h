@@ -40,12 +40,18 @@ int bm_ring_learn(struct bm_ring *r, const char *meta_path);
 /* Put @npages pages read from CPU @cpu's buffer into its ring (one thread a CPU). */
 int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages);
 /*
- * Write what the ring holds now, with @meta, to @output (a version 7 file,
- * compressed, unless @compression is BM_COMPRESS_NONE); the recording may
- * go on meanwhile. *@bytes: the file's size.
+ * Write what the ring holds, with @meta, to @output (a version 7 file,
+ * compressed, unless @compression is BM_COMPRESS_NONE), straight from the
+ * ring: once its capture has stopped. *@bytes: the file's size.
  */
 int bm_ring_write(struct bm_ring *r, const struct bm_trace_meta *meta, const char *output,
 		  enum bm_compression compression, uint64_t *bytes);
+/*
+ * The same while the capture goes on: the rings are copied aside (the
+ * capture waits for that copy only), then the file is written.
+ */
+int bm_ring_snapshot(struct bm_ring *r, const struct bm_trace_meta *meta, const char *output,
+		     enum bm_compression compression, uint64_t *bytes);
 /* Bytes of events dropped with their pages so far, and of map records kept. */
 void bm_ring_stats(struct bm_ring *r, uint64_t *dropped, uint64_t *kept);
 void bm_ring_free(struct bm_ring *r);

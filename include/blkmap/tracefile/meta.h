@@ -36,11 +36,21 @@ struct bm_trace_meta {
 	int long_size;			/* the kernel's long, 4 or 8 */
 };
 
+/* A run of whole pages to write: @size bytes at @mem, or at @offset of @fd. */
+struct bm_extent {
+	const void *mem;
+	int fd;
+	uint64_t offset, size;
+};
+
 /* Where each CPU's pages are: in the trace file, or in a spool file. */
 struct bm_cpu_data {
 	int fd;
 	uint64_t offset;
 	uint64_t size;		/* of its pages, uncompressed */
+	/* Writing only: the pages are these runs, one after the other (not @fd). */
+	const struct bm_extent *extents;
+	size_t nextents;
 	/* Compressed (version 7): the pages are in these chunks at @fd. */
 	int compression;	/* enum bm_compression */
 	struct bm_chunk *chunks;

@@ -11,7 +11,8 @@
 
 /*
  * Write a complete file to @fd: @meta, then the pages of CPU i copied from
- * @cpus[i] (whole pages; fd -1 for none; @cpus NULL for no pages at all).
+ * @cpus[i] (whole pages, at its fd or in its extents; fd -1 and no extents
+ * for none; @cpus NULL for no pages at all).
  * @path names the output in messages.
  */
 int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,

@@ -6,6 +6,7 @@
  * of events starts.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,42 @@ START_TEST(until_the_formats_are_known_pages_leaving_are_kept_whole)
 }
 END_TEST
 
+/* Equal files: a snapshot copies the rings aside, the last write-out writes from them. */
+static bool same_bytes(const char *a, const char *b)
+{
+	static char da[1 << 20], db[1 << 20];
+	int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
+	ssize_t na = read(fa, da, sizeof(da)), nb = read(fb, db, sizeof(db));
+
+	close(fa);
+	close(fb);
+	return na > 0 && na == nb && memcmp(da, db, na) == 0;
+}
+
+START_TEST(a_snapshot_holds_what_the_last_write_out_holds)
+{
+	unsigned char pages[NPAGES][TEST_PAGE_SIZE];
+	char snap[256];
+	int i;
+
+	test_tmpname(snap, sizeof(snap));
+	ck_assert_msg(bm_ring_learn(r, meta_path) == 0, "%s", bm_error_message());
+	for (i = 0; i < NPAGES; i++)
+		make_page(pages[i], i);
+	ck_assert_int_eq(bm_ring_put(r, 0, pages[0], NPAGES), 0);
+	ck_assert_msg(bm_ring_snapshot(r, &meta, snap, BM_COMPRESS_NONE, NULL) == 0, "%s",
+		      bm_error_message());
+	ck_assert_int_eq(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
+	ck_assert(same_bytes(snap, out));
+	/* The ring goes on: the next snapshot holds the new pages. */
+	ck_assert_int_eq(bm_ring_put(r, 0, pages[3], 1), 0);
+	unlink(snap);
+	ck_assert_int_eq(bm_ring_snapshot(r, &meta, snap, BM_COMPRESS_NONE, NULL), 0);
+	ck_assert(!same_bytes(snap, out));
+	unlink(snap);
+}
+END_TEST
+
 START_TEST(a_ring_too_small_is_refused_with_the_least_size)
 {
 	int fds[2] = { -1, -1 };
@@ -241,6 +278,7 @@ Suite *suite_ring(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, pages_leaving_the_ring_leave_their_map_records_behind);
 	tcase_add_test(tc, until_the_formats_are_known_pages_leaving_are_kept_whole);
+	tcase_add_test(tc, a_snapshot_holds_what_the_last_write_out_holds);
 	tcase_add_test(sizes, a_ring_too_small_is_refused_with_the_least_size);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, sizes);

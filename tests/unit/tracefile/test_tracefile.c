@@ -272,6 +272,59 @@ START_TEST(compressed_version_7_files_read_as_version_6)
 }
 END_TEST
 
+/*
+ * A CPU's pages given as runs, some in files and some in memory (how a
+ * flight recording's window is written): the file holds them in order,
+ * across every run's edge, compressed or not.
+ */
+START_TEST(pages_given_as_runs_are_written_in_order)
+{
+	static const enum bm_compression compressions[] = { BM_COMPRESS_NONE, BM_COMPRESS_ZSTD };
+	enum { PAGES = 40 };	/* runs of 7, 13 and 20: chunks straddle each edge */
+	static struct test_page pages[PAGES];
+	static struct test_event got[PAGES * 400];
+	static unsigned char mem[13][TEST_PAGE_SIZE];
+	struct bm_extent runs[3];
+	struct bm_trace_meta meta;
+	struct bm_cpu_data cpu;
+	uint32_t seq = 0;
+	size_t i, n;
+	int first, last;
+
+	for (i = 0; i < PAGES; i++) {
+		test_page_init(&pages[i]);
+		while (test_page_add(&pages[i], 1000 + seq, seq) == 0)
+			seq++;
+		test_page_finish(&pages[i], 0);
+	}
+	/* 7 pages at the start of a file, 13 in memory, 20 after a page of another file. */
+	first = test_spool(pages, 7);
+	last = test_spool(pages + 19, 21);
+	runs[0] = (struct bm_extent){ .fd = first, .size = 7 * TEST_PAGE_SIZE };
+	for (i = 0; i < 13; i++)
+		memcpy(mem[i], pages[7 + i].data, TEST_PAGE_SIZE);
+	runs[1] = (struct bm_extent){ .mem = mem, .fd = -1, .size = 13 * TEST_PAGE_SIZE };
+	runs[2] = (struct bm_extent){ .fd = last, .offset = TEST_PAGE_SIZE,
+				      .size = 20 * TEST_PAGE_SIZE };
+	cpu = (struct bm_cpu_data){ .fd = -1, .extents = runs, .nextents = 3 };
+	test_meta_init(&meta, 1);
+	for (i = 0; i < sizeof(compressions) / sizeof(compressions[0]); i++) {
+		unlink(path);
+		ck_assert_msg(bm_trace_write_file(path, &meta, &cpu, compressions[i], NULL) == 0,
+			      "%s", bm_error_message());
+		n = read_events(path, got, PAGES * 400);
+		ck_assert_uint_eq(n, seq);
+		for (n = 0; n < seq; n++) {
+			ck_assert_uint_eq(got[n].seq, n);
+			ck_assert_uint_eq(got[n].ts, 1000 + n);
+		}
+	}
+	bm_trace_meta_release(&meta);
+	close(first);
+	close(last);
+}
+END_TEST
+
 START_TEST(bad_magic_is_not_a_trace)
 {
 	write_two_cpus();
@@ -472,6 +525,7 @@ Suite *suite_tracefile(void)
 	tcase_add_test(tc, missed_events_are_counted);
 	tcase_add_test(tc, every_truncation_is_rejected_with_an_offset);
 	tcase_add_test(tc, compressed_version_7_files_read_as_version_6);
+	tcase_add_test(tc, pages_given_as_runs_are_written_in_order);
 	tcase_add_test(tc, bad_magic_is_not_a_trace);
 	tcase_add_test(tc, other_versions_are_refused);
 	tcase_add_test(tc, the_wrong_byte_order_is_refused_with_an_offset);
