@@ -34,6 +34,19 @@ struct slot {
 	uint64_t starts[HALVES], ends[HALVES];
 };
 
+/*
+ * I/O events decoded ahead, their slots prefetched before the first is
+ * looked at: each is a cache miss (the pages streaming through push the
+ * table out of the cache), and the misses of a batch overlap this way.
+ */
+#define AHEAD		64
+
+struct ahead {
+	struct bm_io io[AHEAD];
+	struct slot *slot[AHEAD];
+	size_t n;
+};
+
 struct bm_trigger {
 	struct bm_trigger_spec spec;
 	struct bm_trace *formats;
@@ -42,6 +55,7 @@ struct bm_trigger {
 	int notify_fd;
 	pthread_mutex_t lock;
 	struct slot *slots;
+	struct ahead ahead;
 	uint32_t disk_dev;		/* spec.disk's number when last looked up; 0: none */
 	int64_t disk_checked_ms;
 	struct bm_trigger_hit hit;	/* the slowest not taken yet */
@@ -173,13 +187,29 @@ static void keep(uint64_t *list, uint8_t *n, uint64_t ts)
 	list[oldest] = ts;
 }
 
-static void note_io(struct bm_trigger *t, const struct bm_io *io)
+static bool is_request(const struct bm_io *io)
 {
-	bool request = io->kind == BM_EV_RQ_ISSUE || io->kind == BM_EV_RQ_COMPLETE;
+	return io->kind == BM_EV_RQ_ISSUE || io->kind == BM_EV_RQ_COMPLETE;
+}
+
+static uint64_t key_of(const struct bm_io *io)
+{
+	return io->sector | (is_request(io) ? REQUEST_BIT : 0);
+}
+
+static struct slot *slot_of(struct bm_trigger *t, const struct bm_io *io)
+{
+	uint64_t h = (key_of(io) ^ ((uint64_t)io->dev << 32) ^ io->dev) * 0x9e3779b97f4a7c15ULL;
+
+	return &t->slots[h >> 52 & (SLOTS - 1)];
+}
+
+/* @io, whose slot is @s. */
+static void note_io(struct bm_trigger *t, const struct bm_io *io, struct slot *s)
+{
+	bool request = is_request(io);
 	bool start = io->kind == BM_EV_RQ_ISSUE || io->kind == BM_EV_BIO_QUEUE;
-	uint64_t key = io->sector | (request ? REQUEST_BIT : 0), latency, end;
-	uint64_t h = (key ^ ((uint64_t)io->dev << 32) ^ io->dev) * 0x9e3779b97f4a7c15ULL;
-	struct slot *s = &t->slots[h >> 52 & (SLOTS - 1)];
+	uint64_t key = key_of(io), latency, end;
 	uint64_t *other = start ? s->ends : s->starts;
 	uint8_t *nother = start ? &s->nends : &s->nstarts;
 	int k;
@@ -206,6 +236,43 @@ static void note_io(struct bm_trigger *t, const struct bm_io *io)
 	eventfd_write(t->notify_fd, 1);
 }
 
+static void note_ahead(struct bm_trigger *t)
+{
+	size_t k;
+
+	for (k = 0; k < t->ahead.n; k++)
+		note_io(t, &t->ahead.io[k], t->ahead.slot[k]);
+	t->ahead.n = 0;
+}
+
+static void note_page(struct bm_trigger *t, const unsigned char *page)
+{
+	struct ahead *a = &t->ahead;
+	struct bm_page_event ev;
+	struct bm_page p;
+	const char *why;
+	int64_t missed;
+
+	if (bm_page_load(&p, &t->page, page, &missed, &why) < 0)
+		return;
+	while (bm_page_next(&p, &ev, &why) == 1) {
+		struct bm_rec rec = { .ts = p.ts, .data = (void *)ev.data, .size = ev.size };
+		struct bm_io *io = &a->io[a->n];
+		uint16_t id;
+
+		memcpy(&id, ev.data, sizeof(id));
+		rec.type = id;
+		if (!bm_decode_io_where(t->dec, &rec, io) ||
+		    (io->kind != BM_EV_RQ_ISSUE && io->kind != BM_EV_RQ_COMPLETE &&
+		     io->kind != BM_EV_BIO_QUEUE && io->kind != BM_EV_BIO_COMPLETE))
+			continue;
+		a->slot[a->n] = slot_of(t, io);
+		__builtin_prefetch(a->slot[a->n], 1);
+		if (++a->n == AHEAD)
+			note_ahead(t);
+	}
+}
+
 void bm_trigger_pages(struct bm_trigger *t, const void *pages, size_t npages, uint32_t page_size)
 {
 	const unsigned char *page = pages;
@@ -213,30 +280,9 @@ void bm_trigger_pages(struct bm_trigger *t, const void *pages, size_t npages, ui
 
 	t->page.page_size = page_size;
 	pthread_mutex_lock(&t->lock);
-	for (i = 0; i < npages; i++, page += page_size) {
-		struct bm_page_event ev;
-		struct bm_page p;
-		const char *why;
-		int64_t missed;
-
-		if (bm_page_load(&p, &t->page, page, &missed, &why) < 0)
-			continue;
-		while (bm_page_next(&p, &ev, &why) == 1) {
-			struct bm_rec rec = { .ts = p.ts, .data = (void *)ev.data, .size = ev.size };
-			enum bm_kind kind;
-			uint16_t id;
-			struct bm_io io;
-
-			memcpy(&id, ev.data, sizeof(id));
-			rec.type = id;
-			kind = bm_decoder_kind(t->dec, id);
-			if (kind != BM_EV_RQ_ISSUE && kind != BM_EV_RQ_COMPLETE &&
-			    kind != BM_EV_BIO_QUEUE && kind != BM_EV_BIO_COMPLETE)
-				continue;
-			if (bm_decode_io(t->dec, &rec, &io))
-				note_io(t, &io);
-		}
-	}
+	for (i = 0; i < npages; i++, page += page_size)
+		note_page(t, page);
+	note_ahead(t);
 	pthread_mutex_unlock(&t->lock);
 }
 

@@ -328,6 +328,19 @@ bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct b
 	return true;
 }
 
+bool bm_decode_io_where(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io)
+{
+	const struct layout *l = layout_of(d, rec->type);
+
+	if (!bm_is_block(l->kind))
+		return false;
+	io->ts = rec->ts;
+	io->kind = l->kind;
+	io->dev = number(d, rec, l->dev);
+	io->sector = number(d, rec, l->sector);
+	return true;
+}
+
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev)
 {
 	const struct layout *l = layout_of(d, rec->type);
