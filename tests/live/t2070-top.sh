@@ -53,8 +53,13 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	capture
 	sleep 0.2
 done
-sleep 0.5
+# The last screen: with I/O in every interval, whenever it is taken.
+stop=$T/stop-writing
+(until [ -e "$stop" ]; do dd if=/dev/zero of=/dev/zram$b bs=4k count=5 oflag=direct 2>/dev/null; sleep 0.1; done) &
+writer=$!
+sleep 1.2
 capture
+touch "$stop"; wait $writer
 tmux send-keys -t $session C-c
 sleep 1
 grep -q "^zram$a  *253:$a " "$T/screens" || { cat "$T/screens"; fail "zram$a never showed"; }
