@@ -129,7 +129,7 @@ static void account(struct bm_inflight_time *t, uint64_t now, int delta)
 	t->inflight += delta;
 }
 
-static void count(uint64_t counts[4], int op, uint32_t sectors)
+static void count(uint64_t counts[5], int op, uint32_t sectors)
 {
 	if (op < 0)
 		return;
@@ -302,6 +302,20 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		bm_inflight_sweep(&a->inflight, io->ts);
 		a->next_sweep = io->ts + STALE_NS;
 	}
+	/*
+	 * No data: a flush, or a driver's own command (N: a serial number, a
+	 * SCSI VPD page). Issued at sector 0, completed at 2^64 - 1, so never
+	 * matched: counted apart at completion and never in flight, as the
+	 * kernel leaves them out of io_ticks.
+	 */
+	if (!io->nr_sector && io->op < 0) {
+		if (io->kind == BM_EV_RQ_COMPLETE || io->kind == BM_EV_BIO_COMPLETE) {
+			seen(a->disks[disk], io->ts);
+			(io->kind == BM_EV_RQ_COMPLETE ? a->disks[disk]->rq_counts :
+							 a->disks[disk]->bio_counts)[4]++;
+		}
+		return;
+	}
 	switch (io->kind) {
 	case BM_EV_BIO_REMAP:
 		/* From a partition (or dm device) onto the disk, at the disk's sector. */
@@ -393,12 +407,14 @@ void bm_analysis_finish(struct bm_analysis *a)
 
 		/* A disk with requests is request-based; its bio events are remaps. */
 		if (d->model != BM_IO_REMAP)
-			d->model = d->rq_counts[0] + d->rq_counts[1] ? BM_IO_REQUEST : BM_IO_BIO;
+			d->model = d->rq_counts[0] + d->rq_counts[1] + d->rq_counts[4] ?
+				   BM_IO_REQUEST : BM_IO_BIO;
 		c = d->model == BM_IO_BIO ? d->bio_counts : d->rq_counts;
 		d->reads = c[0];
 		d->writes = c[1];
 		d->read_bytes = c[2];
 		d->write_bytes = c[3];
+		d->others = c[4];
 		/* From the earliest possible add to the latest possible removal. */
 		d->life_from = a->first;
 		d->life_to = a->last;

@@ -63,8 +63,8 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 		      "seconds,read_iops,write_iops,read_bytes_per_s,write_bytes_per_s,"
 		      "avg_request_bytes,queue_depth,util_pct,"
 		      "q2c_count,q2c_avg_us,q2c_p50_us,q2c_p90_us,q2c_p99_us,q2c_p999_us,q2c_max_us,"
-		      "d2c_count,d2c_avg_us,d2c_p50_us,d2c_p90_us,d2c_p99_us,d2c_p999_us,d2c_max_us\n",
-		      out);
+		      "d2c_count,d2c_avg_us,d2c_p50_us,d2c_p90_us,d2c_p99_us,d2c_p999_us,d2c_max_us,"
+		      "others\n", out);
 	else if (format == BM_FORMAT_TEXT)
 		fprintf(out, "%-14s %-8s %-7s %8s %8s %10s %10s %8s %8s %6s %6s %9s %9s %9s %9s\n",
 			"NAME", "DEV", "BASIS", "READS", "WRITES", "READ_KB", "WRITE_KB", "IOPS",
@@ -113,7 +113,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 					fprintf(out, ",%.3f", us(bm_hist_percentile(h, percentiles[k])));
 				fprintf(out, ",%.3f", us(h->max));
 			}
-			putc('\n', out);
+			fprintf(out, ",%" PRIu64 "\n", d->others);
 			continue;
 		}
 		fputs("{\"name\":", out);
@@ -144,7 +144,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 				us(bm_hist_percentile(h, 90)), us(bm_hist_percentile(h, 99)),
 				us(bm_hist_percentile(h, 99.9)), us(h->max));
 		}
-		fputs("}\n", out);
+		fprintf(out, ",\"others\":%" PRIu64 "}\n", d->others);
 	}
 }
 

@@ -36,6 +36,7 @@ struct bm_disk_stats {
 	uint32_t dev;
 	enum bm_io_model model;
 	uint64_t reads, writes, read_bytes, write_bytes;	/* completed */
+	uint64_t others;	/* completed without data: flushes, a driver's own (N) */
 	uint64_t first_io, last_io;
 	uint64_t life_from, life_to;	/* its life within the recording */
 	uint64_t busy_ns;		/* with at least one I/O in flight */
@@ -43,7 +44,7 @@ struct bm_disk_stats {
 	struct bm_hist q2c, d2c;
 	struct bm_series *series;	/* with plots only */
 	/* internal: counts and time in flight, for requests and for bios */
-	uint64_t rq_counts[4], bio_counts[4];	/* reads, writes, rbytes, wbytes */
+	uint64_t rq_counts[5], bio_counts[5];	/* reads, writes, rbytes, wbytes, others */
 	struct bm_inflight_time {
 		unsigned inflight;
 		uint64_t changed, busy_ns;

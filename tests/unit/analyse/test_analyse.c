@@ -191,8 +191,43 @@ START_TEST(bio_based_devices_count_bio_completions)
 	ck_assert_uint_eq(d->writes, 1);
 	ck_assert_uint_eq(d->reads, 1);
 	ck_assert_uint_eq(d->write_bytes + d->read_bytes, 8192);
-	ck_assert_uint_eq(d->q2c.count, 3);
+	ck_assert_uint_eq(d->q2c.count, 2);	/* the flush is counted apart */
+	ck_assert_uint_eq(d->others, 1);
 	ck_assert_uint_eq(d->d2c.count, 0);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/*
+ * Requests that move no data, a driver's own (N: a disk's serial number
+ * read, SCSI VPD pages) and flushes, are issued at sector 0 and complete
+ * at sector 2^64 - 1. They are counted apart and never in flight: busy
+ * time and depth are those of reads and writes only, as the kernel's
+ * io_ticks (field 10 of /sys/block/X/stat).
+ */
+START_TEST(requests_without_data_are_counted_apart_and_never_in_flight)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+	const struct bm_disk_stats *d;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		event(a, BM_EV_RQ_ISSUE, (100 * i) * US, 0, 0, "N");
+		event(a, BM_EV_RQ_COMPLETE, (100 * i + 2) * US, UINT64_MAX, 0, "N");
+	}
+	event(a, BM_EV_RQ_ISSUE, 600 * US, 0, 0, "FF");
+	event(a, BM_EV_RQ_COMPLETE, 601 * US, UINT64_MAX, 0, "FF");
+	event(a, BM_EV_BIO_QUEUE, 700 * US, 8, 8, "R");
+	event(a, BM_EV_RQ_ISSUE, 700 * US, 8, 8, "R");
+	event(a, BM_EV_RQ_COMPLETE, 710 * US, 8, 8, "R");
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	ck_assert_int_eq(d->model, BM_IO_REQUEST);
+	ck_assert_uint_eq(d->reads, 1);
+	ck_assert_uint_eq(d->writes, 0);
+	ck_assert_uint_eq(d->others, 6);
+	ck_assert_uint_eq(d->d2c.count, 1);
+	ck_assert_uint_eq(d->busy_ns, 10 * US);	/* the read's, nothing else */
 	bm_analysis_free(a);
 }
 END_TEST
@@ -287,6 +322,7 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, an_analysis_without_io_has_empty_tables);
 	tcase_add_test(tc, a_bio_that_never_completes_stops_counting_when_dropped);
 	tcase_add_test(tc, bio_based_devices_count_bio_completions);
+	tcase_add_test(tc, requests_without_data_are_counted_apart_and_never_in_flight);
 	tcase_add_test(tc, percentiles_are_within_three_percent_of_exact);
 	tcase_add_test(tc, log2_buckets_follow_biolatency);
 	suite_add_tcase(s, tc);
