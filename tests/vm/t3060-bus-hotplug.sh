@@ -1,0 +1,54 @@
+# Real hot-plug in Debian's kernels (6.1 and 6.12) under QEMU: virtio, SCSI
+# and NVMe disks removed through the monitor and others added on the same
+# number and name, while their serial numbers are polled. Every write is
+# labelled with the incarnation it went to; with kprobes or the module every
+# boundary is exact; requests without data (the virtio serial reads) are
+# counted apart, and each incarnation's busy time agrees with the kernel's
+# io_ticks.
+. "$(dirname "$0")/../live/lib.sh"
+need_root
+command -v apt-get >/dev/null || skip "not a Debian machine"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+
+for kernel in default 6.12; do
+	for sources in all kprobe tracepoint,uevent,sysfs; do
+		out=$T/$kernel-$sources
+		module=0
+		[ "$sources" != all ] || module=1
+		"$top/tests/vm/run" --kernel=$kernel "$top/tests/vm/scenarios/bus-hotplug.sh" "$out" \
+			SOURCES=$sources MODULE=$module ||
+			{ cat "$out/console.log" "$out/hotplug.log"; fail "$kernel, $sources: scenario failed"; }
+		"$BLKMAP" report -f csv "$out/rec.dat" >"$out/events.csv"
+		"$BLKMAP" report --map -f csv "$out/rec.dat" >"$out/map.csv"
+		"$BLKMAP" report --disks -f csv "$out/rec.dat" >"$out/disks.csv"
+		note "$kernel, $sources:"
+		"$BLKMAP" report --map "$out/rec.dat" | grep -v 'before the recording'
+		check_writes "$out/writes.log" "$out/events.csv"
+		check_map "$out/writes.log" "$out/map.csv"
+		[ "$sources" = tracepoint,uevent,sysfs ] || check_exact "$out/writes.log" "$out/map.csv"
+
+		# Busy time against io_ticks, incarnation by incarnation (the
+		# rows of a number are in time order, as the ticks were logged).
+		nc=$(csv_col "$out/disks.csv" name) dc=$(csv_col "$out/disks.csv" dev)
+		uc=$(csv_col "$out/disks.csv" util_pct) sc=$(csv_col "$out/disks.csv" seconds)
+		rc=$(csv_col "$out/disks.csv" reads) wc=$(csv_col "$out/disks.csv" writes)
+		oc=$(csv_col "$out/disks.csv" others)
+		while read -r name dev serial; do
+			k=$(awk -v n="$name" -v s="$serial" '$1 == n {k++} $3 == s {print k; exit}' \
+				"$out/serials.log")
+			set -- $(awk -F, -v n="$nc" -v d="$dc" -v name="$name" -v dev="$dev" -v k="$k" \
+				-v u="$uc" -v s="$sc" -v r="$rc" -v w="$wc" -v o="$oc" '
+				$n == name && $d == dev && ++seen == k {
+					printf "%d %d %d", $u * $s * 10, $r + $w, $o }' "$out/disks.csv")
+			[ $# -eq 3 ] || { cat "$out/disks.csv"; fail "$kernel, $sources: no row $k of $name ($serial)"; }
+			ticks=$(awk -v n="$name" '$1 == n {t[++k] = $2} END {print t[2 * KK] - t[2 * KK - 1]}' \
+				KK="$k" "$out/ticks.log")
+			note "$name ($serial): busy $1 ms, io_ticks $ticks ms; $2 reads and writes, $3 without data"
+			[ "$1" -le $((ticks + 20 + 10 * $2)) ] ||
+				fail "$kernel, $sources: $name ($serial) busy $1 ms, io_ticks $ticks ms"
+			case $name in vd*) [ "$3" -ge 1 ] ||
+				fail "$kernel, $sources: $name ($serial): its serial reads are not counted" ;;
+			esac
+		done <"$out/serials.log"
+	done
+done
