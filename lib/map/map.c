@@ -138,29 +138,30 @@ static bool same_add(const struct bm_span *s, const struct bm_obs *o)
  * Is @o, a weaker record (a uevent: at or before its time, after o->after),
  * the late word on an add (or removal) a kernel-side source saw exactly, or
  * on an incarnation already past (its diskseq says which)? Then it says
- * nothing new: it must not open, close or split anything.
+ * nothing new of the boundaries: it must not open, close or split
+ * anything. The incarnation it is about, or NULL.
  */
-static bool explained(const struct devstate *d, const struct bm_obs *o, bool removal)
+static struct bm_span *explained(struct devstate *d, const struct bm_obs *o, bool removal)
 {
 	size_t i;
 
 	if (o->exact)
-		return false;
+		return NULL;
 	/* Its diskseq names an incarnation already past: late news of it. */
 	for (i = 0; o->diskseq && i < d->n; i++)
 		if (d->spans[i].diskseq == o->diskseq && same_name(&d->spans[i], o) &&
 		    !(d->open && i == d->n - 1))
-			return true;
+			return &d->spans[i];
 	for (i = d->n; i-- > 0;) {
-		const struct bm_span *s = &d->spans[i];
+		struct bm_span *s = &d->spans[i];
 		const struct bm_bound *b = removal ? &s->to : &s->from;
 
 		if (b->known && b->lo == b->hi && (b->by & BY_KERNEL) &&
 		    (removal ? same_name(s, o) : same_add(s, o)) &&
 		    b->lo >= o->after && b->lo <= o->ts)
-			return true;
+			return s;
 	}
-	return false;
+	return NULL;
 }
 
 static void copy_str(char *dst, size_t size, const char *src)
@@ -176,6 +177,8 @@ static void learn(struct bm_span *s, const struct bm_obs *o)
 		copy_str(s->parent, sizeof(s->parent), o->parent);
 	if (!s->dm[0])
 		copy_str(s->dm, sizeof(s->dm), o->dm);
+	if (!s->serial[0])
+		copy_str(s->serial, sizeof(s->serial), o->serial);
 	if (o->diskseq)
 		s->diskseq = o->diskseq;
 	if (o->size)
@@ -336,10 +339,14 @@ static bool insert_older(struct devstate *d, const struct bm_obs *o)
 
 static void observe_add(struct bm_map *m, struct devstate *d, const struct bm_obs *o)
 {
-	struct bm_span *s = open_span(d);
+	struct bm_span *s = open_span(d), *known = explained(d, o, false);
 	uint64_t lo;
 
-	if (explained(d, o, false) || insert_older(d, o))
+	if (known) {	/* what the kernel-side record did not say: its serial, dm name */
+		learn(known, o);
+		return;
+	}
+	if (insert_older(d, o))
 		return;
 	if (s && same_add(s, o)) {
 		/* Seen already (a statedump, another source): narrow its add. */

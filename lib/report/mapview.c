@@ -95,7 +95,7 @@ static void map_csv(const struct map_view *v)
 	size_t i;
 
 	fputs("dev,name,kind,from_ns,to_ns,from_source,to_source,"
-	      "from_lo_ns,from_hi_ns,to_lo_ns,to_hi_ns,parent,diskseq,dm,events_lost\n", v->out);
+	      "from_lo_ns,from_hi_ns,to_lo_ns,to_hi_ns,parent,diskseq,dm,events_lost,serial\n", v->out);
 	for (i = 0; i < bm_map_count(v->map); i++) {
 		const struct bm_span *s = bm_map_span(v->map, i);
 		char dev[16], by[64];
@@ -124,7 +124,9 @@ static void map_csv(const struct map_view *v)
 		csv_u64(v->out, s->diskseq, s->diskseq);
 		putc(',', v->out);
 		bm_csv_str(v->out, s->dm);
-		fprintf(v->out, ",%s\n", span_near_loss(v, s) ? "yes" : "");
+		fprintf(v->out, ",%s,", span_near_loss(v, s) ? "yes" : "");
+		bm_csv_str(v->out, s->serial);
+		putc('\n', v->out);
 	}
 }
 
@@ -163,7 +165,9 @@ static void map_json(const struct map_view *v)
 		bm_json_str(v->out, s->parent);
 		fprintf(v->out, ",\"diskseq\":%" PRIu64 ",\"dm\":", s->diskseq);
 		bm_json_str(v->out, s->dm);
-		fprintf(v->out, ",\"events_lost\":%s}\n", span_near_loss(v, s) ? "true" : "false");
+		fprintf(v->out, ",\"events_lost\":%s,\"serial\":", span_near_loss(v, s) ? "true" : "false");
+		bm_json_str(v->out, s->serial);
+		fputs("}\n", v->out);
 	}
 	n = bm_map_conflicts(v->map, &conflicts);
 	for (i = 0; i < n; i++) {

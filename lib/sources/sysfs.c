@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,6 +32,70 @@ static void read_attr(const char *dir, const char *file, char *out, size_t size)
 	if (fgets(out, size, f))
 		out[strcspn(out, "\n")] = '\0';
 	fclose(f);
+}
+
+/* @text without the spaces, tabs and NULs that pad it, in place. */
+static void trim(char *text, size_t len)
+{
+	size_t start = 0, end = len;
+
+	while (end > start && (text[end - 1] == ' ' || text[end - 1] == '\t' || !text[end - 1] ||
+			       text[end - 1] == '\n'))
+		end--;
+	while (start < end && (text[start] == ' ' || text[start] == '\t' || !text[start]))
+		start++;
+	memmove(text, text + start, end - start);
+	text[end - start] = '\0';
+}
+
+void bm_sysfs_serial(const char *dir, char *out, size_t size)
+{
+	static const char *const text[] = { "serial", "device/serial" };
+	static const char *const wwid[] = { "wwid", "device/wwid" };
+	unsigned char page[260];
+	char path[PATH_MAX];
+	size_t i, len;
+	ssize_t n;
+	int fd;
+
+	for (i = 0; i < 2; i++) {
+		read_attr(dir, text[i], out, size);
+		trim(out, strlen(out));
+		if (out[0])
+			return;
+	}
+	/* SCSI: VPD page 0x80, 4 bytes of header (its length in bytes 2-3), then the serial. */
+	snprintf(path, sizeof(path), "%s/device/vpd_pg80", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, page, sizeof(page));
+		close(fd);
+		if (n > 4 && page[1] == 0x80) {
+			len = (size_t)page[2] << 8 | page[3];
+			if (len > (size_t)n - 4)
+				len = n - 4;
+			if (len >= size)
+				len = size - 1;
+			memcpy(out, page + 4, len);
+			trim(out, len);
+			for (i = 0; out[i]; i++)	/* printable only */
+				if ((unsigned char)out[i] < ' ' || (unsigned char)out[i] >= 0x7f)
+					out[i] = '?';
+			if (out[0])
+				return;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		read_attr(dir, wwid[i], out, size);
+		trim(out, strlen(out));
+		if (out[0])
+			return;
+	}
+}
+
+void bm_sysfs_dm_name(const char *dir, char *out, size_t size)
+{
+	read_attr(dir, "dm/name", out, size);
 }
 
 static bool exists(const char *dir, const char *file)
@@ -79,7 +144,9 @@ static int read_device(const char *sysfs, const char *devname, struct bm_blockde
 	d->diskseq = strtoull(value, NULL, 10);
 	read_attr(dir, "size", value, sizeof(value));
 	d->sectors = strtoull(value, NULL, 10);
-	read_attr(dir, "dm/name", d->dm, sizeof(d->dm));
+	bm_sysfs_dm_name(dir, d->dm, sizeof(d->dm));
+	if (!d->partition)
+		bm_sysfs_serial(dir, d->serial, sizeof(d->serial));
 	return 1;
 }
 
@@ -138,6 +205,7 @@ static int dump_one(void *arg, const struct bm_blockdev *d)
 		bm_marker_add(&m, "diskseq", "");
 	bm_marker_addf(&m, "size", "%llu", (unsigned long long)d->sectors);
 	bm_marker_add(&m, "dm", d->dm);
+	bm_marker_add(&m, "serial", d->serial);
 	return bm_marker_emit(&m, c->mark, c->ctx) < 0 ? -1 : 1;
 }
 

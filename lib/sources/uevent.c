@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "blkmap/sources/marker.h"
+#include "blkmap/sources/sysfs.h"
 #include "blkmap/sources/uevent.h"
 #include "blkmap/util/error.h"
 #include "blkmap/util/sys.h"
@@ -149,6 +150,17 @@ static void handle(struct bm_uevents *u, char *buf, size_t len)
 	bm_marker_add(&m, "seqnum", ev.seqnum);
 	bm_marker_add(&m, "fresh", ev.seqnum && u->horizon != UINT64_MAX &&
 		      strtoull(ev.seqnum, NULL, 10) > u->horizon ? "1" : "0");
+	/* What the event does not carry, read while the device is there. */
+	if (strcmp(ev.action, "remove")) {
+		char dir[64], serial[64] = "", dm[128] = "";
+
+		snprintf(dir, sizeof(dir), "/sys/dev/block/%s", dev);
+		if (!partition)
+			bm_sysfs_serial(dir, serial, sizeof(serial));
+		bm_sysfs_dm_name(dir, dm, sizeof(dm));
+		bm_marker_add(&m, "serial", serial);
+		bm_marker_add(&m, "dm", dm);
+	}
 	if (write_marker(u, &m) == 0)
 		atomic_fetch_add(&u->count, 1);
 }

@@ -2,7 +2,7 @@
 # the driver's own command (N in RWBS), issued at sector 0 and completed at
 # sector 2^64-1. They must be counted apart and never stay in flight: the
 # disk's busy time in --disks agrees with the kernel's io_ticks (field 10
-# of /sys/block/X/stat) over the recording.
+# of /sys/block/X/stat) over the recording. The map carries the serial.
 . "$(dirname "$0")/lib.sh"
 need_root
 disk=
@@ -54,3 +54,11 @@ note "$disk: $ios reads and writes; busy $busy_ms ms in the report, io_ticks $io
 others=$(col others)
 note "$disk: $others requests without data"
 [ "$others" -ge $READS ] || fail "$others requests without data counted, $READS serial reads"
+
+"$BLKMAP" report --map -f csv "$T/rec.dat" >"$T/map.csv"
+want=$(cat "/sys/block/$disk/serial")
+got=$(awk -F, -v n="$(csv_col "$T/map.csv" name)" -v s="$(csv_col "$T/map.csv" serial)" \
+	-v d="$disk" '$n == d {print $s}' "$T/map.csv")
+note "$disk: serial '$got' in the map, '$want' in sysfs"
+[ -n "$want" ] || fail "premise missing: $disk has an empty serial"
+[ "$got" = "$want" ] || fail "$disk: serial '$got' in the map, '$want' in sysfs"

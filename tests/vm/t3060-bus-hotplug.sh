@@ -4,7 +4,7 @@
 # labelled with the incarnation it went to; with kprobes or the module every
 # boundary is exact; requests without data (the virtio serial reads) are
 # counted apart, and each incarnation's busy time agrees with the kernel's
-# io_ticks.
+# io_ticks; where the uevent listener runs, each carries its disk's serial.
 . "$(dirname "$0")/../live/lib.sh"
 need_root
 command -v apt-get >/dev/null || skip "not a Debian machine"
@@ -50,5 +50,17 @@ for kernel in default 6.12; do
 				fail "$kernel, $sources: $name ($serial): its serial reads are not counted" ;;
 			esac
 		done <"$out/serials.log"
+
+		# The serials, incarnation by incarnation, in the map's order.
+		[ "$sources" != kprobe ] || continue
+		nc=$(csv_col "$out/map.csv" name) dc=$(csv_col "$out/map.csv" dev)
+		sc=$(csv_col "$out/map.csv" serial)
+		for dev in $(awk '{print $2}' "$out/serials.log" | sort -u); do
+			want=$(awk -v d="$dev" '$2 == d {print $3}' "$out/serials.log" | tr '\n' ' ')
+			got=$(awk -F, -v d="$dev" -v dc="$dc" -v sc="$sc" 'NR > 1 && $dc == d {print $sc}' \
+				"$out/map.csv" | tr '\n' ' ')
+			note "$dev: serials '$got' in the map, '$want' hot-plugged"
+			[ "$got" = "$want" ] || fail "$kernel, $sources: $dev: serials '$got', not '$want'"
+		done
 	done
 done

@@ -30,6 +30,7 @@ struct bm_span {
 	char name[64];
 	char parent[64];	/* partitions: the disk's name */
 	char dm[128];		/* dm devices: /dev/mapper name */
+	char serial[64];	/* disks: the serial number (or WWID) it reports */
 	enum bm_dev_kind kind;
 	uint64_t diskseq;	/* 0 if unknown */
 	uint64_t size;		/* sectors, 0 if unknown */
@@ -55,7 +56,7 @@ struct bm_obs {
 	uint64_t after;		/* not exact: the source knows it happened after this */
 	unsigned by;		/* enum bm_source */
 	uint32_t dev;
-	const char *name, *parent, *dm;
+	const char *name, *parent, *dm, *serial;
 	enum bm_dev_kind kind;
 	uint64_t diskseq, size;
 	unsigned listed;	/* DUMP_END: devices the dump says it listed (0: not said) */

@@ -22,9 +22,21 @@ struct bm_blockdev {
 	uint64_t diskseq;	/* 0 if the kernel has none */
 	uint64_t sectors;	/* 512-byte */
 	char dm[128];		/* device-mapper name */
+	char serial[64];	/* a disk's, bm_sysfs_serial() */
 };
 
 typedef int (*bm_blockdev_fn)(void *ctx, const struct bm_blockdev *dev);
+
+/*
+ * The identity a disk reports, from its sysfs directory @dir, into @out:
+ * its serial number (virtio "serial", NVMe and others "device/serial",
+ * SCSI VPD page 0x80 "device/vpd_pg80"), else its WWID ("wwid",
+ * "device/wwid"); "" if none. Reading a virtio disk's serial sends it a
+ * request of the driver's own (N).
+ */
+void bm_sysfs_serial(const char *dir, char *out, size_t size);
+/* A device-mapper device's name, from its sysfs directory @dir ("" for others). */
+void bm_sysfs_dm_name(const char *dir, char *out, size_t size);
 
 /* Call @fn for each disk and partition under @sysfs/dev/block; count or -1. */
 int bm_sysfs_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx);

@@ -401,6 +401,33 @@ START_TEST(another_diskseq_is_another_incarnation)
 }
 END_TEST
 
+/*
+ * Two physical disks pulled and inserted as sda on 8:0, one after the
+ * other: exact kprobe boundaries, then the listener's adds with the serial
+ * each reported. Each incarnation carries its own.
+ */
+START_TEST(each_incarnation_carries_the_serial_its_disk_reported)
+{
+	static const char *const serials[] = { "WD-WMC4N0123456", "S3Z9NB0K654321X" };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		uint64_t at = (10 + 20 * i) * MS;
+		struct bm_obs seen = { .type = BM_OBS_ADD, .ts = at + MS / 2, .after = at,
+				       .dev = BM_MKDEV(8, 0), .name = "sda", .by = BM_SRC_UEVENT,
+				       .kind = BM_DISK, .serial = serials[i] };
+
+		exact(BM_OBS_ADD, at, BM_MKDEV(8, 0), "sda", NULL, 0);
+		bm_map_observe(map, &seen);
+		exact(BM_OBS_REMOVE, at + 10 * MS, BM_MKDEV(8, 0), "sda", NULL, 0);
+	}
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 2);
+	ck_assert_str_eq(bm_map_span(map, 0)->serial, serials[0]);
+	ck_assert_str_eq(bm_map_span(map, 1)->serial, serials[1]);
+}
+END_TEST
+
 /* The same diskseq under the same name is the same disk, whichever source says it. */
 START_TEST(the_same_diskseq_from_every_source_is_one_incarnation)
 {
@@ -694,6 +721,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, late_uevents_of_an_exact_remove_and_re_add_change_nothing);
 	tcase_add_test(tc, a_late_add_uevent_of_a_gone_device_opens_nothing);
 	tcase_add_test(tc, another_diskseq_is_another_incarnation);
+	tcase_add_test(tc, each_incarnation_carries_the_serial_its_disk_reported);
 	tcase_add_test(tc, the_same_diskseq_from_every_source_is_one_incarnation);
 	tcase_add_test(tc, an_empty_kernel_dump_closes_nothing);
 	tcase_add_test(tc, a_dump_short_of_its_own_count_closes_nothing);
