@@ -444,7 +444,7 @@ void bm_analysis_finish(struct bm_analysis *a)
 
 static bool kept(const struct bm_disk_stats *d, const char *name, uint32_t dev)
 {
-	return (!name || (d->span && !strcmp(d->span->name, name))) && (!dev || d->dev == dev);
+	return (!name || (d->span && bm_span_named(d->span, name))) && (!dev || d->dev == dev);
 }
 
 void bm_analysis_keep(struct bm_analysis *a, const char *name, uint32_t dev)

@@ -170,13 +170,36 @@ static void copy_str(char *dst, size_t size, const char *src)
 		snprintf(dst, size, "%s", src);
 }
 
+/*
+ * A dm name seen by @o: the first is the incarnation's from its start; one
+ * that differs from the last is a rename, at o->ts or within o->after to
+ * o->ts. Past BM_DM_NAMES, the last rename stands for the later ones.
+ */
+static void learn_dm(struct bm_span *s, const struct bm_obs *o)
+{
+	struct bm_dm_name *n;
+
+	if (!s->ndm) {
+		copy_str(s->dm, sizeof(s->dm), o->dm);
+		n = &s->dm_names[s->ndm++];
+		n->lo = n->hi = 0;
+	} else if (strcmp(s->dm_names[s->ndm - 1].name, o->dm)) {
+		n = &s->dm_names[s->ndm < BM_DM_NAMES ? s->ndm++ : BM_DM_NAMES - 1];
+		n->hi = o->ts;
+		n->lo = o->exact || !o->after || o->after > o->ts ? o->ts : o->after;
+	} else {
+		return;
+	}
+	copy_str(n->name, sizeof(n->name), o->dm);
+}
+
 /* Fill what the span does not know yet from @o. */
 static void learn(struct bm_span *s, const struct bm_obs *o)
 {
 	if (!s->parent[0])
 		copy_str(s->parent, sizeof(s->parent), o->parent);
-	if (!s->dm[0])
-		copy_str(s->dm, sizeof(s->dm), o->dm);
+	if (o->dm && o->dm[0])
+		learn_dm(s, o);
 	if (!s->serial[0])
 		copy_str(s->serial, sizeof(s->serial), o->serial);
 	if (o->diskseq)
@@ -826,3 +849,23 @@ const char *bm_label_basis_name(enum bm_label_basis basis)
 	}
 }
 
+const char *bm_span_dm_at(const struct bm_span *s, uint64_t ts)
+{
+	unsigned i = s->ndm;
+
+	while (i > 1 && s->dm_names[i - 1].hi > ts)
+		i--;
+	return i ? s->dm_names[i - 1].name : "";
+}
+
+bool bm_span_named(const struct bm_span *s, const char *name)
+{
+	unsigned i;
+
+	if (!strcmp(s->name, name))
+		return true;
+	for (i = 0; i < s->ndm; i++)
+		if (!strcmp(s->dm_names[i].name, name))
+			return true;
+	return false;
+}

@@ -94,7 +94,15 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 	while (o->n - at < 8)
 		bm_line_char(o, ' ');
 	bm_line_char(o, ' ');
-	bm_line_pad(o, l->span ? l->span->name : "?", 10, false);
+	if (l->span && l->span->ndm) {
+		char name[200];
+
+		snprintf(name, sizeof(name), "%s (%s)", l->span->name,
+			 bm_span_dm_at(l->span, ev->ts));
+		bm_line_pad(o, name, 10, false);
+	} else {
+		bm_line_pad(o, l->span ? l->span->name : "?", 10, false);
+	}
 	bm_line_char(o, ' ');
 	bm_line_pad(o, ev->rwbs, 4, false);
 	bm_line_char(o, ' ');
@@ -106,6 +114,11 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 		bm_line_dev(o, ev->old_dev);
 		bm_line_char(o, ' ');
 		bm_line_str(o, l->old_span ? l->old_span->name : "?");
+		if (l->old_span && l->old_span->ndm) {
+			bm_line_str(o, " (");
+			bm_line_str(o, bm_span_dm_at(l->old_span, ev->ts));
+			bm_line_char(o, ')');
+		}
 		bm_line_char(o, ' ');
 		bm_line_u64(o, ev->old_sector);
 	} else if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT) {
@@ -134,7 +147,7 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 enum column {
 	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DETAILS,
 	C_DEV, C_NAME, C_BASIS, C_RWBS, C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR,
-	C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR,
+	C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR, C_DM, C_OLD_DM,
 	NCOLUMNS
 };
 
@@ -168,16 +181,19 @@ static const struct {
 	[C_OLD_NAME] = COLUMN("old_name", V_TEXT),
 	[C_OLD_BASIS] = COLUMN("old_name_basis", V_WORD),
 	[C_OLD_SECTOR] = COLUMN("old_sector", V_U64),
+	[C_DM] = COLUMN("dm", V_TEXT),
+	[C_OLD_DM] = COLUMN("old_dm", V_TEXT),
 };
 
 /* The orders of blkmap-report(1): every CSV column, in every row; JSON keys when present. */
 static const enum column csv_order[] = {
 	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DEV, C_NAME, C_RWBS, C_SECTOR, C_NR_SECTOR,
-	C_BYTES, C_ERROR, C_OLD_DEV, C_OLD_NAME, C_OLD_SECTOR, C_BASIS, C_OLD_BASIS,
+	C_BYTES, C_ERROR, C_OLD_DEV, C_OLD_NAME, C_OLD_SECTOR, C_BASIS, C_OLD_BASIS, C_DM, C_OLD_DM,
 };
 static const enum column json_order[] = {
 	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DETAILS, C_DEV, C_NAME, C_BASIS, C_RWBS,
 	C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR, C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR,
+	C_DM, C_OLD_DM,
 };
 
 struct record {
@@ -214,6 +230,8 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 	}
 	SET(r, C_DEV, dev, ev->dev);
 	SET(r, C_NAME, s, name_of(l->span));
+	if (l->span && l->span->ndm)
+		SET(r, C_DM, s, bm_span_dm_at(l->span, ev->ts));
 	SET(r, C_BASIS, s, bm_label_basis_name(l->basis));
 	SET(r, C_RWBS, s, ev->rwbs);
 	SET(r, C_SECTOR, u, ev->sector);
@@ -225,6 +243,8 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 	if (ev->kind == BM_EV_BIO_REMAP) {
 		SET(r, C_OLD_DEV, dev, ev->old_dev);
 		SET(r, C_OLD_NAME, s, name_of(l->old_span));
+		if (l->old_span && l->old_span->ndm)
+			SET(r, C_OLD_DM, s, bm_span_dm_at(l->old_span, ev->ts));
 		SET(r, C_OLD_BASIS, s, bm_label_basis_name(l->old_basis));
 		SET(r, C_OLD_SECTOR, u, ev->old_sector);
 	}

@@ -31,7 +31,7 @@ static bool span_wanted(const struct map_view *v, const struct bm_span *s)
 {
 	const struct bm_map_view_opts *o = v->opts;
 
-	if (o->disk && strcmp(s->name, o->disk))
+	if (o->disk && !bm_span_named(s, o->disk))
 		return false;
 	if (o->dev && s->dev != o->dev)
 		return false;
@@ -58,6 +58,7 @@ static void map_text(const struct map_view *v)
 {
 	const struct bm_conflict *conflicts;
 	size_t i, n;
+	unsigned k;
 
 	fprintf(v->out, "%-9s %-16s %-9s %-48s %s\n", "DEV", "NAME", "KIND", "FROM", "TO");
 	for (i = 0; i < bm_map_count(v->map); i++) {
@@ -74,6 +75,18 @@ static void map_text(const struct map_view *v)
 			bm_bound_str(&s->from, true, from, sizeof(from)),
 			bm_bound_str(&s->to, false, to, sizeof(to)),
 			span_near_loss(v, s) ? " [events lost meanwhile]" : "");
+		for (k = 1; k < s->ndm; k++) {
+			const struct bm_dm_name *r = &s->dm_names[k];
+			char lo[32], hi[32];
+
+			bm_ts_str(r->lo, lo, sizeof(lo));
+			bm_ts_str(r->hi, hi, sizeof(hi));
+			if (r->lo == r->hi)
+				fprintf(v->out, "%-26s renamed %s at %s\n", "", r->name, hi);
+			else
+				fprintf(v->out, "%-26s renamed %s between %s and %s\n", "", r->name,
+					lo, hi);
+		}
 	}
 	n = bm_map_conflicts(v->map, &conflicts);
 	for (i = 0; i < n; i++) {
@@ -148,6 +161,7 @@ static void map_json(const struct map_view *v)
 {
 	const struct bm_conflict *conflicts;
 	size_t i, n;
+	unsigned k;
 
 	for (i = 0; i < bm_map_count(v->map); i++) {
 		const struct bm_span *s = bm_map_span(v->map, i);
@@ -167,7 +181,14 @@ static void map_json(const struct map_view *v)
 		bm_json_str(v->out, s->dm);
 		fprintf(v->out, ",\"events_lost\":%s,\"serial\":", span_near_loss(v, s) ? "true" : "false");
 		bm_json_str(v->out, s->serial);
-		fputs("}\n", v->out);
+		fputs(",\"dm_names\":[", v->out);
+		for (k = 0; k < s->ndm; k++) {
+			fprintf(v->out, "%s{\"name\":", k ? "," : "");
+			bm_json_str(v->out, s->dm_names[k].name);
+			fprintf(v->out, ",\"from_lo_ns\":%" PRIu64 ",\"from_hi_ns\":%" PRIu64 "}",
+				s->dm_names[k].lo, s->dm_names[k].hi);
+		}
+		fputs("]}\n", v->out);
 	}
 	n = bm_map_conflicts(v->map, &conflicts);
 	for (i = 0; i < n; i++) {

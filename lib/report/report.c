@@ -123,8 +123,8 @@ static bool device_wanted(struct report *r, const struct bm_event *ev, const str
 		return false;
 	if (o->dev && ev->dev != o->dev && !(ev->kind == BM_EV_BIO_REMAP && ev->old_dev == o->dev))
 		return false;
-	if (o->disk && !(l->span && !strcmp(l->span->name, o->disk)) &&
-	    !(l->old_span && !strcmp(l->old_span->name, o->disk)))
+	if (o->disk && !(l->span && bm_span_named(l->span, o->disk)) &&
+	    !(l->old_span && bm_span_named(l->old_span, o->disk)))
 		return false;
 	return true;
 }
@@ -221,7 +221,7 @@ static int check_device_filter(struct report *r)
 	for (i = 0; i < n; i++) {
 		const struct bm_span *s = bm_map_span(r->map, i);
 
-		if ((o->disk && (!strcmp(s->name, o->disk) || !strcmp(s->dm, o->disk))) ||
+		if ((o->disk && bm_span_named(s, o->disk)) ||
 		    (o->dev && s->dev == o->dev))
 			return 0;
 	}

@@ -312,7 +312,7 @@ static struct interval_row *interval_rows(const struct bm_analysis *a, const str
 		bool born = s->from.known && s->from.hi >= o->since && s->from.lo <= o->until;
 		bool gone = s->to.known && s->to.lo >= o->since && s->to.lo <= o->until;
 
-		if (o->disk && strcmp(s->name, o->disk) && strcmp(s->dm, o->disk))
+		if (o->disk && !bm_span_named(s, o->disk))
 			continue;
 		for (j = 0; j < n && rows[j].span != s; j++)
 			;

@@ -25,12 +25,24 @@ struct bm_bound {
 	unsigned by;		/* enum bm_source bits */
 };
 
+/*
+ * A device-mapper name an incarnation had from some time in [lo, hi] on
+ * (lo = hi = 0: from its start): set at create, changed by a rename.
+ */
+#define BM_DM_NAMES 4		/* a name and its first renames */
+struct bm_dm_name {
+	uint64_t lo, hi;
+	char name[128];
+};
+
 struct bm_span {
 	uint32_t dev;
 	char name[64];
 	char parent[64];	/* partitions: the disk's name */
 	char dm[128];		/* dm devices: /dev/mapper name */
 	char serial[64];	/* disks: the serial number (or WWID) it reports */
+	struct bm_dm_name dm_names[BM_DM_NAMES];	/* dm[] first, then its renames */
+	unsigned ndm;
 	enum bm_dev_kind kind;
 	uint64_t diskseq;	/* 0 if unknown */
 	uint64_t size;		/* sectors, 0 if unknown */
@@ -120,5 +132,13 @@ struct bm_conflict {
 size_t bm_map_conflicts(const struct bm_map *map, const struct bm_conflict **list);
 
 const char *bm_label_basis_name(enum bm_label_basis basis);
+
+/*
+ * @s's device-mapper name at @ts ("" for other devices): the newest name
+ * certainly set by then (a rename seen within a window counts from its end).
+ */
+const char *bm_span_dm_at(const struct bm_span *s, uint64_t ts);
+/* Is @name @s's kernel name or one of its device-mapper names? */
+bool bm_span_named(const struct bm_span *s, const char *name);
 
 #endif

@@ -428,6 +428,55 @@ START_TEST(each_incarnation_carries_the_serial_its_disk_reported)
 }
 END_TEST
 
+/*
+ * dm-0 created as vg0-data (the name comes with the change uevent of its
+ * first resume), renamed vg0-old, removed; dm-0 again as vg0-logs. Each
+ * event gets the name valid at its time; a rename seen between two uevent
+ * markers counts from the later; --disk finds an incarnation by any name.
+ */
+START_TEST(device_mapper_names_are_labels_over_time)
+{
+	static const struct {
+		enum bm_obs_type type;
+		uint64_t ts, after;
+		const char *dm;
+	} seen[] = {
+		{ BM_OBS_ADD, 10, 9, "" },
+		{ BM_OBS_CHANGE, 11, 10, "vg0-data" },
+		{ BM_OBS_CHANGE, 30, 25, "vg0-old" },
+		{ BM_OBS_CHANGE, 35, 31, "vg0-old" },	/* a resume: the same name */
+		{ BM_OBS_REMOVE, 50, 45, "" },
+		{ BM_OBS_ADD, 60, 55, "" },
+		{ BM_OBS_CHANGE, 61, 60, "vg0-logs" },
+	};
+	const struct bm_span *first, *second;
+	size_t i;
+
+	for (i = 0; i < sizeof(seen) / sizeof(seen[0]); i++) {
+		struct bm_obs o = { .type = seen[i].type, .ts = seen[i].ts * MS,
+				    .after = seen[i].after * MS, .dev = BM_MKDEV(254, 0),
+				    .name = "dm-0", .by = BM_SRC_UEVENT, .kind = BM_DISK,
+				    .dm = seen[i].dm };
+
+		bm_map_observe(map, &o);
+	}
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 2);
+	first = bm_map_span(map, 0);
+	second = bm_map_span(map, 1);
+	ck_assert_uint_eq(first->ndm, 2);
+	ck_assert_str_eq(first->dm, "vg0-data");
+	ck_assert_str_eq(bm_span_dm_at(first, 12 * MS), "vg0-data");
+	ck_assert_str_eq(bm_span_dm_at(first, 27 * MS), "vg0-data");	/* within the window */
+	ck_assert_str_eq(bm_span_dm_at(first, 30 * MS), "vg0-old");
+	ck_assert_uint_eq(first->dm_names[1].lo, 25 * MS);
+	ck_assert_uint_eq(first->dm_names[1].hi, 30 * MS);
+	ck_assert_str_eq(bm_span_dm_at(second, 70 * MS), "vg0-logs");
+	ck_assert(bm_span_named(first, "vg0-old") && bm_span_named(first, "dm-0"));
+	ck_assert(!bm_span_named(first, "vg0-logs") && bm_span_named(second, "vg0-logs"));
+}
+END_TEST
+
 /* The same diskseq under the same name is the same disk, whichever source says it. */
 START_TEST(the_same_diskseq_from_every_source_is_one_incarnation)
 {
@@ -722,6 +771,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, a_late_add_uevent_of_a_gone_device_opens_nothing);
 	tcase_add_test(tc, another_diskseq_is_another_incarnation);
 	tcase_add_test(tc, each_incarnation_carries_the_serial_its_disk_reported);
+	tcase_add_test(tc, device_mapper_names_are_labels_over_time);
 	tcase_add_test(tc, the_same_diskseq_from_every_source_is_one_incarnation);
 	tcase_add_test(tc, an_empty_kernel_dump_closes_nothing);
 	tcase_add_test(tc, a_dump_short_of_its_own_count_closes_nothing);
