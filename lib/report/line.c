@@ -11,16 +11,15 @@ void bm_line_write(struct bm_line *l)
 	l->n = 0;
 }
 
-void bm_line_strn(struct bm_line *l, const char *s, size_t n)
+void bm_line_strn_slow(struct bm_line *l, const char *s, size_t n)
 {
-	if (n > sizeof(l->buf) - l->n)
-		bm_line_write(l);
+	bm_line_write(l);
 	if (n > sizeof(l->buf)) {
 		fwrite(s, 1, n, l->out);
 		return;
 	}
-	memcpy(l->buf + l->n, s, n);
-	l->n += n;
+	memcpy(l->buf, s, n);
+	l->n = n;
 }
 
 void bm_line_str(struct bm_line *l, const char *s)

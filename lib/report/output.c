@@ -146,6 +146,15 @@ void bm_line_json(struct bm_line *l, const char *s)
 
 	bm_line_char(l, '"');
 	while (p && *p) {
+		const unsigned char *run = p;
+
+		/* Most text is printable ASCII: copied a run at a time. */
+		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+			p++;
+		if (p > run)
+			bm_line_strn(l, (const char *)run, p - run);
+		if (!*p)
+			break;
 		len = utf8_char(p, &cp);
 		if (!len) {
 			bm_line_str(l, "\\ufffd");

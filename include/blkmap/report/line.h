@@ -23,7 +23,8 @@ static inline void bm_line_init(struct bm_line *l, FILE *out)
 	l->n = 0;
 }
 
-void bm_line_strn(struct bm_line *l, const char *s, size_t n);
+/* What does not fit in the buffer: flushed first, or written through. */
+void bm_line_strn_slow(struct bm_line *l, const char *s, size_t n);
 void bm_line_str(struct bm_line *l, const char *s);
 /* @s padded with spaces to @width, on the left (@right) or the right. */
 void bm_line_pad(struct bm_line *l, const char *s, int width, bool right);
@@ -36,12 +37,22 @@ void bm_line_dev(struct bm_line *l, uint32_t dev);
 /* Write out what the buffer holds. */
 void bm_line_write(struct bm_line *l);
 
-/* Inline: separators and padding are most of the calls. */
+/* Inline: separators, padding and short fields are most of the calls. */
 static inline void bm_line_char(struct bm_line *l, char c)
 {
 	if (l->n == sizeof(l->buf))
 		bm_line_write(l);
 	l->buf[l->n++] = c;
+}
+
+static inline void bm_line_strn(struct bm_line *l, const char *s, size_t n)
+{
+	if (n > sizeof(l->buf) - l->n) {
+		bm_line_strn_slow(l, s, n);
+		return;
+	}
+	__builtin_memcpy(l->buf + l->n, s, n);
+	l->n += n;
 }
 
 #endif
