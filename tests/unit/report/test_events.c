@@ -37,7 +37,9 @@ static const char *listing(enum bm_output_format format, const struct bm_event *
 	return out;
 }
 
-static struct bm_span dm0 = { .dev = BM_MKDEV(254, 0), .name = "dm-0" };
+static struct bm_span dm0 = { .dev = BM_MKDEV(254, 0), .name = "dm-0", .dm = "vg0-data",
+			      .dm_names = { { 0, 0, "vg0-data" }, { 1000000000, 1200000000, "vg0-old" } },
+			      .ndm = 2 };
 static struct bm_span part = { .dev = BM_MKDEV(7, 1), .name = "loop0p1", .kind = BM_PARTITION };
 
 static const struct bm_event remap = {
@@ -60,12 +62,12 @@ START_TEST(csv_rows_have_every_column_in_the_documented_order)
 
 	ck_assert_str_eq(listing(BM_FORMAT_CSV, &remap, &remap_names),
 			 "ts_ns,cpu,pid,comm,event,dev,name,rwbs,sector,nr_sector,bytes,error,"
-			 "old_dev,old_name,old_sector,name_basis,old_name_basis\n"
+			 "old_dev,old_name,old_sector,name_basis,old_name_basis,dm,old_dm\n"
 			 "1500000000,1,42,\"fio, job 1\",block_bio_remap,254:0,dm-0,WS,2048,8,,,"
-			 "7:1,loop0p1,0,only,parent\n");
+			 "7:1,loop0p1,0,only,parent,vg0-old,\n");
 	ck_assert_str_eq(strchr(listing(BM_FORMAT_CSV, &issue, &unknown), '\n') + 1,
 			 "2000000001,0,42,\"fio, job 1\",block_rq_issue,7:0,,R,8,8,4096,,,,,"
-			 "unknown,\n");
+			 "unknown,,,\n");
 }
 END_TEST
 
@@ -76,7 +78,7 @@ START_TEST(json_records_hold_what_the_event_has)
 			 "\"event\":\"block_bio_remap\",\"dev\":\"254:0\",\"name\":\"dm-0\","
 			 "\"name_basis\":\"only\",\"rwbs\":\"WS\",\"sector\":2048,\"nr_sector\":8,"
 			 "\"old_dev\":\"7:1\",\"old_name\":\"loop0p1\",\"old_name_basis\":\"parent\","
-			 "\"old_sector\":0}\n");
+			 "\"old_sector\":0,\"dm\":\"vg0-old\"}\n");
 }
 END_TEST
 

@@ -1,0 +1,42 @@
+# Device-mapper volumes in Debian's kernels (6.1 and 6.12) under QEMU:
+# created, renamed, removed, and another created on the same minor under
+# another name. Every write through /dev/mapper is labelled with the kernel
+# name and the device-mapper name it had at that moment, with every source
+# and with the fallback sources.
+. "$(dirname "$0")/../live/lib.sh"
+need_root
+command -v apt-get >/dev/null || skip "not a Debian machine"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+
+for kernel in default 6.12; do
+	for sources in all tracepoint,uevent,sysfs; do
+		out=$T/$kernel-$sources
+		module=0
+		[ "$sources" != all ] || module=1
+		"$top/tests/vm/run" --kernel=$kernel "$top/tests/vm/scenarios/dm-names.sh" "$out" \
+			SOURCES=$sources MODULE=$module ||
+			{ cat "$out/console.log"; fail "$kernel, $sources: scenario failed"; }
+		"$BLKMAP" report -f csv "$out/rec.dat" >"$out/events.csv"
+		"$BLKMAP" report --map -f csv "$out/rec.dat" >"$out/map.csv"
+		note "$kernel, $sources:"
+		"$BLKMAP" report --map "$out/rec.dat" | grep -v 'before the recording'
+		check_writes "$out/writes.log" "$out/events.csv"
+		check_map "$out/writes.log" "$out/map.csv"
+		# The dm name of each write's queued bios, at their time.
+		ev=$(csv_col "$out/events.csv" event) dv=$(csv_col "$out/events.csv" dev)
+		sc=$(csv_col "$out/events.csv" sector) dm=$(csv_col "$out/events.csv" dm)
+		while read -r name dev start count want; do
+			got=$(awk -F, -v e="$ev" -v d="$dv" -v s="$sc" -v m="$dm" -v dev="$dev" \
+				-v lo="$start" -v hi=$((start + count)) \
+				'$e == "block_bio_queue" && $d == dev && $s >= lo && $s < hi {print $m}' \
+				"$out/events.csv" | sort -u | tr '\n' ' ')
+			note "$name ($dev) sectors $start+$count: dm '$got', written through '$want'"
+			[ "$got" = "$want " ] || fail "$kernel, $sources: $name sectors $start+$count: dm '$got', not '$want'"
+		done <"$out/dm.log"
+		# Any of its names finds the first volume.
+		"$BLKMAP" report --disks -f csv --disk vg0-old "$out/rec.dat" >"$out/old.csv" ||
+			fail "$kernel, $sources: --disk vg0-old found nothing"
+		[ "$(awk -F, 'NR > 1' "$out/old.csv" | wc -l)" -eq 1 ] ||
+			{ cat "$out/old.csv"; fail "$kernel, $sources: --disk vg0-old: not one row"; }
+	done
+done
