@@ -311,18 +311,27 @@ static int op_of(const struct bm_rec *rec, struct field rwbs, uint32_t sectors)
 	return bm_rwbs_op(letters, sectors);
 }
 
-bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io)
+/* Where a block event's I/O is: its kind, time, device and sector; false for other events. */
+static inline bool decode_where(const struct bm_decoder *d, const struct layout *l,
+				const struct bm_rec *rec, struct bm_io *io)
 {
-	const struct layout *l = layout_of(d, rec->type);
-
 	if (!bm_is_block(l->kind))
 		return false;
 	io->ts = rec->ts;
 	io->kind = l->kind;
-	io->pid = (int32_t)number(d, rec, l->pid);
 	io->dev = number(d, rec, l->dev);
-	io->old_dev = number(d, rec, l->old_dev);
 	io->sector = number(d, rec, l->sector);
+	return true;
+}
+
+bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io)
+{
+	const struct layout *l = layout_of(d, rec->type);
+
+	if (!decode_where(d, l, rec, io))
+		return false;
+	io->pid = (int32_t)number(d, rec, l->pid);
+	io->old_dev = number(d, rec, l->old_dev);
 	io->nr_sector = number(d, rec, l->nr_sector);
 	io->op = l->rwbs.size ? op_of(rec, l->rwbs, io->nr_sector) : -1;
 	return true;
@@ -330,15 +339,7 @@ bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct b
 
 bool bm_decode_io_where(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io)
 {
-	const struct layout *l = layout_of(d, rec->type);
-
-	if (!bm_is_block(l->kind))
-		return false;
-	io->ts = rec->ts;
-	io->kind = l->kind;
-	io->dev = number(d, rec, l->dev);
-	io->sector = number(d, rec, l->sector);
-	return true;
+	return decode_where(d, layout_of(d, rec->type), rec, io);
 }
 
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev)

@@ -1,10 +1,7 @@
 # The module in Debian's kernels (6.1 and 6.12): a detach writes no removal
 # for the disks still present; unloading it clears the instance it recorded
 # into (the kernel's doing, as the module's header says) and no other.
-. "$(dirname "$0")/../live/lib.sh"
-need_root
-command -v apt-get >/dev/null || skip "not a Debian machine"
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 
 for kernel in default 6.12; do
 	out=$T/$kernel

@@ -1,9 +1,6 @@
 # tests/vm/run names a guest kernel's crash (exit 3, with its first lines),
 # instead of a scenario that "did not finish".
-. "$(dirname "$0")/../live/lib.sh"
-need_root
-command -v apt-get >/dev/null || skip "not a Debian machine"
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 
 set +e
 "$top/tests/vm/run" "$top/tests/vm/scenarios/crash.sh" "$T/out" 2>"$T/err"

@@ -5,10 +5,7 @@
 # wrong: an uncertain one says so. A flight recorder whose ring lets the
 # partitions' writes go still has every incarnation in its map, from the
 # same sources.
-. "$(dirname "$0")/../live/lib.sh"
-need_root
-command -v apt-get >/dev/null || skip "not a Debian machine"
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 
 # check_flight OUT: the partitions' writes left the ring, their incarnations
 # did not leave the map; the writes still in it are named right, for certain.

@@ -3,10 +3,7 @@
 # (scenarios/trigger.sh). A snapshot holds exactly the first slow I/O of
 # the watched disk and the time after it; a slow I/O elsewhere, or fast
 # I/O, writes none; the limit a minute holds.
-. "$(dirname "$0")/../live/lib.sh"
-need_root
-command -v apt-get >/dev/null || skip "not a Debian machine"
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 
 for kernel in default 6.12; do
 	out=$T/$kernel

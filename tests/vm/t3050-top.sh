@@ -1,10 +1,7 @@
 # blkmap top in Debian's kernels (6.1 and 6.12), every map source at once:
 # two null_blk devices, one after the other on the same number, are two
 # rows, their writes counted under their own names, the first marked gone.
-. "$(dirname "$0")/../live/lib.sh"
-need_root
-command -v apt-get >/dev/null || skip "not a Debian machine"
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 
 for kernel in default 6.12; do
 	out=$T/$kernel

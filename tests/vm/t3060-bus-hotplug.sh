@@ -5,24 +5,17 @@
 # boundary is exact; requests without data (the virtio serial reads) are
 # counted apart, and each incarnation's busy time agrees with the kernel's
 # io_ticks; where the uevent listener runs, each carries its disk's serial.
-. "$(dirname "$0")/../live/lib.sh"
-need_root
-command -v apt-get >/dev/null || skip "not a Debian machine"
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 
 for kernel in default 6.12; do
 	for sources in all kprobe tracepoint,uevent,sysfs; do
 		out=$T/$kernel-$sources
 		module=0
 		[ "$sources" != all ] || module=1
-		"$top/tests/vm/run" --kernel=$kernel "$top/tests/vm/scenarios/bus-hotplug.sh" "$out" \
-			SOURCES=$sources MODULE=$module ||
-			{ cat "$out/console.log" "$out/hotplug.log"; fail "$kernel, $sources: scenario failed"; }
-		"$BLKMAP" report -f csv "$out/rec.dat" >"$out/events.csv"
-		"$BLKMAP" report --map -f csv "$out/rec.dat" >"$out/map.csv"
-		"$BLKMAP" report --disks -f csv "$out/rec.dat" >"$out/disks.csv"
+		in_vm $kernel bus-hotplug "$out" SOURCES=$sources MODULE=$module
 		note "$kernel, $sources:"
-		"$BLKMAP" report --map "$out/rec.dat" | grep -v 'before the recording'
+		reports "$out"
+		"$BLKMAP" report --disks -f csv "$out/rec.dat" >"$out/disks.csv"
 		check_writes "$out/writes.log" "$out/events.csv"
 		check_map "$out/writes.log" "$out/map.csv"
 		[ "$sources" = tracepoint,uevent,sysfs ] || check_exact "$out/writes.log" "$out/map.csv"

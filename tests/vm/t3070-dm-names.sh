@@ -3,23 +3,16 @@
 # another name. Every write through /dev/mapper is labelled with the kernel
 # name and the device-mapper name it had at that moment, with every source
 # and with the fallback sources.
-. "$(dirname "$0")/../live/lib.sh"
-need_root
-command -v apt-get >/dev/null || skip "not a Debian machine"
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 
 for kernel in default 6.12; do
 	for sources in all tracepoint,uevent,sysfs; do
 		out=$T/$kernel-$sources
 		module=0
 		[ "$sources" != all ] || module=1
-		"$top/tests/vm/run" --kernel=$kernel "$top/tests/vm/scenarios/dm-names.sh" "$out" \
-			SOURCES=$sources MODULE=$module ||
-			{ cat "$out/console.log"; fail "$kernel, $sources: scenario failed"; }
-		"$BLKMAP" report -f csv "$out/rec.dat" >"$out/events.csv"
-		"$BLKMAP" report --map -f csv "$out/rec.dat" >"$out/map.csv"
+		in_vm $kernel dm-names "$out" SOURCES=$sources MODULE=$module
 		note "$kernel, $sources:"
-		"$BLKMAP" report --map "$out/rec.dat" | grep -v 'before the recording'
+		reports "$out"
 		check_writes "$out/writes.log" "$out/events.csv"
 		check_map "$out/writes.log" "$out/map.csv"
 		# The dm name of each write's queued bios, at their time.
