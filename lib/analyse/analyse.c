@@ -129,10 +129,13 @@ static void account(struct bm_inflight_time *t, uint64_t now, int delta)
 	t->inflight += delta;
 }
 
+/* A completion: a read or write with its bytes, or one that moves no data. */
 static void count(uint64_t counts[5], int op, uint32_t sectors)
 {
-	if (op < 0)
+	if (op < 0) {
+		counts[4] += !sectors;
 		return;
+	}
 	counts[op]++;
 	counts[2 + op] += (uint64_t)sectors * 512;
 }
@@ -309,10 +312,11 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 	 * kernel leaves them out of io_ticks.
 	 */
 	if (!io->nr_sector && io->op < 0) {
+		struct bm_disk_stats *d = a->disks[disk];
+
 		if (io->kind == BM_EV_RQ_COMPLETE || io->kind == BM_EV_BIO_COMPLETE) {
-			seen(a->disks[disk], io->ts);
-			(io->kind == BM_EV_RQ_COMPLETE ? a->disks[disk]->rq_counts :
-							 a->disks[disk]->bio_counts)[4]++;
+			seen(d, io->ts);
+			count(io->kind == BM_EV_RQ_COMPLETE ? d->rq_counts : d->bio_counts, io->op, 0);
 		}
 		return;
 	}

@@ -94,15 +94,15 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 	while (o->n - at < 8)
 		bm_line_char(o, ' ');
 	bm_line_char(o, ' ');
+	at = o->n;
+	bm_line_str(o, l->span ? l->span->name : "?");
 	if (l->span && l->span->ndm) {
-		char name[200];
-
-		snprintf(name, sizeof(name), "%s (%s)", l->span->name,
-			 bm_span_dm_at(l->span, ev->ts));
-		bm_line_pad(o, name, 10, false);
-	} else {
-		bm_line_pad(o, l->span ? l->span->name : "?", 10, false);
+		bm_line_str(o, " (");
+		bm_line_str(o, bm_span_dm_at(l->span, ev->ts));
+		bm_line_char(o, ')');
 	}
+	while (o->n - at < 10)
+		bm_line_char(o, ' ');
 	bm_line_char(o, ' ');
 	bm_line_pad(o, ev->rwbs, 4, false);
 	bm_line_char(o, ' ');
