@@ -16,7 +16,7 @@ static char doc[] =
 	"Print the events of a recording (default blkmap.dat) in time order, each block "
 	"event with the name its device had at that moment; or, with --map, when each "
 	"device number carried which name; or per disk incarnation, with --disks, "
-	"--latency or --top, what it did. FILE may also be a recorder's spool directory.\v"
+	"--latency, --top or --stack, what it did. FILE may also be a recorder's spool directory.\v"
 	"Times for --since and --until: seconds from the start of the recording "
 	"(\"2.5\"), or an absolute timestamp of the trace clock in nanoseconds "
 	"(\"1234567890ns\").\n\n"
@@ -28,7 +28,7 @@ static char doc[] =
 	"'guess' when several could and the nearest was taken, 'unknown' when none fits.";
 
 enum {
-	OPT_MAP = 256, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_SINCE, OPT_UNTIL,
+	OPT_MAP = 256, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
 	OPT_DISK, OPT_DEV, OPT_PLOT,
 };
 
@@ -39,6 +39,8 @@ static struct argp_option options[] = {
 	  "Per disk and partition incarnation: I/O, rates, depth, utilisation, latency", 1 },
 	{ "latency", OPT_LATENCY, NULL, 0, "Per incarnation: a log2 latency histogram", 1 },
 	{ "top", OPT_TOP, NULL, 0, "Per incarnation: which processes did the I/O", 1 },
+	{ "stack", OPT_STACK, NULL, 0,
+	  "Per incarnation: the I/O that came down from a dm or md device or a partition", 1 },
 	{ "plot", OPT_PLOT, "FILE", 0,
 	  "Also draw throughput and latency over time per disk into FILE (.svg or .html)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
@@ -84,7 +86,7 @@ static void set_view(struct argp_state *state, enum bm_view view)
 	struct args *a = state->input;
 
 	if (a->view_set && a->opts.view != view)
-		argp_error(state, "one view at a time: --map, --disks, --latency or --top");
+		argp_error(state, "one view at a time: --map, --disks, --latency, --top or --stack");
 	a->opts.view = view;
 	a->view_set = true;
 }
@@ -109,6 +111,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_TOP:
 		set_view(state, BM_VIEW_TOP);
+		break;
+	case OPT_STACK:
+		set_view(state, BM_VIEW_STACK);
 		break;
 	case OPT_PLOT:
 		a->opts.plot = arg;

@@ -8,6 +8,11 @@
  * into it (the ones it covers, bio after bio). Entries that still never
  * complete (their completion was lost) are dropped after STALE_NS, and stop
  * counting as in flight then, so memory and busy time stay bounded.
+ *
+ * Stacks are followed the same way: a remap's source entry (old_dev,
+ * old_sector) hands the bio's top device and submitter to the entry at its
+ * destination, so a disk's I/O is known to come from a dm or md device (or a
+ * partition), and from the process that wrote there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +37,8 @@ struct bm_analysis {
 	struct bm_top_row *top;
 	int *top_disk;		/* the disk index of each row, until finish */
 	size_t ntop, captop, last_top;
+	struct bm_stack_row *stack;
+	size_t nstack, capstack, last_stack;
 	/* the last lookup, as events of one disk come in runs */
 	const struct bm_span *last_span;
 	uint32_t last_dev;
@@ -193,12 +200,12 @@ found:
 	return &a->top[i];
 }
 
-static void queued_by(struct bm_analysis *a, int disk, const struct bm_io *io)
+static void queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
 {
 	struct bm_top_row *r;
 	int op = io->op;
 
-	if (disk < 0 || op < 0 || !(r = top_of(a, disk, io->pid)))
+	if (disk < 0 || op < 0 || !(r = top_of(a, disk, pid)))
 		return;
 	if (op) {
 		r->writes++;
@@ -207,6 +214,118 @@ static void queued_by(struct bm_analysis *a, int disk, const struct bm_io *io)
 		r->reads++;
 		r->read_bytes += (uint64_t)io->nr_sector * 512;
 	}
+}
+
+/* ---- stacks ---- */
+
+/* A bio of @e's, from the top of its stack, completed on incarnation @lower. */
+static void came_down(struct bm_analysis *a, int lower, const struct bm_inflight *e, int op,
+		      uint32_t sectors)
+{
+	struct bm_disk_stats *lo = a->disks[lower], *up = a->disks[e->top];
+	struct bm_stack_row *r = NULL;
+	size_t i;
+
+	if (op < 0 || lower == e->top)
+		return;
+	if (e->nr_sector)
+		sectors = e->nr_sector;
+	if (a->last_stack < a->nstack && a->stack[a->last_stack].lower == lo &&
+	    a->stack[a->last_stack].upper == up)
+		r = &a->stack[a->last_stack];
+	for (i = 0; !r && i < a->nstack; i++)
+		if (a->stack[i].lower == lo && a->stack[i].upper == up)
+			r = &a->stack[i];
+	if (!r) {
+		if (a->nstack == a->capstack) {
+			size_t cap = a->capstack ? 2 * a->capstack : 16;
+			struct bm_stack_row *stack = realloc(a->stack, cap * sizeof(*stack));
+
+			if (!stack)
+				return;
+			a->stack = stack;
+			a->capstack = cap;
+		}
+		r = &a->stack[a->nstack++];
+		memset(r, 0, sizeof(*r));
+		r->lower = lo;
+		r->upper = up;
+	}
+	a->last_stack = r - a->stack;
+	if (op) {
+		r->writes++;
+		r->write_bytes += (uint64_t)sectors * 512;
+	} else {
+		r->reads++;
+		r->read_bytes += (uint64_t)sectors * 512;
+	}
+}
+
+/* Both incarnations that count @e (its disk, and the partition it came through). */
+static void completed_stacked(struct bm_analysis *a, int lower, const struct bm_inflight *e,
+			      int op, uint32_t sectors)
+{
+	if (e->top < 0)
+		return;
+	came_down(a, lower, e, op, sectors);
+	if (e->part >= 0 && e->part != lower)
+		came_down(a, e->part, e, op, sectors);
+}
+
+/*
+ * The entry of a remapped bio where it was before: at (old_dev, old_sector),
+ * or left by its previous remap at its disk's number: dm's remap of a clone
+ * bound for a partition names the partition's disk (bio_dev() is the whole
+ * disk's number) at the partition's sector, and the partition's remap
+ * follows. Only such a link, an entry nobody queued, is taken there.
+ */
+static struct bm_inflight *remapped_from(struct bm_analysis *a, const struct bm_io *io)
+{
+	struct bm_inflight *up = bm_inflight_find(&a->inflight, io->old_dev, io->old_sector);
+
+	if (up)
+		return up;
+	up = bm_inflight_find(&a->inflight, io->dev, io->old_sector);
+	return up && up->disk < 0 && up->top >= 0 && !up->has_d ? up : NULL;
+}
+
+/*
+ * A remap from @old_span's incarnation to (dev, sector). A source that
+ * queued the bio itself (dm, md: bio-based) counts it on its own; a
+ * partition does not, and counts what is remapped from it.
+ */
+static void remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_span *old_span)
+{
+	int part = disk_of(a, io->old_dev, old_span, BM_IO_REMAP), top = part;
+	struct bm_inflight *up = remapped_from(a, io), *e;
+	bool counted_above = false;
+	int32_t pid = io->pid;
+
+	if (part < 0)
+		return;
+	if (up) {
+		counted_above = up->disk >= 0;
+		top = up->top >= 0 ? up->top : counted_above ? up->disk : part;
+		pid = up->top >= 0 || counted_above ? up->pid : io->pid;
+		if (!counted_above)	/* a link, used up: the bio is here now */
+			bm_inflight_erase(&a->inflight, up);
+	}
+	e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->ts);
+	if (!e)
+		return;
+	e->top = top;
+	e->pid = pid;
+	if (counted_above) {
+		e->q = io->ts;	/* not queued here yet: only its age, for staleness */
+		return;
+	}
+	e->part = part;
+	e->nr_sector = io->nr_sector;
+	e->q = io->ts;
+	e->has_q = true;
+	a->disks[part]->model = BM_IO_REMAP;
+	account(&a->disks[part]->bio_time, io->ts, +1);
+	queued_by(a, part, pid, io);
 }
 
 /* ---- events ---- */
@@ -240,14 +359,15 @@ static void seen(struct bm_disk_stats *d, uint64_t ts)
 }
 
 /* The bios merged into a completed request: from @pos, bio after bio, to @end. */
-static void end_merged(struct bm_analysis *a, uint32_t dev, uint64_t pos, uint64_t end,
-		       uint64_t now)
+static void end_merged(struct bm_analysis *a, int disk, const struct bm_io *io, uint64_t pos)
 {
+	uint64_t end = io->sector + io->nr_sector;
 	struct bm_inflight *m;
 
-	while (pos < end && (m = bm_inflight_find(&a->inflight, dev, pos)) && m->nr_sector) {
+	while (pos < end && (m = bm_inflight_find(&a->inflight, io->dev, pos)) && m->nr_sector) {
 		pos += m->nr_sector;
-		settle(a, m, now);
+		completed_stacked(a, disk, m, io->op, m->nr_sector);
+		settle(a, m, io->ts);
 		bm_inflight_erase(&a->inflight, m);
 	}
 }
@@ -286,16 +406,17 @@ static void complete(struct bm_analysis *a, const struct bm_io *io, int disk, bo
 		}
 		series_add(a, p, io->ts, bytes, q2c);
 	}
+	completed_stacked(a, disk, e, io->op, io->nr_sector);
 	next = e->nr_sector ? e->sector + e->nr_sector : UINT64_MAX;
 	bm_inflight_erase(&a->inflight, e);
 	if (request)
-		end_merged(a, io->dev, next, io->sector + io->nr_sector, io->ts);
+		end_merged(a, disk, io, next);
 }
 
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span)
 {
-	int disk = disk_of(a, io->dev, span, BM_IO_REQUEST), part;
+	int disk = disk_of(a, io->dev, span, BM_IO_REQUEST);
 	struct bm_inflight *e;
 
 	if (disk < 0)
@@ -322,18 +443,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 	}
 	switch (io->kind) {
 	case BM_EV_BIO_REMAP:
-		/* From a partition (or dm device) onto the disk, at the disk's sector. */
-		part = disk_of(a, io->old_dev, old_span, BM_IO_REMAP);
-		e = part >= 0 ? bm_inflight_get(&a->inflight, io->dev, io->sector, io->ts) : NULL;
-		if (!e)
-			return;
-		e->part = part;
-		e->nr_sector = io->nr_sector;
-		e->q = io->ts;
-		e->has_q = true;
-		a->disks[part]->model = BM_IO_REMAP;
-		account(&a->disks[part]->bio_time, io->ts, +1);
-		queued_by(a, part, io);
+		remap(a, io, old_span);
 		break;
 	case BM_EV_BIO_QUEUE:
 		e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->ts);
@@ -348,7 +458,9 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 			e->disk = disk;
 			account(&a->disks[disk]->bio_time, io->ts, +1);
 		}
-		queued_by(a, disk, io);
+		if (e->top < 0)
+			e->pid = io->pid;
+		queued_by(a, disk, e->pid, io);
 		break;
 	case BM_EV_RQ_ISSUE:
 		e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->ts);
@@ -387,6 +499,14 @@ static int by_device_then_time(const void *x, const void *y)
 	if (a->dev != b->dev)
 		return a->dev < b->dev ? -1 : 1;
 	return (a->life_from > b->life_from) - (a->life_from < b->life_from);
+}
+
+static int by_lower_then_upper(const void *x, const void *y)
+{
+	const struct bm_stack_row *a = x, *b = y;
+	int r = by_device_then_time(&a->lower, &b->lower);
+
+	return r ? r : by_device_then_time(&a->upper, &b->upper);
 }
 
 static int by_bytes(const void *x, const void *y)
@@ -444,6 +564,8 @@ void bm_analysis_finish(struct bm_analysis *a)
 		a->top[i].disk = a->disks[a->top_disk[i]];
 	if (a->ntop)	/* no I/O, no table: qsort may not be given NULL */
 		qsort(a->top, a->ntop, sizeof(*a->top), by_bytes);
+	if (a->nstack)
+		qsort(a->stack, a->nstack, sizeof(*a->stack), by_lower_then_upper);
 }
 
 static bool kept(const struct bm_disk_stats *d, const char *name, uint32_t dev)
@@ -463,6 +585,11 @@ void bm_analysis_keep(struct bm_analysis *a, const char *name, uint32_t dev)
 		if (kept(a->top[i].disk, name, dev))
 			a->top[n++] = a->top[i];
 	a->ntop = n;
+	/* What a device's I/O went through, or what came to it. */
+	for (i = 0, n = 0; i < a->nstack; i++)
+		if (kept(a->stack[i].lower, name, dev) || kept(a->stack[i].upper, name, dev))
+			a->stack[n++] = a->stack[i];
+	a->nstack = n;
 }
 
 size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats *const **list)
@@ -475,6 +602,12 @@ size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **li
 {
 	*list = a->top;
 	return a->ntop;
+}
+
+size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row **list)
+{
+	*list = a->stack;
+	return a->nstack;
 }
 
 uint64_t bm_analysis_bin_start(const struct bm_analysis *a, int i)
@@ -518,5 +651,6 @@ void bm_analysis_free(struct bm_analysis *a)
 	bm_inflight_release(&a->inflight);
 	free(a->top);
 	free(a->top_disk);
+	free(a->stack);
 	free(a);
 }

@@ -22,7 +22,7 @@ static void rehash(struct bm_inflight_table *t, size_t size, uint64_t now)
 
 		if (!e->used)
 			continue;
-		if ((e->has_q ? e->q : e->d) + t->stale_ns < now) {
+		if ((e->has_d && !e->has_q ? e->d : e->q) + t->stale_ns < now) {
 			t->drop(t->ctx, e, now);
 			continue;
 		}
@@ -57,7 +57,7 @@ struct bm_inflight *bm_inflight_get(struct bm_inflight_table *t, uint32_t dev, u
 	e->used = true;
 	e->dev = dev;
 	e->sector = sector;
-	e->disk = e->part = -1;
+	e->disk = e->part = e->top = -1;
 	t->used++;
 	return e;
 }

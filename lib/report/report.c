@@ -321,6 +321,9 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	case BM_VIEW_TOP:
 		bm_view_top(out, opts->format, r.analysis, r.tep);
 		break;
+	case BM_VIEW_STACK:
+		bm_view_stack(out, opts->format, r.analysis);
+		break;
 	case BM_VIEW_INTERVAL:
 		bm_view_interval(out, opts->format, r.analysis, r.map, &(struct bm_interval_opts){
 			.since = r.io_since, .until = r.until, .header = !opts->no_header,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* --disks, --latency and --top: the analyses as tables. */
+/* --disks, --latency, --top and --stack: the analyses as tables. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,17 @@
 static const char *name_of(const struct bm_disk_stats *d)
 {
 	return d->span ? d->span->name : "";
+}
+
+/* A name as a person looks for it: dm-0 (vg0-data). */
+static const char *shown_name(const struct bm_disk_stats *d, char *buf, size_t size)
+{
+	if (!d->span)
+		return "?";
+	if (!d->span->dm[0])
+		return d->span->name;
+	snprintf(buf, size, "%s (%s)", d->span->name, d->span->dm);
+	return buf;
 }
 
 static const char *kind_of(const struct bm_disk_stats *d)
@@ -75,7 +86,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 		uint64_t ios = d->reads + d->writes, bytes = d->read_bytes + d->write_bytes;
 		double depth = seconds(d) > 0 ? d->depth_ns / (seconds(d) * 1e9) : 0;
 		double util = seconds(d) > 0 ? 100.0 * d->busy_ns / (seconds(d) * 1e9) : 0;
-		char dev[16];
+		char dev[16], shown[200];
 
 		bm_dev_str(d->dev, dev, sizeof(dev));
 		if (format == BM_FORMAT_TEXT) {
@@ -83,7 +94,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 
 			fprintf(out, "%-14s %-8s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f %8.1f "
 				"%8.1f %6.2f %6.1f %9.1f %9.1f %9.1f %9s\n",
-				d->span ? name_of(d) : "?", dev, model_of(d), d->reads, d->writes,
+				shown_name(d, shown, sizeof(shown)), dev, model_of(d), d->reads, d->writes,
 				d->read_bytes / 1024.0, d->write_bytes / 1024.0, per_second(ios, d),
 				per_second(bytes, d) / 1024, depth, util,
 				l->h->count ? us(l->h->sum / l->h->count) : 0,
@@ -145,6 +156,54 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 				us(bm_hist_percentile(h, 99.9)), us(h->max));
 		}
 		fprintf(out, ",\"others\":%" PRIu64 "}\n", d->others);
+	}
+	if (format == BM_FORMAT_TEXT && bm_analysis_stack(a, &(const struct bm_stack_row *){ 0 })) {
+		fputs("\nStacked: I/O that reached a device from the one it was submitted to\n", out);
+		bm_view_stack(out, format, a);
+	}
+}
+
+void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a)
+{
+	const struct bm_stack_row *rows;
+	size_t i, n = bm_analysis_stack(a, &rows);
+
+	if (format == BM_FORMAT_CSV)
+		fputs("name,dev,via,via_dev,via_dm,reads,writes,read_bytes,write_bytes\n", out);
+	else if (format == BM_FORMAT_TEXT)
+		fprintf(out, "%-14s %-8s %-24s %-8s %8s %8s %10s %10s\n", "NAME", "DEV", "VIA",
+			"VIA_DEV", "READS", "WRITES", "READ_KB", "WRITE_KB");
+	for (i = 0; i < n; i++) {
+		const struct bm_stack_row *r = &rows[i];
+		const char *dm = r->upper->span ? r->upper->span->dm : "";
+		char dev[16], via_dev[16], lower[200], upper[200];
+
+		bm_dev_str(r->lower->dev, dev, sizeof(dev));
+		bm_dev_str(r->upper->dev, via_dev, sizeof(via_dev));
+		if (format == BM_FORMAT_TEXT) {
+			fprintf(out, "%-14s %-8s %-24s %-8s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
+				shown_name(r->lower, lower, sizeof(lower)), dev,
+				shown_name(r->upper, upper, sizeof(upper)), via_dev, r->reads,
+				r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
+		} else if (format == BM_FORMAT_CSV) {
+			bm_csv_str(out, name_of(r->lower));
+			fprintf(out, ",%s,", dev);
+			bm_csv_str(out, name_of(r->upper));
+			fprintf(out, ",%s,", via_dev);
+			bm_csv_str(out, dm);
+			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r->reads,
+				r->writes, r->read_bytes, r->write_bytes);
+		} else {
+			fputs("{\"name\":", out);
+			bm_json_str(out, name_of(r->lower));
+			fprintf(out, ",\"dev\":\"%s\",\"via\":", dev);
+			bm_json_str(out, name_of(r->upper));
+			fprintf(out, ",\"via_dev\":\"%s\",\"via_dm\":", via_dev);
+			bm_json_str(out, dm);
+			fprintf(out, ",\"reads\":%" PRIu64 ",\"writes\":%" PRIu64 ",\"read_bytes\":%"
+				PRIu64 ",\"write_bytes\":%" PRIu64 "}\n", r->reads, r->writes,
+				r->read_bytes, r->write_bytes);
+		}
 	}
 }
 
@@ -222,12 +281,12 @@ void bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analys
 	for (i = 0; i < n; i++) {
 		const struct bm_top_row *r = &rows[i];
 		const char *comm = r->pid ? tep_data_comm_from_pid(tep, r->pid) : "<idle>";
-		char dev[16];
+		char dev[16], shown[200];
 
 		bm_dev_str(r->disk->dev, dev, sizeof(dev));
 		if (format == BM_FORMAT_TEXT) {
 			fprintf(out, "%-14s %-8s %7d %-16s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
-				r->disk->span ? name_of(r->disk) : "?", dev, r->pid, comm, r->reads,
+				shown_name(r->disk, shown, sizeof(shown)), dev, r->pid, comm, r->reads,
 				r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
 		} else if (format == BM_FORMAT_CSV) {
 			bm_csv_str(out, name_of(r->disk));

@@ -332,6 +332,7 @@ bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct b
 		return false;
 	io->pid = (int32_t)number(d, rec, l->pid);
 	io->old_dev = number(d, rec, l->old_dev);
+	io->old_sector = number(d, rec, l->old_sector);
 	io->nr_sector = number(d, rec, l->nr_sector);
 	io->op = l->rwbs.size ? op_of(rec, l->rwbs, io->nr_sector) : -1;
 	return true;

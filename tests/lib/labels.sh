@@ -85,3 +85,20 @@ write_labels() {
 				print want, ($n == "" ? "-" : $n), $b }' "$csv"
 	done <"$log"
 }
+
+# check_stacked STACK_CSV VIA_DEV VIA_DM "LOWER..." BYTES: what was written to
+# the device VIA_DEV (of device-mapper name VIA_DM, or any if empty) reached
+# each LOWER device, BYTES of it each, and the report says it came from there.
+check_stacked() {
+	csv=$1 via=$2 via_dm=$3 bytes=$5
+	nm=$(csv_col "$csv" name); vd=$(csv_col "$csv" via_dev); vm=$(csv_col "$csv" via_dm)
+	wb=$(csv_col "$csv" write_bytes)
+	for lower in $4; do
+		got=$(awk -F, -v n="$nm" -v d="$vd" -v m="$vm" -v w="$wb" -v lower="$lower" \
+			-v via="$via" -v dm="$via_dm" \
+			'NR > 1 && $n == lower && $d == via && (dm == "" || $m == dm) { s += $w }
+			END { print s + 0 }' "$csv")
+		note "$lower: $got bytes written through $via $via_dm, $bytes expected"
+		[ "$got" -eq "$bytes" ] || fail "$lower: $got bytes written through $via $via_dm, not $bytes"
+	done
+}

@@ -11,7 +11,7 @@ L=$(new_loop "$T/img")
 "$BLKMAP" record -q -o "$T/one.dat" -- dd if=/dev/zero of="$L" bs=4k count=4000 oflag=direct \
 	2>/dev/null || fail "record failed"
 "$MKBIG" "$T/one.dat" "$T/many.dat" 60 || fail "mkbig failed"
-for view in "" --disks --latency --top --map; do
+for view in "" --disks --latency --top --stack --map; do
 	for f in one many; do
 		/usr/bin/time -f %M -o "$T/rss" "$BLKMAP" report $view "$T/$f.dat" >/dev/null 2>&1 ||
 			fail "report $view $f failed"

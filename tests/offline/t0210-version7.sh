@@ -20,7 +20,7 @@ for f in "$top"/tests/data/*.dat; do
 		trace-cmd convert -i "$f" -o "$v7" --file-version 7 --compression "$compression" \
 			>"$T/convert" 2>&1 || fail "$name: trace-cmd convert: $(cat "$T/convert")"
 		[ "$(head -c 11 "$v7" | tail -c 1)" = 7 ] || fail "$name: trace-cmd wrote no version 7 file"
-		for view in "" --map --disks --latency --top; do
+		for view in "" --map --disks --latency --top --stack; do
 			for format in text csv json; do
 				"$BLKMAP" report $view -f $format "$f" >"$T/6.out" 2>"$T/6.err" ||
 					fail "$name $view $format: version 6: $(cat "$T/6.err")"

@@ -38,6 +38,16 @@ for name in alpha beta; do
 done
 echo "# --top and --latency agree with --disks"
 
+# --stack: what was written to each partition reached its disk from it.
+"$BLKMAP" report --stack -f csv "$rec" >"$T/stack.csv" 2>/dev/null
+grep 'p[0-9]* ' "$log" | while read -r name dev start count; do
+	got=$(awk -F, -v d="${name%p[0-9]*}" -v v="$dev" 'NR > 1 && $1 == d && $4 == v {print $9}' \
+		"$T/stack.csv")
+	[ "$got" = "$((count * 512))" ] ||
+		fail "--stack: ${name%p[0-9]*} got '$got' bytes from $name ($dev), $((count * 512)) written"
+done
+echo "# --stack: each partition's writes reached its disk from it"
+
 "$BLKMAP" report --plot "$T/plot.svg" "$rec" 2>/dev/null
 if command -v python3 >/dev/null; then
 	python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$T/plot.svg" ||
@@ -55,7 +65,7 @@ fi
 
 # A --disk or --dev that no incarnation had is refused in every view, with
 # the names (or numbers) the recording holds, and prints nothing.
-for view in "" --map --disks --latency --top; do
+for view in "" --map --disks --latency --top --stack; do
 	if "$BLKMAP" report $view --disk=nosuch "$rec" >"$T/none.out" 2>"$T/none.err"; then
 		fail "report $view --disk=nosuch exited 0"
 	fi

@@ -2,7 +2,8 @@
 # created, renamed, removed, and another created on the same minor under
 # another name. Every write through /dev/mapper is labelled with the kernel
 # name and the device-mapper name it had at that moment, with every source
-# and with the fallback sources.
+# and with the fallback sources, and reaches the partition and the disk
+# below as coming from its volume.
 . "$(dirname "$0")/lib.sh"
 
 for kernel in default 6.12; do
@@ -26,6 +27,16 @@ for kernel in default 6.12; do
 			note "$name ($dev) sectors $start+$count: dm '$got', written through '$want'"
 			[ "$got" = "$want " ] || fail "$kernel, $sources: $name sectors $start+$count: dm '$got', not '$want'"
 		done <"$out/dm.log"
+		# The volumes are on the partition, the partition on its disk: what was
+		# written through each volume came down to both, counted from it.
+		"$BLKMAP" report --stack -f csv "$out/rec.dat" >"$out/stack.csv"
+		"$BLKMAP" report --stack "$out/rec.dat"
+		volume=$(awk 'NR == 1 {print $2}' "$out/writes.log")
+		for first in vg0-data vg0-logs; do
+			bytes=$(awk -v f="$first" '$5 == f || (f == "vg0-data" && $5 == "vg0-old") {
+				s += $4 } END { print s * 512 }' "$out/dm.log")
+			check_stacked "$out/stack.csv" "$volume" "$first" "$(cat "$out/pv.log")" "$bytes"
+		done
 		# Any of its names finds the first volume.
 		"$BLKMAP" report --disks -f csv --disk vg0-old "$out/rec.dat" >"$out/old.csv" ||
 			fail "$kernel, $sources: --disk vg0-old found nothing"

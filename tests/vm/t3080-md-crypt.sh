@@ -1,7 +1,9 @@
 # md and dm-crypt in Debian's kernels (6.1 and 6.12) under QEMU, with every
 # source: two raid1 arrays of loop devices one after the other on md0, a
 # dm-crypt volume over a loop partition. Every write to the top of each
-# stack is labelled with its incarnation.
+# stack is labelled with its incarnation, counted once there, and reaches
+# each device below as coming from the top, written by the writer (not by
+# dm's or md's threads).
 . "$(dirname "$0")/lib.sh"
 
 for kernel in default 6.12; do
@@ -13,4 +15,49 @@ for kernel in default 6.12; do
 	check_writes "$out/writes.log" "$out/events.csv"
 	check_map "$out/writes.log" "$out/map.csv"
 	check_exact "$out/writes.log" "$out/map.csv"
+
+	# Each array and the volume count their own writes, once.
+	"$BLKMAP" report --disks -f csv "$out/rec.dat" >"$out/disks.csv"
+	nm=$(csv_col "$out/disks.csv" name) wb=$(csv_col "$out/disks.csv" write_bytes)
+	while read -r name dev start count; do
+		got=$(awk -F, -v n="$nm" -v w="$wb" -v name="$name" '$n == name {print $w}' \
+			"$out/disks.csv" | tr '\n' ' ')
+		note "$name: wrote ${got}bytes"
+		case $name in
+		md0) [ "$got" = "$((count * 512)) $((count * 512)) " ] ||
+			fail "$kernel: the arrays wrote '$got' bytes, each $((count * 512))" ;;
+		*) [ "$got" = "$((count * 512)) " ] ||
+			fail "$kernel: $name wrote '$got' bytes, not $((count * 512))" ;;
+		esac
+	done <"$out/writes.log"
+
+	# The stacks: each leg got its array's writes, the partition and its disk the volume's.
+	"$BLKMAP" report --stack -f csv "$out/rec.dat" >"$out/stack.csv"
+	"$BLKMAP" report --stack "$out/rec.dat"
+	check_stacked "$out/stack.csv" 9:0 "" "$(cat "$out/legs.log")" 8192
+	volume=$(awk '$1 ~ /^dm-/ {print $2}' "$out/writes.log")
+	check_stacked "$out/stack.csv" "$volume" secret "$(cat "$out/pv.log")" 8192
+
+	# Below the volume, dd wrote, not dm-crypt's thread.
+	for lower in $(cat "$out/pv.log"); do
+		"$BLKMAP" report --top -f csv --disk "$lower" "$out/rec.dat" >"$out/top.csv"
+		cm=$(csv_col "$out/top.csv" comm) wb=$(csv_col "$out/top.csv" write_bytes)
+		writers=$(awk -F, -v c="$cm" -v w="$wb" 'NR > 1 && $w > 0 {print $c}' "$out/top.csv" |
+			sort -u | tr '\n' ' ')
+		note "$lower: written by $writers"
+		[ "$writers" = "dd " ] || fail "$kernel: $lower written by '$writers', not by dd"
+	done
+
+	# The volume is busy while its writes are, not until they go stale.
+	ts=$(csv_col "$out/events.csv" ts_ns) ev=$(csv_col "$out/events.csv" event)
+	dv=$(csv_col "$out/events.csv" dev)
+	window=$(awk -F, -v t="$ts" -v e="$ev" -v d="$dv" -v dev="$volume" '
+		$d == dev && $e == "block_bio_queue" && !first { first = $t }
+		$d == dev && $e == "block_bio_complete" { last = $t }
+		END { print last - first }' "$out/events.csv")
+	busy=$(awk -F, -v n="$nm" -v d="$(csv_col "$out/disks.csv" dev)" \
+		-v u="$(csv_col "$out/disks.csv" util_pct)" -v s="$(csv_col "$out/disks.csv" seconds)" \
+		-v dev="$volume" '$d == dev {printf "%.0f", $u / 100 * $s * 1e9}' "$out/disks.csv")
+	note "$volume: busy $busy ns, its first write queued to its last completed $window ns"
+	[ "$busy" -le "$((window + 1000000))" ] || fail "$kernel: $volume busy $busy ns, its writes took $window"
 done

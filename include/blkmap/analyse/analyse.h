@@ -58,6 +58,16 @@ struct bm_top_row {
 	uint64_t reads, writes, read_bytes, write_bytes;	/* queued */
 };
 
+/*
+ * Bios that reached a lower device from the top of their stack: the device
+ * a process submitted them to (a dm or md device, or a partition), followed
+ * through block_bio_remap. Counted as they complete on the lower device.
+ */
+struct bm_stack_row {
+	const struct bm_disk_stats *lower, *upper;
+	uint64_t reads, writes, read_bytes, write_bytes;
+};
+
 struct bm_analysis;
 
 struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, bool series);
@@ -71,8 +81,13 @@ void bm_analysis_keep(struct bm_analysis *a, const char *name, uint32_t dev);
 
 /* Incarnations with I/O, ordered by device number then time. */
 size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats *const **list);
-/* Processes per incarnation, most bytes first. */
+/*
+ * Processes per incarnation, most bytes first. A bio that came down a
+ * stack counts for the process that submitted it at the top.
+ */
 size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **list);
+/* Stacked I/O, ordered by lower device, then upper device. */
+size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row **list);
 /* The time of bin @i of the series. */
 uint64_t bm_analysis_bin_start(const struct bm_analysis *a, int i);
 

@@ -21,6 +21,8 @@ struct bm_inflight {
 	bool has_q, has_d;
 	int disk, part;		/* the owner's: incarnations counting it in flight, -1 for none */
 	int rq_disk;		/* the incarnation counting its request in flight (has_d) */
+	int top;		/* came down a stack from this incarnation; -1: submitted here */
+	int32_t pid;		/* the process that submitted it (at the top, if any) */
 	bool used;
 };
 

@@ -4,7 +4,7 @@
 
 /*
  * The per-incarnation views of an analysis (summaries.c): --disks,
- * --latency, --top, and blkmap top's interval.
+ * --latency, --top, --stack, and blkmap top's interval.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,6 +20,8 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
 void bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		 struct tep_handle *tep);
+/* Per lower incarnation, the I/O that came down to it from each upper one (dm, md, partition). */
+void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
 
 enum bm_interval_sort { BM_SORT_DEV, BM_SORT_NAME, BM_SORT_IOPS, BM_SORT_BYTES, BM_SORT_UTIL,
 			BM_SORT_LATENCY };

@@ -81,6 +81,7 @@ struct bm_event {
 struct bm_io {
 	uint64_t ts;
 	uint64_t sector;
+	uint64_t old_sector;	/* a remap's: where the bio was on old_dev */
 	uint32_t dev, old_dev;	/* old_dev: a remap's source */
 	uint32_t nr_sector;
 	int32_t pid;

@@ -232,6 +232,199 @@ START_TEST(requests_without_data_are_counted_apart_and_never_in_flight)
 }
 END_TEST
 
+/* ---- stacks: dm, md, partitions ---- */
+
+#define DM BM_MKDEV(253, 0)
+#define MD BM_MKDEV(9, 0)
+#define LEG1 BM_MKDEV(7, 1)
+#define TOP_PID 100	/* the process writing to the top of the stack */
+#define WORKER 200	/* a dm or md kernel thread */
+
+static struct bm_span dm_span = { .dev = DM, .name = "dm-0", .dm = "secret", .kind = BM_DISK };
+static struct bm_span md_span = { .dev = MD, .name = "md0", .kind = BM_DISK };
+static struct bm_span leg1_span = { .dev = LEG1, .name = "loop1", .kind = BM_DISK };
+
+static const struct bm_span *span_of(uint32_t dev)
+{
+	switch (dev) {
+	case DM:
+		return &dm_span;
+	case MD:
+		return &md_span;
+	case LEG1:
+		return &leg1_span;
+	case PART:
+		return &part_span;
+	default:
+		return &disk_span;
+	}
+}
+
+/* An event on @dev by @pid (a remap's source: @old_dev at @old_sector), one write of 4 KiB. */
+static void write_event(struct bm_analysis *a, enum bm_kind kind, uint64_t ts, uint32_t dev,
+			uint64_t sector, int pid, uint32_t old_dev, uint64_t old_sector)
+{
+	struct bm_io ev = { .ts = ts, .kind = kind, .dev = dev, .sector = sector,
+			    .nr_sector = 8, .pid = pid, .op = 1, .old_dev = old_dev,
+			    .old_sector = old_sector };
+
+	bm_analysis_event(a, &ev, span_of(dev), old_dev ? span_of(old_dev) : NULL);
+}
+
+static const struct bm_stack_row *stack_row(const struct bm_analysis *a, uint32_t lower,
+					    uint32_t upper)
+{
+	const struct bm_stack_row *rows;
+	size_t i, n = bm_analysis_stack(a, &rows);
+
+	for (i = 0; i < n; i++)
+		if (rows[i].lower->dev == lower && rows[i].upper->dev == upper)
+			return &rows[i];
+	return NULL;
+}
+
+static int top_pid(const struct bm_analysis *a, uint32_t dev)
+{
+	const struct bm_top_row *rows;
+	size_t i, n = bm_analysis_top(a, &rows);
+
+	for (i = 0; i < n; i++)
+		if (rows[i].disk->dev == dev)
+			return rows[i].pid;
+	return -1;
+}
+
+/*
+ * dm-crypt over a partition, as 6.x kernels trace it: dm's remap names the
+ * clone's whole disk (bio_dev() is the disk's number) at the partition's
+ * sector; the partition's remap follows. The volume counts its own bio,
+ * once; the partition and the disk count it as coming from the volume, and
+ * the writer is the process that wrote to the volume, not dm's thread.
+ */
+START_TEST(a_dm_volume_over_a_partition_is_followed_to_the_disk)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+	const struct bm_disk_stats *dm, *p, *d;
+	const struct bm_stack_row *r;
+
+	write_event(a, BM_EV_BIO_QUEUE, 10 * US, DM, 320, TOP_PID, 0, 0);
+	write_event(a, BM_EV_BIO_REMAP, 100 * US, DISK, 320, WORKER, DM, 320);
+	write_event(a, BM_EV_BIO_REMAP, 101 * US, DISK, 2368, WORKER, PART, 320);
+	write_event(a, BM_EV_BIO_QUEUE, 102 * US, DISK, 2368, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, 103 * US, DISK, 2368, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, 150 * US, DISK, 2368, 0, 0, 0);
+	write_event(a, BM_EV_BIO_COMPLETE, 200 * US, DM, 320, 0, 0, 0);
+	bm_analysis_finish(a);
+	dm = find(a, DM);
+	p = find(a, PART);
+	d = find(a, DISK);
+	ck_assert_ptr_nonnull(dm);
+	ck_assert_int_eq(dm->model, BM_IO_BIO);
+	ck_assert_uint_eq(dm->writes, 1);
+	ck_assert_uint_eq(dm->write_bytes, 4096);
+	ck_assert_uint_eq(dm->q2c.sum, 190 * US);
+	ck_assert_uint_eq(dm->busy_ns, 190 * US);
+	ck_assert_uint_eq(p->writes, 1);
+	ck_assert_uint_eq(p->busy_ns, 49 * US);		/* remapped at 101, completed at 150 */
+	ck_assert_uint_eq(d->writes, 1);
+	ck_assert_uint_eq(d->busy_ns, 47 * US);
+	r = stack_row(a, DISK, DM);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->writes, 1);
+	ck_assert_uint_eq(r->write_bytes, 4096);
+	r = stack_row(a, PART, DM);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->writes, 1);
+	ck_assert_ptr_null(stack_row(a, DISK, PART));	/* the partition is not the top */
+	ck_assert_int_eq(top_pid(a, DISK), TOP_PID);
+	ck_assert_int_eq(top_pid(a, PART), TOP_PID);
+	ck_assert_int_eq(top_pid(a, DM), TOP_PID);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/*
+ * An md raid1 write, cloned to both legs by the writer itself: the array
+ * counts it once (its own bio), each leg once, through the array.
+ */
+START_TEST(an_md_mirror_counts_a_write_once_and_each_leg_through_it)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+	const struct bm_disk_stats *md;
+	const struct bm_stack_row *r;
+	uint32_t legs[2] = { DISK, LEG1 };
+	int i;
+
+	write_event(a, BM_EV_BIO_QUEUE, 5 * US, MD, 128, TOP_PID, 0, 0);
+	for (i = 0; i < 2; i++) {
+		write_event(a, BM_EV_BIO_REMAP, (10 + i) * US, legs[i], 2176, TOP_PID, MD, 128);
+		write_event(a, BM_EV_BIO_QUEUE, (10 + i) * US, legs[i], 2176, TOP_PID, 0, 0);
+		write_event(a, BM_EV_RQ_ISSUE, (20 + i) * US, legs[i], 2176, TOP_PID, 0, 0);
+	}
+	for (i = 0; i < 2; i++)
+		write_event(a, BM_EV_RQ_COMPLETE, (50 + i) * US, legs[i], 2176, 0, 0, 0);
+	write_event(a, BM_EV_BIO_COMPLETE, 60 * US, MD, 128, 0, 0, 0);
+	bm_analysis_finish(a);
+	md = find(a, MD);
+	ck_assert_int_eq(md->model, BM_IO_BIO);
+	ck_assert_uint_eq(md->writes, 1);
+	ck_assert_uint_eq(md->write_bytes, 4096);
+	ck_assert_uint_eq(md->busy_ns, 55 * US);
+	for (i = 0; i < 2; i++) {
+		ck_assert_uint_eq(find(a, legs[i])->writes, 1);
+		r = stack_row(a, legs[i], MD);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_uint_eq(r->writes, 1);
+		ck_assert_uint_eq(r->write_bytes, 4096);
+	}
+	bm_analysis_free(a);
+}
+END_TEST
+
+/* Writes straight to a partition: the disk's come from it, their writer is the writer's. */
+START_TEST(a_partition_is_the_top_of_its_own_writes)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+	const struct bm_stack_row *r;
+
+	write_event(a, BM_EV_BIO_REMAP, 0, DISK, 4096, TOP_PID, PART, 2048);
+	write_event(a, BM_EV_BIO_QUEUE, 1 * US, DISK, 4096, TOP_PID, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, 2 * US, DISK, 4096, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, 9 * US, DISK, 4096, 0, 0, 0);
+	bm_analysis_finish(a);
+	r = stack_row(a, DISK, PART);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->writes, 1);
+	ck_assert_uint_eq(r->write_bytes, 4096);
+	ck_assert_uint_eq(find(a, PART)->writes, 1);
+	ck_assert_int_eq(top_pid(a, DISK), TOP_PID);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/*
+ * A write to the whole disk in flight at the sector a partition write starts
+ * at (in the partition): it is not that write's past, and both count.
+ */
+START_TEST(a_disk_write_at_a_partition_sector_is_not_its_stack)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+
+	write_event(a, BM_EV_BIO_QUEUE, 1 * US, DISK, 320, WORKER, 0, 0);
+	write_event(a, BM_EV_BIO_REMAP, 2 * US, DISK, 2368, TOP_PID, PART, 320);
+	write_event(a, BM_EV_BIO_QUEUE, 3 * US, DISK, 2368, TOP_PID, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, 4 * US, DISK, 320, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, 4 * US, DISK, 2368, TOP_PID, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, 9 * US, DISK, 320, 0, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, 9 * US, DISK, 2368, 0, 0, 0);
+	bm_analysis_finish(a);
+	ck_assert_uint_eq(find(a, DISK)->writes, 2);
+	ck_assert_uint_eq(find(a, PART)->writes, 1);
+	ck_assert_uint_eq(stack_row(a, DISK, PART)->writes, 1);
+	bm_analysis_free(a);
+}
+END_TEST
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -323,6 +516,10 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, a_bio_that_never_completes_stops_counting_when_dropped);
 	tcase_add_test(tc, bio_based_devices_count_bio_completions);
 	tcase_add_test(tc, requests_without_data_are_counted_apart_and_never_in_flight);
+	tcase_add_test(tc, a_dm_volume_over_a_partition_is_followed_to_the_disk);
+	tcase_add_test(tc, an_md_mirror_counts_a_write_once_and_each_leg_through_it);
+	tcase_add_test(tc, a_partition_is_the_top_of_its_own_writes);
+	tcase_add_test(tc, a_disk_write_at_a_partition_sector_is_not_its_stack);
 	tcase_add_test(tc, percentiles_are_within_three_percent_of_exact);
 	tcase_add_test(tc, log2_buckets_follow_biolatency);
 	suite_add_tcase(s, tc);

@@ -4,8 +4,9 @@
 # records with the sources in $SOURCES (default: all). No udev: dmsetup
 # makes its own nodes.
 # Writes /out/rec.dat, /out/record.err, /out/writes.log ("NAME MAJ:MIN
-# FIRST_SECTOR SECTORS" a write, one an incarnation) and /out/dm.log
-# ("NAME MAJ:MIN FIRST_SECTOR SECTORS DM_NAME" every write).
+# FIRST_SECTOR SECTORS" a write, one an incarnation), /out/dm.log ("NAME
+# MAJ:MIN FIRST_SECTOR SECTORS DM_NAME" every write) and /out/pv.log (the
+# partition under the volumes, then its disk).
 set -e
 . /scenario-lib.sh
 export DM_DISABLE_UDEV=1
@@ -23,6 +24,7 @@ loop=$(losetup -f)
 losetup -P "$loop" /tmp/pv.img
 pv=${loop#/dev/}p1
 [ -e "/sys/class/block/$pv" ] || premise "no partition $pv on $loop"
+echo "$pv ${loop#/dev/}" >/out/pv.log
 
 record
 

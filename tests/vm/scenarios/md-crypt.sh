@@ -3,8 +3,9 @@
 # volume over a loop partition (a dm-linear one where the kernel lacks the
 # cipher), while blkmap records with the sources in $SOURCES (default: all).
 # Writes /out/rec.dat, /out/record.err, /out/writes.log ("NAME MAJ:MIN
-# FIRST_SECTOR SECTORS", one write an incarnation) and /out/crypt.log (the
-# target used).
+# FIRST_SECTOR SECTORS", one write an incarnation), /out/crypt.log (the
+# target used), /out/legs.log (the arrays' legs, two a line) and
+# /out/pv.log (the volume's partition, then its disk).
 set -e
 . /scenario-lib.sh
 export DM_DISABLE_UDEV=1
@@ -30,6 +31,10 @@ done
 set -- $legs
 pvloop=$(losetup -f)
 losetup -P "$pvloop" /tmp/pv.img
+
+echo "$1 $2
+$3 $4" | sed 's|/dev/||g' >/out/legs.log
+echo "${pvloop#/dev/}p1 ${pvloop#/dev/}" >/out/pv.log
 
 record
 
