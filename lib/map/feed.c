@@ -185,7 +185,7 @@ void bm_feeder_finish(struct bm_feeder *f, uint64_t last)
 static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 {
 	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_SRC_KPROBE };
-	char name[64], disk[64];
+	char name[64], disk[64], dm[128];
 
 	static const enum bm_obs_type module_ops[] = {
 		BM_OBS_PRESENT, BM_OBS_ADD, BM_OBS_REMOVE, BM_OBS_DUMP_BEGIN, BM_OBS_DUMP_END,
@@ -211,6 +211,16 @@ static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 		if (!name[0])
 			return;
 		o.type = ev->kind == BM_EV_K_ADD ? BM_OBS_ADD : BM_OBS_PRESENT;
+		bm_map_observe(f->map, &o);
+		break;
+	case BM_EV_K_DM_NAME:
+		/* dm-ioctl names a device as it resumes it, and right after a rename. */
+		probe_device(ev, &o, name, sizeof(name), disk, sizeof(disk));
+		snprintf(dm, sizeof(dm), "%.*s", ev->k.dm_len, ev->k.dm ? ev->k.dm : "");
+		if (!name[0] || !dm[0])
+			return;
+		o.type = BM_OBS_CHANGE;
+		o.dm = dm;
 		bm_map_observe(f->map, &o);
 		break;
 	case BM_EV_K_DISK_DEL:

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/btf.h>
 #include <tracefs.h>
 
 #include "blkmap/record/session.h"
@@ -210,6 +211,43 @@ static struct probe *add_probe(struct bm_kprobes *k, const char *event, const ch
 	return p;
 }
 
+/*
+ * Device-mapper names, exact: dm-ioctl calls dm_kobject_uevent(md,
+ * KOBJ_CHANGE, ...) once a new device is resumed with its name, and right
+ * after a rename; the name is in the hash cell behind md->interface_ptr.
+ * Both structs are dm_mod's own, so their offsets come from its BTF, and
+ * the probe exists only while dm_mod is loaded: without it, the names come
+ * from uevents and sysfs, as windows.
+ */
+static void dm_name_probe(struct bm_kprobes *k, const struct btf *vmlinux)
+{
+	struct btf *dm = btf__load_module_btf("dm_mod", (struct btf *)vmlinux);
+	long disk, iface, name, major, minor, disk_name;
+	char arg[64];
+	struct probe *p;
+
+	if (!dm)
+		return;
+	disk = bm_btf_offset(dm, "mapped_device", "disk");
+	iface = bm_btf_offset(dm, "mapped_device", "interface_ptr");
+	name = bm_btf_offset(dm, "hash_cell", "name");
+	major = bm_btf_offset(vmlinux, "gendisk", "major");
+	minor = bm_btf_offset(vmlinux, "gendisk", "first_minor");
+	disk_name = bm_btf_offset(vmlinux, "gendisk", "disk_name");
+	if (disk >= 0 && iface >= 0 && name >= 0 && major >= 0 && minor >= 0 && disk_name >= 0 &&
+	    bm_btf_param(dm, "dm_kobject_uevent", 1, "mapped_device", arg, sizeof(arg)) == 0 &&
+	    in_kallsyms("dm_kobject_uevent")) {
+		p = add_probe(k, "dm_name", "dm_kobject_uevent", false);
+		snprintf(p->fetch, sizeof(p->fetch),
+			 "major=+%ld(+%ld($arg1)):s32 minor=+%ld(+%ld($arg1)):s32 "
+			 "name=+%ld(+%ld($arg1)):string action=$arg2:u32 "
+			 "dm=+0(+%ld(+%ld($arg1))):string",
+			 major, disk, minor, disk, disk_name, disk, name, iface);
+		p->filter = "action == 2";	/* KOBJ_CHANGE */
+	}
+	btf__free(dm);
+}
+
 /* The probe definitions this kernel supports; -1 if it lacks the essential ones. */
 static int define(struct bm_kprobes *k, struct fetcher *f)
 {
@@ -264,6 +302,7 @@ static int define(struct bm_kprobes *k, struct fetcher *f)
 		p->filter = k->dump_filter;
 		k->have_dump = true;
 	}
+	dm_name_probe(k, f->btf);
 	return 0;
 no_btf:
 	bm_error("kprobe source: this kernel's BTF lacks a block_device or gendisk member "

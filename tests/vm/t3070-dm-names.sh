@@ -1,13 +1,13 @@
 # Device-mapper volumes in Debian's kernels (6.1 and 6.12) under QEMU:
 # created, renamed, removed, and another created on the same minor under
 # another name. Every write through /dev/mapper is labelled with the kernel
-# name and the device-mapper name it had at that moment, with every source
-# and with the fallback sources, and reaches the partition and the disk
-# below as coming from its volume.
+# name and the device-mapper name it had at that moment, with every source,
+# the kprobes alone and the fallback sources, and reaches the partition and
+# the disk below as coming from its volume.
 . "$(dirname "$0")/lib.sh"
 
 for kernel in default 6.12; do
-	for sources in all tracepoint,uevent,sysfs; do
+	for sources in all kprobe tracepoint,uevent,sysfs; do
 		out=$T/$kernel-$sources
 		module=0
 		[ "$sources" != all ] || module=1
@@ -37,6 +37,20 @@ for kernel in default 6.12; do
 				s += $4 } END { print s * 512 }' "$out/dm.log")
 			check_stacked "$out/stack.csv" "$volume" "$first" "$(cat "$out/pv.log")" "$bytes"
 		done
+		# The rename: exact from dm_kobject_uevent's probe, else the window
+		# between two uevents.
+		rename=$("$BLKMAP" report --map -f json "$out/rec.dat" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    for n in json.loads(line).get("dm_names", [])[1:]:
+        print(n["name"], n["from_lo_ns"], n["from_hi_ns"])')
+		note "$kernel, $sources: renamed $rename"
+		set -- $rename
+		[ "${1:-}" = vg0-old ] || fail "$kernel, $sources: the rename is not in the map ('$rename')"
+		case $sources in
+		all|kprobe) [ "$2" = "$3" ] || fail "$kernel, $sources: the rename is not exact: $rename" ;;
+		*) [ "$2" -lt "$3" ] || fail "$kernel, $sources: a rename from uevents given as exact: $rename" ;;
+		esac
 		# Any of its names finds the first volume.
 		"$BLKMAP" report --disks -f csv --disk vg0-old "$out/rec.dat" >"$out/old.csv" ||
 			fail "$kernel, $sources: --disk vg0-old found nothing"
