@@ -69,24 +69,26 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 		       const struct bm_event *ev, const struct bm_labelled *l)
 {
 	struct bm_line *o = &v->line;
-	char pid[16];
 	size_t at;
 
+	/* A block event's line fits whole: the columns below are counted from @at. */
+	bm_line_room(o, 1024);
 	bm_line_ts(o, ev->ts);
 	bm_line_str(o, " [");
 	bm_line_u64w(o, ev->cpu, 3, true);
 	bm_line_str(o, "] ");
 	bm_line_pad(o, comm_of(v, ev->pid), 16, true);
 	bm_line_char(o, '-');
-	snprintf(pid, sizeof(pid), "%d", ev->pid);
-	bm_line_pad(o, pid, 7, false);
+	at = o->n;
+	bm_line_i64(o, ev->pid);
+	while (o->n - at < 7)
+		bm_line_char(o, ' ');
 	bm_line_char(o, ' ');
 	bm_line_pad(o, ev->name, 18, false);
 	bm_line_char(o, ' ');
 	if (!bm_is_block(ev->kind)) {
 		bm_line_str(o, details(v, rec, ev));
 		bm_line_char(o, '\n');
-		bm_line_write(o);
 		return;
 	}
 	at = o->n;
@@ -130,15 +132,15 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 		bm_line_i64(o, ev->error);
 		bm_line_char(o, ']');
 	}
-	bm_line_write(o);
 	if (v->explain) {
+		bm_line_write(o);
 		explain_text(v, l->span, l->basis);
 		if (ev->kind == BM_EV_BIO_REMAP)
 			explain_text(v, l->old_span, l->old_basis);
 	} else if (l->basis == BM_LABEL_GUESS || l->old_basis == BM_LABEL_GUESS) {
-		fputs(" (name guessed; see --explain)", v->out);
+		bm_line_str(o, " (name guessed; see --explain)");
 	}
-	putc('\n', v->out);
+	bm_line_char(o, '\n');
 }
 
 /* ---- CSV and JSON ---- */
@@ -296,7 +298,6 @@ static void event_csv(struct bm_line *o, const struct record *r)
 			put_value(o, r, csv_order[i], false);
 	}
 	bm_line_char(o, '\n');
-	bm_line_write(o);
 }
 
 static void event_json(struct bm_line *o, const struct record *r)
@@ -315,7 +316,6 @@ static void event_json(struct bm_line *o, const struct record *r)
 		put_value(o, r, c, true);
 	}
 	bm_line_str(o, "}\n");
-	bm_line_write(o);
 }
 
 /* ---- the view ---- */
@@ -361,6 +361,11 @@ void bm_events_view_print(struct bm_events_view *v, const struct bm_rec *rec,
 		event_csv(&v->line, &r);
 	else
 		event_json(&v->line, &r);
+}
+
+void bm_events_view_flush(struct bm_events_view *v)
+{
+	bm_line_write(&v->line);
 }
 
 void bm_events_view_free(struct bm_events_view *v)

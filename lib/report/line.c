@@ -27,10 +27,14 @@ void bm_line_str(struct bm_line *l, const char *s)
 	bm_line_strn(l, s, strlen(s));
 }
 
-static void spaces(struct bm_line *l, int n)
+/* @n of @c; @n is a field's width, far below the buffer's size. */
+static void fill(struct bm_line *l, char c, int n)
 {
-	while (n-- > 0)
-		bm_line_char(l, ' ');
+	if (n <= 0)
+		return;
+	bm_line_room(l, n);
+	memset(l->buf + l->n, c, n);
+	l->n += n;
 }
 
 void bm_line_pad(struct bm_line *l, const char *s, int width, bool right)
@@ -38,24 +42,48 @@ void bm_line_pad(struct bm_line *l, const char *s, int width, bool right)
 	int len = strlen(s);
 
 	if (right)
-		spaces(l, width - len);
+		fill(l, ' ', width - len);
 	bm_line_strn(l, s, len);
 	if (!right)
-		spaces(l, width - len);
+		fill(l, ' ', width - len);
+}
+
+static const char two_digits[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/*
+ * The digits of @v, ending at @end; returns where they start. Two at a
+ * time, and in 32-bit arithmetic below 10^8: timestamps, sectors and
+ * sizes are most of a listing's output.
+ */
+static char *digits(char *end, uint64_t v)
+{
+	uint32_t w;
+	int i;
+
+	while (v >= 100000000) {
+		w = v % 100000000;
+		v /= 100000000;
+		for (i = 0; i < 4; i++, w /= 100)
+			memcpy(end -= 2, two_digits + 2 * (w % 100), 2);
+	}
+	for (w = v; w >= 100; w /= 100)
+		memcpy(end -= 2, two_digits + 2 * (w % 100), 2);
+	if (w >= 10)
+		memcpy(end -= 2, two_digits + 2 * w, 2);
+	else
+		*--end = '0' + w;
+	return end;
 }
 
 void bm_line_u64w(struct bm_line *l, uint64_t v, int width, bool zeros)
 {
-	char digits[24];
-	int n = 0;
+	char buf[20], *end = buf + sizeof(buf), *start = digits(end, v);
 
-	do
-		digits[n++] = '0' + v % 10;
-	while ((v /= 10));
-	while (width-- > n)
-		bm_line_char(l, zeros ? '0' : ' ');
-	while (n)
-		bm_line_char(l, digits[--n]);
+	fill(l, zeros ? '0' : ' ', width - (int)(end - start));
+	bm_line_strn(l, start, end - start);
 }
 
 void bm_line_u64(struct bm_line *l, uint64_t v)

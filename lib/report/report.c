@@ -153,6 +153,7 @@ static int pass_events(struct report *r)
 		if (ferror(r->out))
 			break;
 	}
+	bm_events_view_flush(r->listing);	/* what was listed, even on an error */
 	return ret < 0 ? -1 : 0;
 }
 

@@ -13,7 +13,7 @@
  */
 struct bm_line {
 	FILE *out;
-	char buf[4096];
+	char buf[32768];
 	size_t n;
 };
 
@@ -36,6 +36,13 @@ void bm_line_ts(struct bm_line *l, uint64_t ns);
 void bm_line_dev(struct bm_line *l, uint32_t dev);
 /* Write out what the buffer holds. */
 void bm_line_write(struct bm_line *l);
+
+/* Room for @n more bytes, written out first if need be: a line that fits is never split. */
+static inline void bm_line_room(struct bm_line *l, size_t n)
+{
+	if (n > sizeof(l->buf) - l->n)
+		bm_line_write(l);
+}
 
 /* Inline: separators, padding and short fields are most of the calls. */
 static inline void bm_line_char(struct bm_line *l, char c)

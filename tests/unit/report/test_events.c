@@ -30,6 +30,7 @@ static const char *listing(enum bm_output_format format, const struct bm_event *
 	ck_assert_ptr_nonnull(v);
 	if (ev)
 		bm_events_view_print(v, &rec, ev, l);
+	bm_events_view_flush(v);
 	bm_events_view_free(v);
 	bm_decoder_free(dec);
 	fclose(f);

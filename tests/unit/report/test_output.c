@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blkmap/report/line.h"
 #include "blkmap/report/output.h"
 
 #include "helpers.h"
@@ -47,6 +48,42 @@ START_TEST(xml_text_escapes_markup_and_drops_what_xml_forbids)
 }
 END_TEST
 
+/* Numbers written by hand agree with printf at every digit count and chunk edge. */
+START_TEST(numbers_are_written_as_printf_writes_them)
+{
+	static const uint64_t values[] = {
+		0, 7, 9, 10, 42, 99, 100, 999, 1000, 65535, 99999999, 100000000, 100000001,
+		1234567890123ULL, 9999999999999999ULL, 10000000000000000ULL, UINT64_MAX,
+	};
+	char got[64], want[64];
+	struct bm_line *l = malloc(sizeof(*l));
+	size_t i;
+
+	ck_assert_ptr_nonnull(l);
+	for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		FILE *f = fmemopen(got, sizeof(got), "w");
+
+		ck_assert_ptr_nonnull(f);
+		bm_line_init(l, f);
+		bm_line_u64(l, values[i]);
+		bm_line_char(l, '|');
+		bm_line_u64w(l, values[i] % 1000, 3, true);
+		bm_line_char(l, '|');
+		bm_line_u64w(l, values[i], 21, false);
+		bm_line_char(l, '|');
+		bm_line_ts(l, values[i]);
+		bm_line_write(l);
+		fclose(f);
+		snprintf(want, sizeof(want), "%llu|%03llu|%21llu|%llu.%09llu",
+			 (unsigned long long)values[i], (unsigned long long)(values[i] % 1000),
+			 (unsigned long long)values[i], (unsigned long long)(values[i] / 1000000000),
+			 (unsigned long long)(values[i] % 1000000000));
+		ck_assert_str_eq(got, want);
+	}
+	free(l);
+}
+END_TEST
+
 Suite *suite_output(void)
 {
 	Suite *s = suite_create("output");
@@ -54,6 +91,7 @@ Suite *suite_output(void)
 
 	tcase_add_test(tc, json_strings_escape_controls_and_replace_invalid_utf8);
 	tcase_add_test(tc, xml_text_escapes_markup_and_drops_what_xml_forbids);
+	tcase_add_test(tc, numbers_are_written_as_printf_writes_them);
 	suite_add_tcase(s, tc);
 	return s;
 }
