@@ -20,6 +20,12 @@ struct layout {
 	struct field rwbs, text;
 	struct field major, minor, kname, kdisk, kdm, partno, seq;	/* probe events */
 	struct field op, sectors;				/* module events */
+	/*
+	 * A block event whose I/O fields have the kernel's usual sizes, all
+	 * in its first io_end bytes: decoded without a check a field.
+	 */
+	bool io_usual;
+	int io_end;
 };
 
 struct bm_decoder {
@@ -77,6 +83,27 @@ static struct field find(struct tep_event *e, const char *name)
 	return r;
 }
 
+static bool sized(struct field f, int size, int *end)
+{
+	if (f.dynamic || f.size != size)
+		return false;
+	if (f.offset + f.size > *end)
+		*end = f.offset + f.size;
+	return true;
+}
+
+static void usual_io_layout(struct layout *l)
+{
+	int end = 0;
+
+	l->io_usual = sized(l->pid, 4, &end) && sized(l->dev, 4, &end) &&
+		      sized(l->sector, 8, &end) && sized(l->nr_sector, 4, &end) &&
+		      (!l->old_dev.size || sized(l->old_dev, 4, &end)) &&
+		      (!l->old_sector.size || sized(l->old_sector, 8, &end)) &&
+		      l->rwbs.size >= 2 && !l->rwbs.dynamic && sized(l->rwbs, l->rwbs.size, &end);
+	l->io_end = end;
+}
+
 static void resolve(struct layout *l, struct tep_event *e)
 {
 	size_t i;
@@ -114,6 +141,8 @@ static void resolve(struct layout *l, struct tep_event *e)
 		l->op = find(e, "op");
 		l->sectors = find(e, "sectors");
 	}
+	if (bm_is_block(l->kind))
+		usual_io_layout(l);
 	if (l->kind == BM_EV_PRINT) {
 		struct tep_format_field *f = tep_find_field(e, "buf");
 
@@ -326,10 +355,38 @@ static inline bool decode_where(const struct bm_decoder *d, const struct layout 
 	return true;
 }
 
+static inline uint32_t u32_at(const struct bm_rec *rec, struct field f)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)rec->data + f.offset, 4);
+	return v;
+}
+
+static inline uint64_t u64_at(const struct bm_rec *rec, struct field f)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)rec->data + f.offset, 8);
+	return v;
+}
+
 bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io)
 {
 	const struct layout *l = layout_of(d, rec->type);
 
+	if (l->io_usual && !d->swap && rec->size >= l->io_end) {
+		io->ts = rec->ts;
+		io->kind = l->kind;
+		io->dev = u32_at(rec, l->dev);
+		io->sector = u64_at(rec, l->sector);
+		io->pid = (int32_t)u32_at(rec, l->pid);
+		io->old_dev = l->old_dev.size ? u32_at(rec, l->old_dev) : 0;
+		io->old_sector = l->old_sector.size ? u64_at(rec, l->old_sector) : 0;
+		io->nr_sector = u32_at(rec, l->nr_sector);
+		io->op = bm_rwbs_op((const char *)rec->data + l->rwbs.offset, io->nr_sector);
+		return true;
+	}
 	if (!decode_where(d, l, rec, io))
 		return false;
 	io->pid = (int32_t)number(d, rec, l->pid);
