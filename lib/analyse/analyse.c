@@ -272,21 +272,27 @@ static void completed_stacked(struct bm_analysis *a, int lower, const struct bm_
 		came_down(a, e->part, e, op, sectors);
 }
 
+/* An entry a remap left for a bio on its way down, which nobody has queued yet. */
+static bool is_link(const struct bm_inflight *e)
+{
+	return e->disk < 0 && e->top >= 0 && !e->has_d;
+}
+
 /*
- * The entry of a remapped bio where it was before: at (old_dev, old_sector),
- * or left by its previous remap at its disk's number: dm's remap of a clone
- * bound for a partition names the partition's disk (bio_dev() is the whole
- * disk's number) at the partition's sector, and the partition's remap
- * follows. Only such a link, an entry nobody queued, is taken there.
+ * The entry of a remapped bio where it was before: the bio queued at
+ * (old_dev, old_sector), or a link a previous remap left. dm's remap of a
+ * clone bound for a partition names the partition's disk (bio_dev() is the
+ * whole disk's number) at the partition's sector, and the partition's remap
+ * follows: so a link is also looked for at the disk's number.
  */
 static struct bm_inflight *remapped_from(struct bm_analysis *a, const struct bm_io *io)
 {
 	struct bm_inflight *up = bm_inflight_find(&a->inflight, io->old_dev, io->old_sector);
 
-	if (up)
+	if (up && (up->disk >= 0 || is_link(up)))
 		return up;
 	up = bm_inflight_find(&a->inflight, io->dev, io->old_sector);
-	return up && up->disk < 0 && up->top >= 0 && !up->has_d ? up : NULL;
+	return up && is_link(up) ? up : NULL;
 }
 
 /*
@@ -305,8 +311,8 @@ static void remap(struct bm_analysis *a, const struct bm_io *io, const struct bm
 		return;
 	if (up) {
 		counted_above = up->disk >= 0;
-		top = up->top >= 0 ? up->top : counted_above ? up->disk : part;
-		pid = up->top >= 0 || counted_above ? up->pid : io->pid;
+		top = up->top >= 0 ? up->top : up->disk;
+		pid = up->pid;
 		if (!counted_above)	/* a link, used up: the bio is here now */
 			bm_inflight_erase(&a->inflight, up);
 	}
