@@ -8,10 +8,10 @@
 . "$(dirname "$0")/lib.sh"
 
 for kernel in default 6.12; do
-	for sources in all kprobe tracepoint,uevent,sysfs; do
+	for sources in all kprobe module tracepoint,uevent,sysfs; do
 		out=$T/$kernel-$sources
 		module=0
-		[ "$sources" != all ] || module=1
+		[ "$sources" != all ] && [ "$sources" != module ] || module=1
 		in_vm $kernel bus-hotplug "$out" SOURCES=$sources MODULE=$module
 		note "$kernel, $sources:"
 		reports "$out"
@@ -45,7 +45,7 @@ for kernel in default 6.12; do
 		done <"$out/serials.log"
 
 		# The serials, incarnation by incarnation, in the map's order.
-		[ "$sources" != kprobe ] || continue
+		case $sources in kprobe|module) continue ;; esac	# no listener: no serials
 		nc=$(csv_col "$out/map.csv" name) dc=$(csv_col "$out/map.csv" dev)
 		sc=$(csv_col "$out/map.csv" serial)
 		for dev in $(awk '{print $2}' "$out/serials.log" | sort -u); do
