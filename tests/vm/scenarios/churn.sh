@@ -13,10 +13,11 @@
 set -e
 . /scenario-lib.sh
 
-# table FILE N: one MBR partition, number N (1 or 2), sectors 2048..+16384.
+# table FILE N: one MBR partition, number N (1 or 2), sectors 2048..+16384;
+# none for N 0.
 table() {
 	dd if=/dev/zero of="$1" bs=512 count=1 conv=notrunc 2>/dev/null
-	printf "\000\000\000\000\203\000\000\000\000\010\000\000\000\100\000\000" |
+	[ "$2" = 0 ] || printf "\000\000\000\000\203\000\000\000\000\010\000\000\000\100\000\000" |
 		dd of="$1" bs=1 seek=$((446 + 16 * ($2 - 1))) conv=notrunc 2>/dev/null
 	printf '\125\252' | dd of="$1" bs=1 seek=510 conv=notrunc 2>/dev/null
 }
@@ -41,12 +42,20 @@ record ${BUFFER:+-b "$BUFFER"} ${RING:+--ring=$RING}
 # A dropped partition's number is free again only once its inode is freed
 # (after an RCU grace period), so whether the next partition gets the same
 # number is a race: flip at least five times, and on until some 259:N has
-# carried both p1 and p2 (the premise), twelve times at most.
+# carried both p1 and p2 (the premise), twelve times at most. The race can
+# go the same way every time (each new partition taking the number the
+# previous one did not free yet): from the seventh flip on, the old
+# partition is dropped first and its number given the time to be freed.
 write "${l}p1" 0 1
 seek=1 n=2 flips=0
 until [ $flips -ge 5 ] && reused_partition; do
 	[ $flips -lt 12 ] || premise "no 259:N carried ${l}p1 and ${l}p2 in 12 flips"
 	n=$((3 - n)) flips=$((flips + 1))
+	if [ $flips -gt 6 ]; then
+		table "$L" 0
+		blockdev --rereadpt "$L"
+		sleep 1
+	fi
 	table "$L" $n
 	blockdev --rereadpt "$L"
 	write "${l}p$n" $seek 1
