@@ -32,6 +32,9 @@ enum {
 	OPT_DISK, OPT_DEV, OPT_PLOT,
 };
 
+/* Above this, more threads than a report can use: a typo, not a machine. */
+#define MAX_JOBS	1024
+
 static struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Views (default: the events):", 1 },
 	{ "map", OPT_MAP, NULL, 0, "When each device number carried which name", 1 },
@@ -52,6 +55,10 @@ static struct argp_option options[] = {
 	{ "until", OPT_UNTIL, "TIME", 0, "Only up to TIME", 3 },
 	{ "disk", OPT_DISK, "NAME", 0, "Only the disk or partition NAME, whenever it existed", 3 },
 	{ "dev", OPT_DEV, "MAJ:MIN", 0, "Only the device number MAJ:MIN", 3 },
+	{ NULL, 0, NULL, 0, "Speed:", 4 },
+	{ "jobs", 'j', "N", 0,
+	  "Read the CPUs' pages with N threads (default: one per online CPU); the output "
+	  "is the same whatever N", 4 },
 	{ 0 }
 };
 
@@ -138,6 +145,18 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_EXPLAIN:
 		a->opts.explain = true;
 		break;
+	case 'j': {
+		char *end;
+		long n;
+
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || n < 1 || n > MAX_JOBS)
+			argp_error(state, "--jobs takes a number of threads from 1 to %d, not '%s'",
+				   MAX_JOBS, arg);
+		a->opts.jobs = n;
+		break;
+	}
 	case ARGP_KEY_ARG:
 		if (a->file)
 			argp_error(state, "one file at a time ('%s' and '%s')", a->file, arg);
@@ -173,6 +192,11 @@ int cmd_report(int argc, char **argv)
 		a.file = "blkmap.dat";
 	if (a.opts.plot && !a.view_set)
 		a.opts.view = BM_VIEW_NONE;
+	if (!a.opts.jobs) {
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+		a.opts.jobs = online < 1 ? 1 : online > MAX_JOBS ? MAX_JOBS : online;
+	}
 	a.opts.warn = warn;
 	if (isatty(STDERR_FILENO))
 		a.opts.progress = progress;

@@ -173,23 +173,21 @@ static int list_events(struct report *r)
  */
 static int analyse_events(struct report *r)
 {
-	struct bm_iofeed *feed = bm_iofeed_start(r->stream, r->dec, r->io_since, r->until);
-	uint64_t next = 0, bytes;
-	const struct bm_io *io;
-	struct bm_labelled l;
-	ssize_t n, i;
+	struct bm_iofeed *feed = bm_iofeed_start(r->stream, r->dec, r->map, r->io_since,
+						 r->until, r->opts->jobs);
+	const struct bm_fed_io *io;
+	uint64_t n = 0, next = 0;
+	int ret;
 
 	if (!feed)
 		return -1;
-	while ((n = bm_iofeed_next(feed, &io, &bytes)) > 0) {
-		progress(r, "reading events", bytes, &next);
-		for (i = 0; i < n; i++, io++) {
-			label(r, io->kind, io->dev, io->old_dev, io->ts, &l);
-			bm_analysis_event(r->analysis, io, l.span, l.old_span);
-		}
+	while ((ret = bm_iofeed_next(feed, &io)) > 0) {
+		if (!(++n & 0xffff))
+			progress(r, "reading events", bm_iofeed_bytes_read(feed), &next);
+		bm_analysis_event(r->analysis, &io->io, io->span, io->old_span);
 	}
 	bm_iofeed_stop(feed);
-	return n < 0 ? -1 : 0;
+	return ret;
 }
 
 static int analyse(struct report *r)
@@ -294,7 +292,8 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		r.total_bytes += bm_trace_cpu(r.trace, cpu)->size;
 	if (!r.total_bytes)
 		r.total_bytes = 1;
-	r.pass = (struct bm_map_pass){ .path = path, .progress = map_progress, .ctx = &r };
+	r.pass = (struct bm_map_pass){ .path = path, .progress = map_progress, .ctx = &r,
+				       .jobs = opts->jobs };
 	r.map = bm_map_build(r.stream, r.dec, &r.pass);
 	if (!r.map || check_device_filter(&r) < 0)
 		goto out;

@@ -43,6 +43,10 @@ struct cursor {
 	uint64_t last_ts;		/* of the last event before this page */
 	uint64_t missed;
 	int uncounted;
+	bool handed;			/* bm_stream_next_cpu handed out the event */
+	uint64_t bytes_read;		/* written by the thread reading this CPU only */
+	struct bm_loss *losses;		/* seen since the last rewind */
+	size_t nlosses, caplosses;
 };
 
 struct bm_stream {
@@ -54,9 +58,8 @@ struct bm_stream {
 	int *heap, nheap;
 	bool advance_top;		/* heap[0] was handed out, not yet advanced */
 	int scan_cpu;			/* the CPU an unordered pass reads */
-	uint64_t bytes_read;
-	struct bm_loss *losses;
-	size_t nlosses, caplosses;
+	struct bm_loss *losses;		/* every CPU's, CPU by CPU, when asked */
+	size_t nlosses;
 };
 
 static int corrupt(struct bm_stream *s, struct cursor *c, const char *what)
@@ -67,24 +70,33 @@ static int corrupt(struct bm_stream *s, struct cursor *c, const char *what)
 	return -1;
 }
 
-static void note_loss(struct bm_stream *s, struct cursor *c, uint64_t count)
+static void note_loss(struct cursor *c, uint64_t count)
 {
 	struct bm_loss *l;
 
-	if (s->nlosses == s->caplosses) {
-		size_t cap = s->caplosses ? 2 * s->caplosses : 16;
+	if (c->nlosses == c->caplosses) {
+		size_t cap = c->caplosses ? 2 * c->caplosses : 16;
 
-		l = realloc(s->losses, cap * sizeof(*l));
+		l = realloc(c->losses, cap * sizeof(*l));
 		if (!l)
 			return;
-		s->losses = l;
-		s->caplosses = cap;
+		c->losses = l;
+		c->caplosses = cap;
 	}
-	l = &s->losses[s->nlosses++];
+	l = &c->losses[c->nlosses++];
 	l->cpu = c->cpu;
 	l->from = c->last_ts;
 	l->to = c->event.data ? c->ts : c->last_ts;
 	l->count = count;
+}
+
+/*
+ * What a cursor keeps is its own: CPUs may be read by threads of their
+ * own. Read by other threads for progress: a relaxed store is all they need.
+ */
+static void count_read(struct cursor *c, uint64_t bytes)
+{
+	__atomic_store_n(&c->bytes_read, c->bytes_read + bytes, __ATOMIC_RELAXED);
 }
 
 /* Compressed pages: a chunk at a time is the window. */
@@ -115,7 +127,7 @@ static int next_chunk(struct bm_stream *s, struct cursor *c)
 	c->page_off = k->offset;
 	c->npages = k->size / s->format.page_size;
 	c->page = 0;
-	s->bytes_read += k->size;
+	count_read(c, k->size);
 	return 1;
 }
 
@@ -148,7 +160,7 @@ static int next_window(struct bm_stream *s, struct cursor *c)
 	c->next_off += want;
 	c->npages = want / s->format.page_size;
 	c->page = 0;
-	s->bytes_read += want;
+	count_read(c, want);
 	return 1;
 }
 
@@ -183,7 +195,7 @@ static int next_page(struct bm_stream *s, struct cursor *c)
 				c->missed += missed;
 			else
 				c->uncounted = 1;
-			note_loss(s, c, missed > 0 ? missed : 0);
+			note_loss(c, missed > 0 ? missed : 0);
 		}
 		if (r)
 			return 1;
@@ -242,8 +254,6 @@ int bm_stream_rewind(struct bm_stream *s)
 	s->nheap = 0;
 	s->scan_cpu = 0;
 	s->advance_top = false;
-	s->bytes_read = 0;
-	s->nlosses = 0;
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		struct cursor *c = &s->cursors[cpu];
 		const struct bm_cpu_data *d = bm_trace_cpu(s->trace, cpu);
@@ -259,6 +269,9 @@ int bm_stream_rewind(struct bm_stream *s)
 		c->uncounted = 0;
 		c->last_ts = 0;
 		c->event.data = NULL;
+		c->handed = false;
+		c->bytes_read = 0;
+		c->nlosses = 0;
 		r = advance(s, c, true);
 		if (r < 0)
 			return -1;
@@ -271,7 +284,7 @@ int bm_stream_rewind(struct bm_stream *s)
 }
 
 /* The event @c stands on, into @rec; the cursor moves on at the next call. */
-static int hand_out(struct bm_stream *s, struct cursor *c, struct bm_rec *rec)
+static void hand_out(struct bm_stream *s, struct cursor *c, struct bm_rec *rec)
 {
 	uint16_t type;
 
@@ -281,8 +294,6 @@ static int hand_out(struct bm_stream *s, struct cursor *c, struct bm_rec *rec)
 	rec->type = s->format.swap ? __builtin_bswap16(type) : type;
 	rec->data = (void *)c->event.data;
 	rec->size = c->event.size;
-	s->advance_top = true;
-	return 1;
 }
 
 int bm_stream_next(struct bm_stream *s, struct bm_rec *rec)
@@ -303,7 +314,9 @@ int bm_stream_next(struct bm_stream *s, struct bm_rec *rec)
 	}
 	if (!s->nheap)
 		return 0;
-	return hand_out(s, &s->cursors[s->heap[0]], rec);
+	hand_out(s, &s->cursors[s->heap[0]], rec);
+	s->advance_top = true;
+	return 1;
 }
 
 int bm_stream_next_unordered(struct bm_stream *s, struct bm_rec *rec)
@@ -318,7 +331,37 @@ int bm_stream_next_unordered(struct bm_stream *s, struct bm_rec *rec)
 		s->scan_cpu++;
 	if (s->scan_cpu >= s->ncpus)
 		return 0;
-	return hand_out(s, &s->cursors[s->scan_cpu], rec);
+	hand_out(s, &s->cursors[s->scan_cpu], rec);
+	s->advance_top = true;
+	return 1;
+}
+
+int bm_stream_next_cpu(struct bm_stream *s, int cpu, struct bm_rec *rec)
+{
+	struct cursor *c = &s->cursors[cpu];
+	int r;
+
+	if (c->handed) {
+		c->handed = false;
+		r = advance(s, c, false);
+		if (r <= 0)
+			return r;
+	} else if (!c->event.data) {
+		return 0;
+	}
+	hand_out(s, c, rec);
+	c->handed = true;
+	return 1;
+}
+
+bool bm_stream_cpu_has_events(const struct bm_stream *s, int cpu)
+{
+	return s->cursors[cpu].event.data != NULL;
+}
+
+int bm_stream_ncpus(const struct bm_stream *s)
+{
+	return s->ncpus;
 }
 
 struct bm_stream *bm_stream_open(struct bm_trace *trace)
@@ -397,6 +440,7 @@ void bm_stream_close(struct bm_stream *s)
 		free(s->cursors[cpu].window);
 		free(s->cursors[cpu].packed);
 		bm_unpacker_free(s->cursors[cpu].unpacker);
+		free(s->cursors[cpu].losses);
 	}
 	free(s->cursors);
 	free(s->heap);
@@ -404,8 +448,25 @@ void bm_stream_close(struct bm_stream *s)
 	free(s);
 }
 
-size_t bm_stream_losses(const struct bm_stream *s, const struct bm_loss **list)
+ssize_t bm_stream_losses(struct bm_stream *s, const struct bm_loss **list)
 {
+	size_t n = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		n += s->cursors[cpu].nlosses;
+	free(s->losses);
+	s->losses = malloc((n ? n : 1) * sizeof(*s->losses));
+	if (!s->losses)
+		return -1;
+	s->nlosses = 0;
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		const struct cursor *c = &s->cursors[cpu];
+
+		if (c->nlosses)
+			memcpy(s->losses + s->nlosses, c->losses, c->nlosses * sizeof(*c->losses));
+		s->nlosses += c->nlosses;
+	}
 	*list = s->losses;
 	return s->nlosses;
 }
@@ -421,5 +482,10 @@ uint64_t bm_stream_missed(const struct bm_stream *s, int cpu, int *uncounted)
 
 uint64_t bm_stream_bytes_read(const struct bm_stream *s)
 {
-	return s->bytes_read;
+	uint64_t sum = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		sum += __atomic_load_n(&s->cursors[cpu].bytes_read, __ATOMIC_RELAXED);
+	return sum;
 }

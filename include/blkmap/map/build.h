@@ -15,6 +15,7 @@ struct bm_map_pass {
 	/* Called now and then with the bytes of pages read so far; may be NULL. */
 	void (*progress)(void *ctx, uint64_t bytes_read);
 	void *ctx;
+	int jobs;			/* threads to read with, the caller's included */
 	/* Out: the recording's span, its events, and its gaps (malloc'ed). */
 	uint64_t first, last, events;
 	/* Out: where a flight recording's events start (older ones were let go); 0 for none. */
@@ -26,7 +27,7 @@ struct bm_map_pass {
 };
 
 /*
- * Read every event of @stream (unordered, from its start), feed the map
+ * Read every event of @stream (each CPU's on its own, from its start), feed the map
  * records among them to a new map in time order, and finish it. NULL with
  * a message on failure.
  */

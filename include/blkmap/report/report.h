@@ -39,6 +39,8 @@ struct bm_report_opts {
 	/* BM_VIEW_INTERVAL: without the column names; the order of the rows. */
 	bool no_header;
 	int sort;		/* enum bm_interval_sort */
+	/* Threads to read with, the caller's included; 0 or 1: the caller's alone. */
+	int jobs;
 	/* Warnings for the user (one line, no newline). */
 	bm_tell_fn warn;
 	/* Progress through the file, 0 to 100, for large files. */

@@ -7,7 +7,9 @@
  * in timestamp order (ties go to the lower CPU, and keep their order within
  * a CPU). Memory stays bounded: each CPU reads its pages in small chunks.
  */
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct bm_trace;
 
@@ -31,6 +33,15 @@ int bm_stream_next(struct bm_stream *stream, struct bm_rec *rec);
  * of them and sorts those. Do not mix with bm_stream_next() before a rewind.
  */
 int bm_stream_next_unordered(struct bm_stream *stream, struct bm_rec *rec);
+/*
+ * One CPU's events in its order, for readers that merge later: after a
+ * rewind, distinct threads may each read distinct CPUs this way. Do not
+ * mix with the calls above before a rewind.
+ */
+int bm_stream_next_cpu(struct bm_stream *stream, int cpu, struct bm_rec *rec);
+int bm_stream_ncpus(const struct bm_stream *stream);
+/* Right after a rewind: has @cpu any event? */
+bool bm_stream_cpu_has_events(const struct bm_stream *stream, int cpu);
 /* Start again from the first event. */
 int bm_stream_rewind(struct bm_stream *stream);
 /*
@@ -44,8 +55,11 @@ struct bm_loss {
 	uint64_t from, to;	/* the last event before, the first after */
 	uint64_t count;		/* 0 if the kernel could not count them */
 };
-/* The losses seen in the pages read since the last rewind, in order. */
-size_t bm_stream_losses(const struct bm_stream *stream, const struct bm_loss **list);
+/*
+ * The losses seen in the pages read since the last rewind, CPU by CPU, in
+ * order; valid until the next call. -1 if out of memory.
+ */
+ssize_t bm_stream_losses(struct bm_stream *stream, const struct bm_loss **list);
 
 /* Bytes of page data read so far, for progress display. */
 uint64_t bm_stream_bytes_read(const struct bm_stream *stream);

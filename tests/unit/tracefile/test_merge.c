@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "blkmap/analyse/iofeed.h"
+#include "blkmap/map/map.h"
 #include "blkmap/tracefile/decode.h"
 #include "blkmap/tracefile/merge.h"
 #include "blkmap/tracefile/reader.h"
@@ -139,111 +140,137 @@ START_TEST(rewind_replays_the_same_stream)
 }
 END_TEST
 
-/* Two CPUs of interleaved block events; sector = position in time order. */
-static void write_interleaved(size_t n)
+/*
+ * Block events on @ncpus CPUs, in runs of uneven length on each (one CPU
+ * with none); sector = position in time order.
+ */
+static void write_spread(size_t n, int ncpus)
 {
-	struct test_event *c0 = calloc(n, sizeof(*c0)), *c1 = calloc(n, sizeof(*c1));
-	const struct test_event *events[] = { c0, c1 };
-	size_t counts[] = { n, n }, i;
+	struct test_event *per[4];
+	const struct test_event *events[4];
+	size_t counts[4] = { 0 }, i;
+	int cpu;
 
+	ck_assert_int_le(ncpus, 4);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		events[cpu] = per[cpu] = calloc(n, sizeof(**per));
 	for (i = 0; i < n; i++) {
-		c0[i] = (struct test_event){ 1000 + 10 * i, 2 * i };
-		c1[i] = (struct test_event){ 1000 + 10 * i + 5, 2 * i + 1 };
+		cpu = ncpus == 1 ? 0 : (i / (1 + i % 7)) % (ncpus - (ncpus > 2));
+		per[cpu][counts[cpu]++] = (struct test_event){ 1000 + 5 * i, i };
 	}
-	test_write_block_trace(path, 2, events, counts);
-	free(c0);
-	free(c1);
+	test_write_block_trace(path, ncpus, events, counts);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		free(per[cpu]);
 }
 
-/* The feed's events, checked to be @first, @first + 1, ... of write_interleaved. */
+/* The feed's events, checked to be @first, @first + 1, ... of write_spread. */
 static ssize_t feed_all(struct bm_iofeed *feed, uint32_t first)
 {
-	const struct bm_io *io;
-	uint64_t bytes, last_bytes = 0;
-	ssize_t n, i, total = 0;
+	const struct bm_fed_io *io;
+	uint64_t last_bytes = 0;
+	ssize_t total = 0;
+	int r;
 
-	while ((n = bm_iofeed_next(feed, &io, &bytes)) > 0) {
-		ck_assert_uint_ge(bytes, last_bytes);
-		last_bytes = bytes;
-		for (i = 0; i < n; i++, total++) {
-			ck_assert_int_eq(io[i].kind, BM_EV_BIO_QUEUE);
-			ck_assert_uint_eq(io[i].sector, first + total);
-			ck_assert_uint_eq(io[i].ts, 1000 + 5 * (first + total));
-			ck_assert_int_eq(io[i].pid, 4242);
-		}
+	while ((r = bm_iofeed_next(feed, &io)) > 0) {
+		ck_assert_uint_ge(bm_iofeed_bytes_read(feed), last_bytes);
+		last_bytes = bm_iofeed_bytes_read(feed);
+		ck_assert_int_eq(io->io.kind, BM_EV_BIO_QUEUE);
+		ck_assert_uint_eq(io->io.sector, first + total);
+		ck_assert_uint_eq(io->io.ts, 1000 + 5 * (first + total));
+		ck_assert_int_eq(io->io.pid, 4242);
+		ck_assert_ptr_null(io->span);	/* an empty map names nothing */
+		total++;
 	}
-	return n < 0 ? -1 : total;
+	return r < 0 ? -1 : total;
 }
 
-START_TEST(the_read_ahead_feed_yields_the_merged_stream_and_its_window)
-{
-	enum { N = 30000 };	/* many batches */
-	struct bm_trace *t;
-	struct bm_stream *s;
+struct opened {
+	struct bm_trace *trace;
+	struct bm_stream *stream;
 	struct bm_decoder *dec;
+	struct bm_map *map;
+};
+
+static void open_written(struct opened *o)
+{
+	o->trace = bm_trace_open(path);
+	ck_assert_msg(o->trace, "%s", bm_error_message());
+	o->stream = bm_stream_open(o->trace);
+	o->dec = bm_decoder_new(bm_trace_tep(o->trace));
+	o->map = bm_map_new();
+	ck_assert_ptr_nonnull(o->stream);
+	ck_assert_ptr_nonnull(o->dec);
+	ck_assert_ptr_nonnull(o->map);
+}
+
+static void close_written(struct opened *o)
+{
+	bm_map_free(o->map);
+	bm_decoder_free(o->dec);
+	bm_stream_close(o->stream);
+	bm_trace_close(o->trace);
+}
+
+START_TEST(the_feed_yields_the_merged_stream_and_its_window_whatever_the_jobs)
+{
+	enum { N = 30000 };	/* many batches on each CPU */
+	static const int ncpus[] = { 1, 2, 3, 4 }, jobs[] = { 1, 2, 3, 8 };
 	struct bm_iofeed *feed;
+	struct opened o;
+	size_t c, j;
 
-	write_interleaved(N);
-	t = bm_trace_open(path);
-	ck_assert_msg(t, "%s", bm_error_message());
-	s = bm_stream_open(t);
-	dec = bm_decoder_new(bm_trace_tep(t));
-	ck_assert_ptr_nonnull(s);
-	ck_assert_ptr_nonnull(dec);
+	for (c = 0; c < sizeof(ncpus) / sizeof(*ncpus); c++) {
+		write_spread(N, ncpus[c]);
+		open_written(&o);
+		for (j = 0; j < sizeof(jobs) / sizeof(*jobs); j++) {
+			feed = bm_iofeed_start(o.stream, o.dec, o.map, 0, UINT64_MAX, jobs[j]);
+			ck_assert_ptr_nonnull(feed);
+			ck_assert_int_eq(feed_all(feed, 0), N);
+			bm_iofeed_stop(feed);
 
-	feed = bm_iofeed_start(s, dec, 0, UINT64_MAX);
-	ck_assert_int_eq(feed_all(feed, 0), 2 * N);
-	bm_iofeed_stop(feed);
+			/* A window: sectors 100..20099 are at 1500..101495 ns. */
+			feed = bm_iofeed_start(o.stream, o.dec, o.map, 1500, 1000 + 5 * 20099,
+					       jobs[j]);
+			ck_assert_int_eq(feed_all(feed, 100), 20000);
+			bm_iofeed_stop(feed);
 
-	/* A window: sectors 100..40099 are at 1500..201495 ns. */
-	feed = bm_iofeed_start(s, dec, 1500, 1000 + 5 * 40099);
-	ck_assert_int_eq(feed_all(feed, 100), 40000);
-	bm_iofeed_stop(feed);
+			/* Stopped after one event: workers waiting for room must end. */
+			feed = bm_iofeed_start(o.stream, o.dec, o.map, 0, UINT64_MAX, jobs[j]);
+			{
+				const struct bm_fed_io *io;
 
-	/* Stopped after one batch: the reader, waiting for room, must end. */
-	feed = bm_iofeed_start(s, dec, 0, UINT64_MAX);
-	{
-		const struct bm_io *io;
-		uint64_t bytes;
-
-		ck_assert_int_gt(bm_iofeed_next(feed, &io, &bytes), 0);
+				ck_assert_int_eq(bm_iofeed_next(feed, &io), 1);
+			}
+			bm_iofeed_stop(feed);
+		}
+		close_written(&o);
 	}
-	bm_iofeed_stop(feed);
-
-	bm_decoder_free(dec);
-	bm_stream_close(s);
-	bm_trace_close(t);
 }
 END_TEST
 
 START_TEST(a_damaged_page_stops_the_feed_with_its_message)
 {
 	enum { N = 30000 };
-	struct bm_trace *t;
-	struct bm_stream *s;
-	struct bm_decoder *dec;
-	struct bm_iofeed *feed;
 	uint64_t commit = 1ULL << 20;	/* more than a page holds */
-	int fd;
+	struct bm_iofeed *feed;
+	struct opened o;
+	int fd, jobs;
 
-	write_interleaved(N);
-	t = bm_trace_open(path);
-	ck_assert_msg(t, "%s", bm_error_message());
-	/* CPU 1's 50th page: the events before it still come out first. */
-	fd = open(path, O_WRONLY);
-	ck_assert_int_eq(pwrite(fd, &commit, 8, bm_trace_cpu(t, 1)->offset + 50 * TEST_PAGE_SIZE + 8),
-			 8);
-	close(fd);
-	s = bm_stream_open(t);
-	dec = bm_decoder_new(bm_trace_tep(t));
-	feed = bm_iofeed_start(s, dec, 0, UINT64_MAX);
-	ck_assert_int_eq(feed_all(feed, 0), -1);
-	ck_assert_msg(strstr(bm_error_message(), "corrupt ring-buffer page of CPU 1"), "%s",
-		      bm_error_message());
-	bm_iofeed_stop(feed);
-	bm_decoder_free(dec);
-	bm_stream_close(s);
-	bm_trace_close(t);
+	for (jobs = 1; jobs <= 3; jobs++) {
+		write_spread(N, 2);
+		open_written(&o);
+		/* CPU 1's 20th page: the events before it still come out first. */
+		fd = open(path, O_WRONLY);
+		ck_assert_int_eq(pwrite(fd, &commit, 8, bm_trace_cpu(o.trace, 1)->offset +
+					20 * TEST_PAGE_SIZE + 8), 8);
+		close(fd);
+		feed = bm_iofeed_start(o.stream, o.dec, o.map, 0, UINT64_MAX, jobs);
+		ck_assert_int_eq(feed_all(feed, 0), -1);
+		ck_assert_msg(strstr(bm_error_message(), "corrupt ring-buffer page of CPU 1"), "%s",
+			      bm_error_message());
+		bm_iofeed_stop(feed);
+		close_written(&o);
+	}
 }
 END_TEST
 
@@ -257,7 +284,7 @@ Suite *suite_merge(void)
 	tcase_add_test(tc, equal_timestamps_go_to_the_lower_cpu_and_keep_cpu_order);
 	tcase_add_test(tc, many_pages_long_gaps_and_an_empty_cpu);
 	tcase_add_test(tc, rewind_replays_the_same_stream);
-	tcase_add_test(tc, the_read_ahead_feed_yields_the_merged_stream_and_its_window);
+	tcase_add_test(tc, the_feed_yields_the_merged_stream_and_its_window_whatever_the_jobs);
 	tcase_add_test(tc, a_damaged_page_stops_the_feed_with_its_message);
 	suite_add_tcase(s, tc);
 	return s;

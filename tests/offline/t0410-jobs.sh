@@ -1,0 +1,41 @@
+# report --jobs: every view, every format, the same bytes (and the same
+# warnings) whatever the number of threads, on the fixtures and on a
+# recording large enough for many batches on every CPU.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BLKMAP=${BLKMAP:-$top/blkmap}
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -x "${MKBIG:-}" ] || fail "MKBIG must name bench/mkbig (make check builds it and sets it)"
+
+"$MKBIG" "$top/tests/data/vm61-module.dat" "$T/many.dat" 1000 >/dev/null ||
+	fail "mkbig could not build the large recording"
+events=$("$BLKMAP" report -f csv "$T/many.dat" 2>/dev/null | wc -l)
+[ "$events" -gt 100000 ] || fail "the large recording has $events events, too few for many batches"
+
+for f in "$top"/tests/data/*.dat "$top"/tests/data/v7/*.dat "$T/many.dat"; do
+	name=$(basename "$f")
+	for view in "" --map --disks --latency --top --stack; do
+		for format in text csv json; do
+			"$BLKMAP" report -j1 $view -f $format "$f" >"$T/one" 2>"$T/one.err" ||
+				fail "$name $view $format -j1: exit $?"
+			for jobs in 2 3 8; do
+				"$BLKMAP" report -j$jobs $view -f $format "$f" >"$T/more" 2>"$T/more.err" ||
+					fail "$name $view $format -j$jobs: exit $?"
+				cmp -s "$T/one" "$T/more" ||
+					fail "$name $view $format: -j$jobs differs from -j1: $(diff "$T/one" "$T/more" | head -4)"
+				cmp -s "$T/one.err" "$T/more.err" ||
+					fail "$name $view $format: -j$jobs warns otherwise than -j1"
+			done
+		done
+	done
+	echo "# $name: every view and format the same with 1, 2, 3 and 8 jobs"
+done
+
+for bad in 0 -1 x 1025; do
+	if "$BLKMAP" report -j"$bad" "$T/many.dat" >/dev/null 2>"$T/err"; then
+		fail "--jobs=$bad was taken"
+	fi
+	grep -q -- "--jobs takes a number of threads" "$T/err" || fail "--jobs=$bad: $(cat "$T/err")"
+done
+echo "# --jobs refuses 0, -1, x and 1025"
