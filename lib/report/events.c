@@ -347,6 +347,33 @@ struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format for
 	return v;
 }
 
+struct bm_events_view *bm_events_view_lines(enum bm_output_format format,
+					    const struct bm_decoder *dec)
+{
+	struct bm_events_view *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->format = format;
+	v->dec = dec;
+	v->tep = bm_decoder_tep(dec);
+	trace_seq_init(&v->seq);
+	bm_line_init(&v->line, NULL);
+	return v;
+}
+
+const char *bm_events_view_take(struct bm_events_view *v, size_t *len)
+{
+	*len = v->line.n;
+	v->line.n = 0;
+	return v->line.buf;
+}
+
+void bm_events_view_put(struct bm_events_view *v, const char *lines, size_t len)
+{
+	bm_line_strn(&v->line, lines, len);
+}
+
 void bm_events_view_print(struct bm_events_view *v, const struct bm_rec *rec,
 			  const struct bm_event *ev, const struct bm_labelled *l)
 {

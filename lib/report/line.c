@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Lines of output built by hand, without printf. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "blkmap/report/line.h"
@@ -7,6 +8,9 @@
 
 void bm_line_write(struct bm_line *l)
 {
+	/* A line without a file is taken whole (events.c): never written out. */
+	if (!l->out)
+		abort();
 	fwrite(l->buf, 1, l->n, l->out);
 	l->n = 0;
 }

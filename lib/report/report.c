@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event-parse.h>
+
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/analyse/iofeed.h"
 #include "blkmap/map/build.h"
@@ -18,6 +20,7 @@
 #include "blkmap/report/report.h"
 #include "blkmap/report/summaries.h"
 #include "blkmap/tracefile/decode.h"
+#include "blkmap/tracefile/lanes.h"
 #include "blkmap/tracefile/merge.h"
 #include "blkmap/tracefile/reader.h"
 #include "blkmap/util/error.h"
@@ -101,16 +104,15 @@ static void report_loss(struct report *r)
 		bm_tell(r->opts->warn, "and %zu more gaps", n - 20);
 }
 
-static void label(struct report *r, enum bm_kind kind, uint32_t dev, uint32_t old_dev,
-		  uint64_t ts, struct bm_labelled *l)
+static void label(struct report *r, struct bm_label_cache *cache, enum bm_kind kind,
+		  uint32_t dev, uint32_t old_dev, uint64_t ts, struct bm_labelled *l)
 {
 	memset(l, 0, sizeof(*l));
 	if (!bm_is_block(kind))
 		return;
-	l->span = bm_map_label_cached(r->map, &r->labels, dev, ts, 0, &l->basis);
+	l->span = bm_map_label_cached(r->map, cache, dev, ts, 0, &l->basis);
 	if (kind == BM_EV_BIO_REMAP)
-		l->old_span = bm_map_label_cached(r->map, &r->labels, old_dev, ts, dev,
-						  &l->old_basis);
+		l->old_span = bm_map_label_cached(r->map, cache, old_dev, ts, dev, &l->old_basis);
 }
 
 static bool device_wanted(struct report *r, const struct bm_event *ev, const struct bm_labelled *l)
@@ -146,7 +148,7 @@ static int pass_events(struct report *r)
 		if (rec.ts < r->io_since || rec.ts > r->until)
 			continue;
 		bm_decode(r->dec, &rec, &ev);
-		label(r, ev.kind, ev.dev, ev.old_dev, ev.ts, &l);
+		label(r, &r->labels, ev.kind, ev.dev, ev.old_dev, ev.ts, &l);
 		if (!device_wanted(r, &ev, &l))
 			continue;
 		bm_events_view_print(r->listing, &rec, &ev, &l);
@@ -157,6 +159,126 @@ static int pass_events(struct report *r)
 	return ret < 0 ? -1 : 0;
 }
 
+/*
+ * The listing with workers: each formats its CPUs' block events into
+ * lines and hands over the other events' records as they are, for the
+ * caller's thread to print through libtraceevent (which keeps state of
+ * its own). The caller merges and writes.
+ */
+struct listed {
+	uint64_t ts;
+	uint32_t at, len;	/* in the batch's bytes */
+	int32_t type;		/* a record's event id to print; -1: formatted lines */
+	int32_t cpu;
+};
+
+#define LISTED_BATCH	512
+#define LISTED_BYTES	(64 << 10)
+
+struct lister {
+	struct bm_events_view *view;	/* created by the first fill, in its thread */
+	struct bm_label_cache labels;
+};
+
+static int add_listed(struct bm_lane_batch *b, const struct bm_rec *rec, int type,
+		      const char *bytes, size_t len)
+{
+	ssize_t at = bm_lane_bytes(b, len);
+
+	if (at < 0)
+		return -1;
+	memcpy(b->bytes + at, bytes, len);
+	((struct listed *)b->items)[b->n++] = (struct listed){ .ts = rec->ts, .at = at,
+		.len = len, .type = type, .cpu = rec->cpu };
+	return 0;
+}
+
+static int fill_listed(void *ctx, void *state, int cpu, struct bm_lane_batch *b)
+{
+	struct report *r = ctx;
+	struct lister *ls = state;
+	struct bm_labelled l;
+	struct bm_event ev;
+	struct bm_rec rec;
+	int ret = 1;
+
+	if (!ls->view && !(ls->view = bm_events_view_lines(r->opts->format, r->dec)))
+		goto nomem;
+	while (b->n < b->cap && b->nbytes < LISTED_BYTES &&
+	       (ret = bm_stream_next_cpu(r->stream, cpu, &rec)) > 0) {
+		const char *line;
+		size_t len;
+
+		if (rec.ts < r->io_since || rec.ts > r->until)
+			continue;
+		if (!bm_is_block(bm_decoder_kind(r->dec, rec.type))) {
+			/* Filtered by device, no other event is listed. */
+			if ((r->opts->disk || r->opts->dev))
+				continue;
+			if (add_listed(b, &rec, rec.type, rec.data, rec.size) < 0)
+				goto nomem;
+			continue;
+		}
+		bm_decode(r->dec, &rec, &ev);
+		label(r, &ls->labels, ev.kind, ev.dev, ev.old_dev, ev.ts, &l);
+		if (!device_wanted(r, &ev, &l))
+			continue;
+		bm_events_view_print(ls->view, &rec, &ev, &l);
+		line = bm_events_view_take(ls->view, &len);
+		if (add_listed(b, &rec, -1, line, len) < 0)
+			goto nomem;
+	}
+	return ret;
+nomem:
+	bm_error_errno("cannot list the events of '%s'", bm_trace_path(r->trace));
+	return -1;
+}
+
+static void release_lister(void *state)
+{
+	bm_events_view_free(((struct lister *)state)->view);
+}
+
+static int pass_events_in_lanes(struct report *r)
+{
+	struct bm_lanes *lanes;
+	const void *item;
+	const char *bytes;
+	uint64_t next = 0, n = 0;
+	int ret;
+
+	/* libtraceevent sorts its comm list at the first lookup: here, before the workers'. */
+	tep_data_comm_from_pid(r->tep, 1);
+	lanes = bm_lanes_start(r->stream, &(struct bm_lanes_def){
+		.item_size = sizeof(struct listed), .batch_items = LISTED_BATCH,
+		.batch_bytes = LISTED_BYTES, .state_size = sizeof(struct lister),
+		.fill = fill_listed, .release = release_lister, .ctx = r }, r->opts->jobs);
+	if (!lanes)
+		return -1;
+	while ((ret = bm_lanes_next(lanes, &item, &bytes)) > 0) {
+		const struct listed *it = item;
+
+		if (!(++n & 0xfff))
+			progress(r, "reading events", bm_lanes_bytes_read(lanes), &next);
+		if (it->type < 0) {
+			bm_events_view_put(r->listing, bytes + it->at, it->len);
+		} else {
+			struct bm_rec rec = { .ts = it->ts, .cpu = it->cpu, .type = it->type,
+					      .data = (void *)(bytes + it->at), .size = it->len };
+			struct bm_labelled l = { 0 };
+			struct bm_event ev;
+
+			bm_decode(r->dec, &rec, &ev);
+			bm_events_view_print(r->listing, &rec, &ev, &l);
+		}
+		if (ferror(r->out))
+			break;
+	}
+	bm_events_view_flush(r->listing);	/* what was listed, even on an error */
+	bm_lanes_stop(lanes);
+	return ret < 0 ? -1 : 0;
+}
+
 static int list_events(struct report *r)
 {
 	r->listing = bm_events_view_start(r->out, r->opts->format, r->opts->explain, r->dec);
@@ -164,6 +286,9 @@ static int list_events(struct report *r)
 		bm_error_errno("cannot list the events of '%s'", bm_trace_path(r->trace));
 		return -1;
 	}
+	/* --explain writes as it goes: in one thread. */
+	if (r->opts->jobs > 1 && !r->opts->explain)
+		return pass_events_in_lanes(r);
 	return pass_events(r);
 }
 

@@ -32,6 +32,15 @@ for f in "$top"/tests/data/*.dat "$top"/tests/data/v7/*.dat "$T/many.dat"; do
 	echo "# $name: every view and format the same with 1, 2, 3 and 8 jobs"
 done
 
+# The listing's filters are applied by the threads that format it.
+for filter in "--disk loop0p1" "--dev 253:1" "--since 0.5 --until 1" "--disk alpha -f json"; do
+	"$BLKMAP" report -j1 $filter "$T/many.dat" >"$T/one" 2>/dev/null || fail "$filter -j1: exit $?"
+	"$BLKMAP" report -j3 $filter "$T/many.dat" >"$T/more" 2>/dev/null || fail "$filter -j3: exit $?"
+	cmp -s "$T/one" "$T/more" || fail "$filter: -j3 lists otherwise than -j1"
+	[ -s "$T/one" ] || fail "$filter: nothing listed"
+done
+echo "# the listing filtered by disk, number and time: the same with 1 and 3 jobs"
+
 for bad in 0 -1 x 1025; do
 	if "$BLKMAP" report -j"$bad" "$T/many.dat" >/dev/null 2>"$T/err"; then
 		fail "--jobs=$bad was taken"

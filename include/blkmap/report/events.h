@@ -28,6 +28,17 @@ struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format for
 /* One event; its line may stay in the view's buffer until the next flush. */
 void bm_events_view_print(struct bm_events_view *v, const struct bm_rec *rec,
 			  const struct bm_event *ev, const struct bm_labelled *l);
+/*
+ * A view that only formats, for a worker thread: bm_events_view_take()
+ * hands over each block event's line (a block event's lines never fill
+ * the view's buffer: without --explain they are short). Comm lookups from
+ * several threads are safe once the caller's thread made the first.
+ */
+struct bm_events_view *bm_events_view_lines(enum bm_output_format format,
+					    const struct bm_decoder *dec);
+const char *bm_events_view_take(struct bm_events_view *v, size_t *len);
+/* Lines formatted elsewhere, as they are. */
+void bm_events_view_put(struct bm_events_view *v, const char *lines, size_t len);
 /* Write out the lines the view holds. */
 void bm_events_view_flush(struct bm_events_view *v);
 void bm_events_view_free(struct bm_events_view *v);
