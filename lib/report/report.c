@@ -212,8 +212,8 @@ static int fill_listed(void *ctx, void *state, int cpu, struct bm_lane_batch *b)
 		if (rec.ts < r->io_since || rec.ts > r->until)
 			continue;
 		if (!bm_is_block(bm_decoder_kind(r->dec, rec.type))) {
-			/* Filtered by device, no other event is listed. */
-			if ((r->opts->disk || r->opts->dev))
+			/* A listing filtered by device holds block events only. */
+			if (r->opts->disk || r->opts->dev)
 				continue;
 			if (add_listed(b, &rec, rec.type, rec.data, rec.size) < 0)
 				goto nomem;
