@@ -2,6 +2,7 @@
 #
 #   make               build ./blkmap
 #   make check         unit tests, then live tests (root), with one summary
+#                      (SANITIZED_PASS=1: the sanitized build's too)
 #   make SANITIZE=1    ./blkmap-san, with AddressSanitizer and UndefinedBehaviorSanitizer
 #                      (make check SANITIZE=1 runs the tests with it)
 #   make STATIC=1      ./blkmap-static, one binary to copy onto machines without
@@ -118,9 +119,18 @@ $(BUILD)/tests/helpers/eiofs: tests/helpers/eiofs.c
 
 KS_LABELS := $(if $(PLUGIN),$(BUILD)/tests/kernelshark/ks-labels)
 
-check: $(PROGRAM) $(UNIT_BIN) $(BUILD)/bench/mkbig $(HELPERS) $(PLUGIN) $(KS_LABELS)
+# make check SANITIZED_PASS=1: the sanitized build's unit, offline and live
+# tests first, in the same run (tests/run says which).
+SAN_RUN := $(if $(filter 1,$(SANITIZED_PASS)),SAN_BLKMAP=$(CURDIR)/blkmap-san \
+             SAN_UNIT=$(CURDIR)/build-san/tests/unit/run-unit)
+
+check-san-build:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 blkmap-san build-san/tests/unit/run-unit
+
+check: $(PROGRAM) $(UNIT_BIN) $(BUILD)/bench/mkbig $(HELPERS) $(PLUGIN) $(KS_LABELS) \
+       $(if $(filter 1,$(SANITIZED_PASS)),check-san-build)
 	$(Q)BLKMAP=$(CURDIR)/$(PROGRAM) UNIT=$(CURDIR)/$(UNIT_BIN) MKBIG=$(CURDIR)/$(BUILD)/bench/mkbig \
-		SANITIZED=$(SANITIZE) EIOFS=$(if $(HELPERS),$(CURDIR)/$(HELPERS)) \
+		SANITIZED=$(SANITIZE) EIOFS=$(if $(HELPERS),$(CURDIR)/$(HELPERS)) $(SAN_RUN) \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 tests/run
 
 # The fuzzer: clang's libFuzzer with ASan and UBSan over the report pipeline,
@@ -196,5 +206,5 @@ module-clean:
 clean:
 	rm -rf build build-san build-static build-fuzz blkmap blkmap-static blkmap-san
 
-.PHONY: all bench check clean fuzz install uninstall module module-clean
+.PHONY: all bench check check-san-build clean fuzz install uninstall module module-clean
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(PIC_OBJ:.o=.d)

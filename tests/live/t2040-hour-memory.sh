@@ -4,6 +4,7 @@
 # statedumps, two a recording whatever its length, are left out (no sysfs
 # source) so that the copies do not multiply them, and so are the per-disk
 # views, whose memory is per incarnation (1200 here, one a minute would be 60).
+# sanitized: no (AddressSanitizer keeps freed memory in quarantine: RSS says nothing)
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -x "${MKBIG:-}" ] || skip "no mkbig (make check builds it)"

@@ -3,6 +3,7 @@
 # every block event's info carries the name blkmap report gives that event
 # (and, for a remap, its source's), in every recording of tests/data and in a
 # compressed version 7 one.
+# sanitized: no (KernelShark cannot load ASan code)
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BLKMAP=${BLKMAP:-$top/blkmap}

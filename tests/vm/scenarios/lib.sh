@@ -3,6 +3,9 @@
 # SECTORS", one write per incarnation.
 log=/out/writes.log
 : >"$log"
+# step WHAT: what the scenario does now; tests/vm/run names the last step
+# when the guest does not finish in time.
+step() { echo "STEP $*"; }
 devnum() { cat "/sys/class/block/$1/dev"; }
 # The scenarios are about reused numbers: without reuse they test nothing.
 # A recorder still running is stopped first: the guest would not power off.
