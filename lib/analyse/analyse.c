@@ -3,47 +3,30 @@
  * Per-incarnation analyses. Requests are followed by (disk, sector), as
  * blktrace's btt does: a bio queued (Q) or remapped from a partition, the
  * request issued (D), completed (C). Counts and bytes come from
- * completions, so they agree with the kernel's own counters; Q2C and D2C
- * from the matched times. A request's completion also ends the bios merged
- * into it (the ones it covers, bio after bio). Entries that still never
- * complete (their completion was lost) are dropped after STALE_NS, and stop
- * counting as in flight then, so memory and busy time stay bounded.
+ * completions, counted as the kernel counts them in /sys/block/X/stat (the
+ * oracle the tests compare with):
  *
- * Stacks are followed the same way: a remap's source entry (old_dev,
- * old_sector) hands the bio's top device and submitter to the entry at its
- * destination, so a disk's I/O is known to come from a dm or md device (or a
- * partition), and from the process that wrote there.
+ *   - a request-based disk counts requests, after merges, as they complete;
+ *     a request that went through the flush sequence (a write with PREFLUSH
+ *     or FUA) completes once more with no data: one I/O, not two;
+ *   - a partition counts the requests of the bios it remapped;
+ *   - a bio-based device (dm, md, zram) counts its bios: a dm bio split in
+ *     pieces (block_split) once a piece, an md bio whose pieces complete
+ *     apart once a piece completion, the bytes the bio had when queued.
+ *
+ * A request's completion also ends the bios merged into it (the ones it
+ * covers, bio after bio). Entries that still never complete (their
+ * completion was lost) are dropped after STALE_NS, or at a gap in the
+ * recording, and stop counting as in flight then, so memory and busy time
+ * stay bounded. Stacks (remaps, clones, splits) are followed in stack.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkmap/analyse/analyse.h"
-#include "blkmap/analyse/inflight.h"
 #include "blkmap/map/map.h"
+#include "local.h"
 
 #define STALE_NS	(30ULL * 1000000000)
-
-struct bm_analysis {
-	uint64_t first, last;
-	bool series;
-	struct bm_disk_stats **disks;
-	size_t ndisks, capdisks;
-	int *index;		/* open addressing over disks, -1 empty */
-	size_t index_size;
-	const struct bm_disk_stats **sorted;
-	size_t nsorted;
-	struct bm_inflight_table inflight;
-	uint64_t next_sweep;	/* when stale entries are dropped next */
-	struct bm_top_row *top;
-	int *top_disk;		/* the disk index of each row, until finish */
-	size_t ntop, captop, last_top;
-	struct bm_stack_row *stack;
-	size_t nstack, capstack, last_stack;
-	/* the last lookup, as events of one disk come in runs */
-	const struct bm_span *last_span;
-	uint32_t last_dev;
-	int last_disk;
-};
 
 /* ---- incarnations ---- */
 
@@ -81,8 +64,8 @@ static int grow_index(struct bm_analysis *a)
 	return 0;
 }
 
-static int disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
-		   enum bm_io_model model)
+int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
+	       enum bm_io_model model)
 {
 	struct bm_disk_stats *d;
 	size_t j;
@@ -123,7 +106,7 @@ found:
 }
 
 /* Time with I/O in flight, and their number integrated over time. */
-static void account(struct bm_inflight_time *t, uint64_t now, int delta)
+void an_account(struct bm_inflight_time *t, uint64_t now, int delta)
 {
 	if (t->changed && now > t->changed) {
 		if (t->inflight)
@@ -136,30 +119,100 @@ static void account(struct bm_inflight_time *t, uint64_t now, int delta)
 	t->inflight += delta;
 }
 
-/* A completion: a read or write with its bytes, or one that moves no data. */
-static void count(uint64_t counts[5], int op, uint32_t sectors)
-{
-	if (op < 0) {
-		counts[4] += !sectors;
-		return;
-	}
-	counts[op]++;
-	counts[2 + op] += (uint64_t)sectors * 512;
-}
-
-/* ---- requests in flight ---- */
+/* ---- in flight ---- */
 
 /* @e leaves the table at @now without a completion: it is no longer in flight. */
 static void settle(void *ctx, const struct bm_inflight *e, uint64_t now)
 {
 	struct bm_analysis *a = ctx;
+	struct bm_range_dev *r;
 
-	if (e->has_q && e->disk >= 0)
-		account(&a->disks[e->disk]->bio_time, now, -1);
+	if (e->has_q && e->disk >= 0) {
+		if (e->active)
+			an_account(&a->disks[e->disk]->bio_time, now, -1);
+		if ((r = bm_ranges_of(&a->ranges, e->dev)))
+			bm_ranges_del(r, e->sector, e->op);
+	}
 	if (e->has_q && e->part >= 0)
-		account(&a->disks[e->part]->bio_time, now, -1);
-	if (e->has_d)
-		account(&a->disks[e->rq_disk]->rq_time, now, -1);
+		an_account(&a->disks[e->part]->bio_time, now, -1);
+	if (e->has_d) {
+		an_account(&a->disks[e->rq_disk]->rq_time, now, -1);
+		if (e->part >= 0)
+			an_account(&a->disks[e->part]->rq_time, now, -1);
+	}
+}
+
+/* A link is nothing in flight: it goes when stale, and nobody counts it. */
+static void drop_link(void *ctx, const struct bm_inflight *e, uint64_t now)
+{
+}
+
+void an_forget(struct bm_analysis *a, struct bm_inflight *e)
+{
+	struct bm_range_dev *r;
+
+	if (e->has_q && e->disk >= 0 && (r = bm_ranges_of(&a->ranges, e->dev)))
+		bm_ranges_del(r, e->sector, e->op);
+	bm_inflight_erase(&a->inflight, e);
+}
+
+struct bm_range_dev *an_watch(struct bm_analysis *a, uint32_t dev)
+{
+	struct bm_range_dev *r = bm_ranges_of(&a->ranges, dev);
+	size_t i;
+
+	if (r || !(r = bm_ranges_watch(&a->ranges, dev)))
+		return r;
+	for (i = 0; i < a->inflight.size; i++) {
+		const struct bm_inflight *e = &a->inflight.slots[i];
+
+		if (e->used && e->dev == dev && e->has_q && e->disk >= 0)
+			bm_ranges_add(r, e->sector, e->nr_sector, e->op);
+	}
+	return r;
+}
+
+static bool queued_here(const struct bm_inflight *e)
+{
+	return e && e->has_q && e->disk >= 0;
+}
+
+struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sector, int op)
+{
+	struct bm_inflight *e = bm_inflight_find(&a->inflight, dev, sector, op);
+	struct bm_range_dev *r;
+	uint64_t start;
+
+	if (queued_here(e))
+		return e;
+	r = an_watch(a, dev);
+	if (!r || !bm_ranges_find(r, sector, op, &start))
+		return NULL;
+	e = bm_inflight_find(&a->inflight, dev, start, op);
+	return queued_here(e) ? e : NULL;
+}
+
+static uint64_t gap_edge(const struct bm_analysis *a, size_t i)
+{
+	return a->gap_edges[i];
+}
+
+/* Nothing in flight is known to be so past a gap: its completion may be lost there. */
+static void cross_gap(struct bm_analysis *a, uint64_t at)
+{
+	size_t i;
+
+	for (i = 0; i < a->inflight.size; i++) {
+		struct bm_inflight *e = &a->inflight.slots[i];
+
+		if (e->used && !e->tail) {
+			settle(a, e, at);
+			e->has_q = e->has_d = e->active = false;
+			e->disk = e->part = -1;
+		}
+	}
+	for (i = 0; i < a->ranges.ndevs; i++)
+		a->ranges.devs[i].n = 0;
 }
 
 /* ---- processes ---- */
@@ -200,7 +253,7 @@ found:
 	return &a->top[i];
 }
 
-static void queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
+void an_queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
 {
 	struct bm_top_row *r;
 	int op = io->op;
@@ -214,124 +267,6 @@ static void queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_
 		r->reads++;
 		r->read_bytes += (uint64_t)io->nr_sector * 512;
 	}
-}
-
-/* ---- stacks ---- */
-
-/* A bio of @e's, from the top of its stack, completed on incarnation @lower. */
-static void came_down(struct bm_analysis *a, int lower, const struct bm_inflight *e, int op,
-		      uint32_t sectors)
-{
-	struct bm_disk_stats *lo = a->disks[lower], *up = a->disks[e->top];
-	struct bm_stack_row *r = NULL;
-	size_t i;
-
-	if (op < 0 || lower == e->top)
-		return;
-	if (e->nr_sector)
-		sectors = e->nr_sector;
-	if (a->last_stack < a->nstack && a->stack[a->last_stack].lower == lo &&
-	    a->stack[a->last_stack].upper == up)
-		r = &a->stack[a->last_stack];
-	for (i = 0; !r && i < a->nstack; i++)
-		if (a->stack[i].lower == lo && a->stack[i].upper == up)
-			r = &a->stack[i];
-	if (!r) {
-		if (a->nstack == a->capstack) {
-			size_t cap = a->capstack ? 2 * a->capstack : 16;
-			struct bm_stack_row *stack = realloc(a->stack, cap * sizeof(*stack));
-
-			if (!stack)
-				return;
-			a->stack = stack;
-			a->capstack = cap;
-		}
-		r = &a->stack[a->nstack++];
-		memset(r, 0, sizeof(*r));
-		r->lower = lo;
-		r->upper = up;
-	}
-	a->last_stack = r - a->stack;
-	if (op) {
-		r->writes++;
-		r->write_bytes += (uint64_t)sectors * 512;
-	} else {
-		r->reads++;
-		r->read_bytes += (uint64_t)sectors * 512;
-	}
-}
-
-/* Both incarnations that count @e (its disk, and the partition it came through). */
-static void completed_stacked(struct bm_analysis *a, int lower, const struct bm_inflight *e,
-			      int op, uint32_t sectors)
-{
-	if (e->top < 0)
-		return;
-	came_down(a, lower, e, op, sectors);
-	if (e->part >= 0 && e->part != lower)
-		came_down(a, e->part, e, op, sectors);
-}
-
-/* An entry a remap left for a bio on its way down, which nobody has queued yet. */
-static bool is_link(const struct bm_inflight *e)
-{
-	return e->disk < 0 && e->top >= 0 && !e->has_d;
-}
-
-/*
- * The entry of a remapped bio where it was before: the bio queued at
- * (old_dev, old_sector), or a link a previous remap left. dm's remap of a
- * clone bound for a partition names the partition's disk (bio_dev() is the
- * whole disk's number) at the partition's sector, and the partition's remap
- * follows: so a link is also looked for at the disk's number.
- */
-static struct bm_inflight *remapped_from(struct bm_analysis *a, const struct bm_io *io)
-{
-	struct bm_inflight *up = bm_inflight_find(&a->inflight, io->old_dev, io->old_sector);
-
-	if (up && (up->disk >= 0 || is_link(up)))
-		return up;
-	up = bm_inflight_find(&a->inflight, io->dev, io->old_sector);
-	return up && is_link(up) ? up : NULL;
-}
-
-/*
- * A remap from @old_span's incarnation to (dev, sector). A source that
- * queued the bio itself (dm, md: bio-based) counts it on its own; a
- * partition does not, and counts what is remapped from it.
- */
-static void remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_span *old_span)
-{
-	int part = disk_of(a, io->old_dev, old_span, BM_IO_REMAP), top = part;
-	struct bm_inflight *up = remapped_from(a, io), *e;
-	bool counted_above = false;
-	int32_t pid = io->pid;
-
-	if (part < 0)
-		return;
-	if (up) {
-		counted_above = up->disk >= 0;
-		top = up->top >= 0 ? up->top : up->disk;
-		pid = up->pid;
-		if (!counted_above)	/* a link, used up: the bio is here now */
-			bm_inflight_erase(&a->inflight, up);
-	}
-	e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->ts);
-	if (!e)
-		return;
-	e->top = top;
-	e->pid = pid;
-	if (counted_above) {
-		e->q = io->ts;	/* not queued here yet: only its age, for staleness */
-		return;
-	}
-	e->part = part;
-	e->nr_sector = io->nr_sector;
-	e->q = io->ts;
-	e->has_q = true;
-	a->disks[part]->model = BM_IO_REMAP;
-	account(&a->disks[part]->bio_time, io->ts, +1);
-	queued_by(a, part, pid, io);
 }
 
 /* ---- events ---- */
@@ -364,72 +299,207 @@ static void seen(struct bm_disk_stats *d, uint64_t ts)
 		d->last_io = ts;
 }
 
+/* @n completions of @op moving @sectors in all, or one that moves no data. */
+static void count(uint64_t counts[5], int op, uint64_t n, uint64_t sectors)
+{
+	if (op < 0) {
+		counts[4] += !sectors;
+		return;
+	}
+	counts[op] += n;
+	counts[2 + op] += sectors * 512;
+}
+
+/* @e as if new. */
+static void renew(struct bm_inflight *e)
+{
+	*e = (struct bm_inflight){ .dev = e->dev, .sector = e->sector, .op = e->op, .used = true,
+				   .disk = -1, .part = -1, .top = -1 };
+}
+
+static void queue(struct bm_analysis *a, const struct bm_io *io, int disk)
+{
+	struct bm_inflight *e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->op, io->ts);
+	struct bm_range_dev *r;
+
+	if (!e)
+		return;
+	if (e->tail)	/* a new bio where a flush sequence's end was due: it was missed */
+		renew(e);
+	if (!e->has_q && e->top < 0)
+		an_adopt_link(a, e);
+	if (!e->has_q) {
+		e->q = io->ts;
+		e->has_q = true;
+	}
+	e->nr_sector = io->nr_sector;
+	e->flush_seq = io->flags & BM_IO_FLUSH_SEQ;
+	if (e->disk < 0) {
+		e->disk = disk;
+		e->active = true;
+		an_account(&a->disks[disk]->bio_time, io->ts, +1);
+		if ((r = bm_ranges_of(&a->ranges, io->dev)))
+			bm_ranges_add(r, io->sector, io->nr_sector, io->op);
+	}
+	if (e->top < 0)
+		e->pid = io->pid;
+	a->disks[disk]->queued++;
+	an_queued_by(a, disk, e->pid, io);
+}
+
 /* The bios merged into a completed request: from @pos, bio after bio, to @end. */
 static void end_merged(struct bm_analysis *a, int disk, const struct bm_io *io, uint64_t pos)
 {
 	uint64_t end = io->sector + io->nr_sector;
 	struct bm_inflight *m;
 
-	while (pos < end && (m = bm_inflight_find(&a->inflight, io->dev, pos)) && m->nr_sector) {
+	while (pos < end && (m = bm_inflight_find(&a->inflight, io->dev, pos, io->op)) && m->nr_sector &&
+	       !m->tail) {
 		pos += m->nr_sector;
-		completed_stacked(a, disk, m, io->op, m->nr_sector);
+		an_completed_stacked(a, disk, m, io->op, m->nr_sector);
+		an_clone_done(a, m, io->ts);
 		settle(a, m, io->ts);
-		bm_inflight_erase(&a->inflight, m);
+		an_forget(a, m);
 	}
 }
 
-static void complete(struct bm_analysis *a, const struct bm_io *io, int disk, bool request)
+/* @e's I/O ended on incarnation @disk (a request's, if @request): its times and stacks. */
+static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool request,
+		  struct bm_inflight *e, uint64_t bytes, uint32_t sectors)
 {
-	struct bm_inflight *e = bm_inflight_find(&a->inflight, io->dev, io->sector);
 	struct bm_disk_stats *d = a->disks[disk];
-	uint64_t bytes = io->op < 0 ? 0 : (uint64_t)io->nr_sector * 512;
-	uint64_t q2c = e && e->has_q ? io->ts - e->q : 0;
-	uint64_t next;
+	uint64_t q2c = e->has_q ? io->ts - e->q : 0;
 
-	seen(d, io->ts);
-	count(request ? d->rq_counts : d->bio_counts, io->op, io->nr_sector);
-	if (!e) {
-		series_add(a, d, io->ts, bytes, 0);
-		return;
-	}
 	if (e->has_q && e->disk >= 0) {
 		bm_hist_add(&d->q2c, q2c);
-		account(&d->bio_time, io->ts, -1);
+		if (e->active)
+			an_account(&d->bio_time, io->ts, -1);
 	}
 	if (request && e->has_d) {
 		bm_hist_add(&d->d2c, io->ts - e->d);
-		account(&d->rq_time, io->ts, -1);
+		an_account(&d->rq_time, io->ts, -1);
+		if (e->part >= 0)
+			an_account(&a->disks[e->part]->rq_time, io->ts, -1);
 	}
+	an_clone_done(a, e, io->ts);
 	series_add(a, d, io->ts, bytes, request && e->has_d ? io->ts - e->d : q2c);
 	if (e->part >= 0) {
 		struct bm_disk_stats *p = a->disks[e->part];
 
 		seen(p, io->ts);
-		count(p->rq_counts, io->op, io->nr_sector);
+		if (request)
+			count(p->rq_counts, io->op, 1, io->nr_sector);
 		if (e->has_q) {
 			bm_hist_add(&p->q2c, q2c);
-			account(&p->bio_time, io->ts, -1);
+			an_account(&p->bio_time, io->ts, -1);
 		}
 		series_add(a, p, io->ts, bytes, q2c);
 	}
-	completed_stacked(a, disk, e, io->op, io->nr_sector);
+	an_completed_stacked(a, disk, e, io->op, sectors);
+}
+
+static void complete_request(struct bm_analysis *a, const struct bm_io *io, int disk)
+{
+	struct bm_inflight *e = bm_inflight_find(&a->inflight, io->dev, io->sector, io->op);
+	struct bm_disk_stats *d = a->disks[disk];
+	uint64_t next;
+
+	seen(d, io->ts);
+	if (e && e->tail) {
+		bm_inflight_erase(&a->inflight, e);
+		if (!io->nr_sector)
+			return;	/* the flush sequence's end: its data was counted */
+		e = NULL;
+	}
+	/* A write without data that is no sequence's end: an empty preflush, a write to the kernel */
+	count(d->rq_counts, io->op, 1, io->nr_sector);
+	if (!e) {
+		series_add(a, d, io->ts, (uint64_t)io->nr_sector * 512, 0);
+		return;
+	}
+	ended(a, io, disk, true, e, (uint64_t)io->nr_sector * 512, io->nr_sector);
 	next = e->nr_sector ? e->sector + e->nr_sector : UINT64_MAX;
-	bm_inflight_erase(&a->inflight, e);
-	if (request)
-		end_merged(a, disk, io, next);
+	if (e->flush_seq && io->nr_sector) {
+		/* Its end, with no data, is due at this sector. */
+		struct bm_range_dev *r;
+
+		if (e->has_q && e->disk >= 0 && (r = bm_ranges_of(&a->ranges, e->dev)))
+			bm_ranges_del(r, e->sector, e->op);
+		e->has_q = e->has_d = false;
+		e->disk = e->part = e->top = -1;
+		e->tail = true;
+	} else {
+		an_forget(a, e);
+	}
+	end_merged(a, disk, io, next);
+}
+
+/*
+ * A bio-based device's completion. dm's of a split bio names its last
+ * piece, and counts each piece; md's pieces complete one by one, each an
+ * I/O of its own.
+ */
+static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk)
+{
+	struct bm_inflight *e = an_bio_at(a, io->dev, io->sector, io->op);
+	struct bm_disk_stats *d = a->disks[disk];
+	uint64_t bytes;
+
+	seen(d, io->ts);
+	if (!e) {
+		count(d->bio_counts, io->op, 1, io->nr_sector);
+		series_add(a, d, io->ts, (uint64_t)io->nr_sector * 512, 0);
+		return;
+	}
+	if (e->splits) {
+		count(d->bio_counts, io->op, 1 + e->splits, e->nr_sector);
+		bytes = (uint64_t)e->nr_sector * 512;
+	} else {
+		count(d->bio_counts, io->op, 1, io->nr_sector);
+		bytes = (uint64_t)io->nr_sector * 512;
+		e->done += io->nr_sector;
+		if (e->done < e->nr_sector && io->sector + io->nr_sector < e->sector + e->nr_sector) {
+			series_add(a, d, io->ts, bytes, 0);
+			return;	/* a piece: the rest is still in flight */
+		}
+	}
+	ended(a, io, disk, false, e, bytes, e->nr_sector);
+	an_forget(a, e);
+}
+
+static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
+{
+	struct bm_inflight *e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->op, io->ts);
+
+	if (!e || e->has_d)
+		return;
+	if (e->tail)	/* a new request where a flush sequence's end was due */
+		renew(e);
+	if (!e->has_q && e->top < 0)
+		an_adopt_link(a, e);	/* an NVMe path: its head's bio, not queued here */
+	e->d = io->ts;
+	e->has_d = true;
+	e->rq_disk = disk;
+	an_account(&a->disks[disk]->rq_time, io->ts, +1);
+	if (e->part >= 0)	/* as the kernel counts a partition, by its requests */
+		an_account(&a->disks[e->part]->rq_time, io->ts, +1);
 }
 
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span)
 {
-	int disk = disk_of(a, io->dev, span, BM_IO_REQUEST);
+	int disk = an_disk_of(a, io->dev, span, BM_IO_REQUEST);
 	struct bm_inflight *e;
 
 	if (disk < 0)
 		return;
+	/* At a gap's start and at its end: what it held may have ended inside. */
+	while (a->next_gap < 2 * a->ngaps && io->ts << 1 >= gap_edge(a, a->next_gap))
+		cross_gap(a, gap_edge(a, a->next_gap++) >> 1);
 	if (io->ts >= a->next_sweep) {
 		/* Drop what could not complete any more, even with room to spare. */
 		bm_inflight_sweep(&a->inflight, io->ts);
+		bm_inflight_sweep(&a->links, io->ts);
 		a->next_sweep = io->ts + STALE_NS;
 	}
 	/*
@@ -443,56 +513,77 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 
 		if (io->kind == BM_EV_RQ_COMPLETE || io->kind == BM_EV_BIO_COMPLETE) {
 			seen(d, io->ts);
-			count(io->kind == BM_EV_RQ_COMPLETE ? d->rq_counts : d->bio_counts, io->op, 0);
+			count(io->kind == BM_EV_RQ_COMPLETE ? d->rq_counts : d->bio_counts, io->op, 1, 0);
 		}
 		return;
 	}
 	switch (io->kind) {
 	case BM_EV_BIO_REMAP:
-		remap(a, io, old_span);
+		an_remap(a, io, old_span);
+		break;
+	case BM_EV_BIO_SPLIT:
+		an_split(a, io);
 		break;
 	case BM_EV_BIO_QUEUE:
-		e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->ts);
-		if (!e)
-			return;
-		if (!e->has_q) {
-			e->q = io->ts;
-			e->has_q = true;
-		}
-		e->nr_sector = io->nr_sector;
-		if (e->disk < 0) {
-			e->disk = disk;
-			account(&a->disks[disk]->bio_time, io->ts, +1);
-		}
-		if (e->top < 0)
-			e->pid = io->pid;
-		queued_by(a, disk, e->pid, io);
+		queue(a, io, disk);
 		break;
 	case BM_EV_RQ_ISSUE:
-		e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->ts);
-		if (e && !e->has_d) {
-			e->d = io->ts;
-			e->has_d = true;
-			e->rq_disk = disk;
-			account(&a->disks[disk]->rq_time, io->ts, +1);
-		}
+		issue(a, io, disk);
 		break;
 	case BM_EV_RQ_REQUEUE:
-		e = bm_inflight_find(&a->inflight, io->dev, io->sector);
+		e = bm_inflight_find(&a->inflight, io->dev, io->sector, io->op);
 		if (e && e->has_d) {
 			e->has_d = false;
-			account(&a->disks[disk]->rq_time, io->ts, -1);
+			an_account(&a->disks[disk]->rq_time, io->ts, -1);
+			if (e->part >= 0)
+				an_account(&a->disks[e->part]->rq_time, io->ts, -1);
 		}
 		break;
 	case BM_EV_RQ_COMPLETE:
-		complete(a, io, disk, true);
+		complete_request(a, io, disk);
 		break;
 	case BM_EV_BIO_COMPLETE:
-		complete(a, io, disk, false);
+		complete_bio(a, io, disk);
 		break;
 	default:
 		break;
 	}
+}
+
+/* The recording's gaps' starts and ends, in time order. */
+static int by_time(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+int bm_analysis_gaps(struct bm_analysis *a, const struct bm_loss *losses, size_t n)
+{
+	size_t i;
+
+	free(a->gaps);
+	free(a->gap_edges);
+	a->gaps = NULL;
+	a->gap_edges = NULL;
+	a->ngaps = a->next_gap = 0;
+	if (!n)
+		return 0;
+	if (!(a->gaps = malloc(n * sizeof(*a->gaps))) ||
+	    !(a->gap_edges = malloc(2 * n * sizeof(*a->gap_edges))))
+		return -1;
+	memcpy(a->gaps, losses, n * sizeof(*a->gaps));
+	/*
+	 * Crossed after the last event before a gap (from), and before the
+	 * first after it (to): bit 0 says which, times being whole ns.
+	 */
+	for (i = 0; i < n; i++) {
+		a->gap_edges[2 * i] = losses[i].from << 1 | 1;
+		a->gap_edges[2 * i + 1] = losses[i].to << 1;
+	}
+	qsort(a->gap_edges, 2 * n, sizeof(*a->gap_edges), by_time);
+	a->ngaps = n;
+	return 0;
 }
 
 /* ---- the end ---- */
@@ -527,7 +618,7 @@ static int by_bytes(const void *x, const void *y)
 
 void bm_analysis_finish(struct bm_analysis *a)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < a->ndisks; i++) {
 		struct bm_disk_stats *d = a->disks[i];
@@ -554,8 +645,12 @@ void bm_analysis_finish(struct bm_analysis *a)
 			d->life_to = s->to.hi;
 		if (d->life_to < d->life_from)
 			d->life_to = d->life_from;
-		t = d->model == BM_IO_REQUEST ? &d->rq_time : &d->bio_time;
-		account(t, d->life_to, 0);
+		/* A partition is in flight as its requests are, if its disk has requests. */
+		t = d->model == BM_IO_REQUEST || (d->model == BM_IO_REMAP && d->rq_time.changed) ?
+		    &d->rq_time : &d->bio_time;
+		an_account(t, d->life_to, 0);
+		for (j = 0; j < a->ngaps && !d->events_lost; j++)
+			d->events_lost = a->gaps[j].from <= d->life_to && a->gaps[j].to >= d->life_from;
 		d->busy_ns = t->busy_ns;
 		d->depth_ns = t->depth_ns;
 	}
@@ -636,6 +731,8 @@ struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, bool series)
 	a->inflight.stale_ns = STALE_NS;
 	a->inflight.drop = settle;
 	a->inflight.ctx = a;
+	a->links.stale_ns = STALE_NS;
+	a->links.drop = drop_link;
 	return a;
 }
 
@@ -655,8 +752,10 @@ void bm_analysis_free(struct bm_analysis *a)
 	free(a->index);
 	free(a->sorted);
 	bm_inflight_release(&a->inflight);
+	an_stack_free(a);
+	free(a->gaps);
+	free(a->gap_edges);
 	free(a->top);
 	free(a->top_disk);
-	free(a->stack);
 	free(a);
 }

@@ -26,7 +26,8 @@ static void rehash(struct bm_inflight_table *t, size_t size, uint64_t now)
 			t->drop(t->ctx, e, now);
 			continue;
 		}
-		for (j = bm_inflight_slot(t, e->dev, e->sector); slots[j].used; j = (j + 1) & (size - 1))
+		for (j = bm_inflight_slot(t, e->dev, e->sector, e->op); slots[j].used;
+		     j = (j + 1) & (size - 1))
 			;
 		slots[j] = *e;
 		t->used++;
@@ -35,9 +36,9 @@ static void rehash(struct bm_inflight_table *t, size_t size, uint64_t now)
 }
 
 struct bm_inflight *bm_inflight_get(struct bm_inflight_table *t, uint32_t dev, uint64_t sector,
-				    uint64_t now)
+				    int op, uint64_t now)
 {
-	struct bm_inflight *e = bm_inflight_find(t, dev, sector);
+	struct bm_inflight *e = bm_inflight_find(t, dev, sector, op);
 	size_t i;
 
 	if (e)
@@ -50,13 +51,14 @@ struct bm_inflight *bm_inflight_get(struct bm_inflight_table *t, uint32_t dev, u
 	}
 	if (!t->size)
 		return NULL;
-	for (i = bm_inflight_slot(t, dev, sector); t->slots[i].used; i = (i + 1) & (t->size - 1))
+	for (i = bm_inflight_slot(t, dev, sector, op); t->slots[i].used; i = (i + 1) & (t->size - 1))
 		;
 	e = &t->slots[i];
 	memset(e, 0, sizeof(*e));
 	e->used = true;
 	e->dev = dev;
 	e->sector = sector;
+	e->op = op;
 	e->disk = e->part = e->top = -1;
 	t->used++;
 	return e;
@@ -75,7 +77,7 @@ void bm_inflight_erase(struct bm_inflight_table *t, struct bm_inflight *e)
 		j = (j + 1) & (t->size - 1);
 		if (!t->slots[j].used)
 			return;
-		home = bm_inflight_slot(t, t->slots[j].dev, t->slots[j].sector);
+		home = bm_inflight_slot(t, t->slots[j].dev, t->slots[j].sector, t->slots[j].op);
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
 			t->slots[i] = t->slots[j];
 			t->slots[j].used = false;
@@ -95,4 +97,91 @@ void bm_inflight_release(struct bm_inflight_table *t)
 	free(t->slots);
 	t->slots = NULL;
 	t->size = t->used = 0;
+}
+
+struct bm_range_dev *bm_ranges_of(struct bm_ranges *r, uint32_t dev)
+{
+	size_t i;
+
+	if (!r->ndevs)
+		return NULL;
+	if (r->devs[r->last].dev == dev)
+		return &r->devs[r->last];
+	for (i = 0; i < r->ndevs; i++)
+		if (r->devs[i].dev == dev) {
+			r->last = i;
+			return &r->devs[i];
+		}
+	return NULL;
+}
+
+struct bm_range_dev *bm_ranges_watch(struct bm_ranges *r, uint32_t dev)
+{
+	struct bm_range_dev *d = bm_ranges_of(r, dev);
+
+	if (d)
+		return d;
+	if (r->ndevs == r->capdevs) {
+		size_t cap = r->capdevs ? 2 * r->capdevs : 8;
+		struct bm_range_dev *devs = realloc(r->devs, cap * sizeof(*devs));
+
+		if (!devs)
+			return NULL;
+		r->devs = devs;
+		r->capdevs = cap;
+	}
+	d = &r->devs[r->ndevs];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	r->last = r->ndevs++;
+	return d;
+}
+
+void bm_ranges_add(struct bm_range_dev *d, uint64_t start, uint32_t len, int op)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 16;
+		struct bm_range *v = realloc(d->v, cap * sizeof(*v));
+
+		if (!v)
+			return;	/* then only exact lookups find it */
+		d->v = v;
+		d->cap = cap;
+	}
+	d->v[d->n++] = (struct bm_range){ start, len, op };
+}
+
+void bm_ranges_del(struct bm_range_dev *d, uint64_t start, int op)
+{
+	size_t i;
+
+	for (i = d->n; i-- > 0;)
+		if (d->v[i].start == start && d->v[i].op == op) {
+			memmove(&d->v[i], &d->v[i + 1], (d->n - i - 1) * sizeof(*d->v));
+			d->n--;
+			return;
+		}
+}
+
+bool bm_ranges_find(const struct bm_range_dev *d, uint64_t sector, int op, uint64_t *start)
+{
+	size_t i;
+
+	for (i = d->n; i-- > 0;)
+		if (d->v[i].start <= sector && sector - d->v[i].start < d->v[i].len &&
+		    d->v[i].op == op) {
+			*start = d->v[i].start;
+			return true;
+		}
+	return false;
+}
+
+void bm_ranges_release(struct bm_ranges *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ndevs; i++)
+		free(r->devs[i].v);
+	free(r->devs);
+	memset(r, 0, sizeof(*r));
 }

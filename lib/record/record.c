@@ -54,6 +54,7 @@ static const char *const default_events[] = {
 	"block:block_bio_queue",
 	"block:block_bio_complete",
 	"block:block_bio_remap",
+	"block:block_split",
 };
 
 struct recorder {

@@ -123,6 +123,9 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 		}
 		bm_line_char(o, ' ');
 		bm_line_u64(o, ev->old_sector);
+	} else if (ev->kind == BM_EV_BIO_SPLIT) {
+		bm_line_str(o, " / ");
+		bm_line_u64(o, ev->old_sector);
 	} else if (ev->kind == BM_EV_RQ_ISSUE || ev->kind == BM_EV_RQ_INSERT) {
 		bm_line_str(o, " (");
 		bm_line_u64(o, ev->bytes);

@@ -322,6 +322,10 @@ static int analyse(struct report *r)
 		bm_error_errno("cannot analyse '%s'", bm_trace_path(r->trace));
 		return -1;
 	}
+	if (bm_analysis_gaps(r->analysis, r->pass.losses, r->pass.nlosses) < 0) {
+		bm_error_errno("cannot analyse '%s'", bm_trace_path(r->trace));
+		return -1;
+	}
 	if (analyse_events(r) < 0)
 		return -1;
 	bm_analysis_finish(r->analysis);

@@ -67,7 +67,7 @@ static const double percentiles[] = { 50, 90, 99, 99.9 };
 void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a)
 {
 	const struct bm_disk_stats *const *disks;
-	size_t i, j, k, n = bm_analysis_disks(a, &disks);
+	size_t i, j, k, n = bm_analysis_disks(a, &disks), lost = 0;
 
 	if (format == BM_FORMAT_CSV)
 		fputs("name,dev,reads,writes,read_bytes,write_bytes,kind,parent,basis,from_ns,to_ns,"
@@ -75,7 +75,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 		      "avg_request_bytes,queue_depth,util_pct,"
 		      "q2c_count,q2c_avg_us,q2c_p50_us,q2c_p90_us,q2c_p99_us,q2c_p999_us,q2c_max_us,"
 		      "d2c_count,d2c_avg_us,d2c_p50_us,d2c_p90_us,d2c_p99_us,d2c_p999_us,d2c_max_us,"
-		      "others\n", out);
+		      "others,events_lost\n", out);
 	else if (format == BM_FORMAT_TEXT)
 		fprintf(out, "%-14s %-8s %-7s %8s %8s %10s %10s %8s %8s %6s %6s %9s %9s %9s %9s\n",
 			"NAME", "DEV", "BASIS", "READS", "WRITES", "READ_KB", "WRITE_KB", "IOPS",
@@ -86,15 +86,18 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 		uint64_t ios = d->reads + d->writes, bytes = d->read_bytes + d->write_bytes;
 		double depth = seconds(d) > 0 ? d->depth_ns / (seconds(d) * 1e9) : 0;
 		double util = seconds(d) > 0 ? 100.0 * d->busy_ns / (seconds(d) * 1e9) : 0;
-		char dev[16], shown[200];
+		char dev[16], name[200], shown[204];
 
 		bm_dev_str(d->dev, dev, sizeof(dev));
+		lost += d->events_lost;
 		if (format == BM_FORMAT_TEXT) {
 			const struct latency *l = d->d2c.count ? &lat[1] : &lat[0];
 
+			snprintf(shown, sizeof(shown), "%s%s", shown_name(d, name, sizeof(name)),
+				 d->events_lost ? "*" : "");
 			fprintf(out, "%-14s %-8s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f %8.1f "
 				"%8.1f %6.2f %6.1f %9.1f %9.1f %9.1f %9s\n",
-				shown_name(d, shown, sizeof(shown)), dev, model_of(d), d->reads, d->writes,
+				shown, dev, model_of(d), d->reads, d->writes,
 				d->read_bytes / 1024.0, d->write_bytes / 1024.0, per_second(ios, d),
 				per_second(bytes, d) / 1024, depth, util,
 				l->h->count ? us(l->h->sum / l->h->count) : 0,
@@ -124,7 +127,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 					fprintf(out, ",%.3f", us(bm_hist_percentile(h, percentiles[k])));
 				fprintf(out, ",%.3f", us(h->max));
 			}
-			fprintf(out, ",%" PRIu64 "\n", d->others);
+			fprintf(out, ",%" PRIu64 ",%s\n", d->others, d->events_lost ? "yes" : "");
 			continue;
 		}
 		fputs("{\"name\":", out);
@@ -155,8 +158,11 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 				us(bm_hist_percentile(h, 90)), us(bm_hist_percentile(h, 99)),
 				us(bm_hist_percentile(h, 99.9)), us(h->max));
 		}
-		fprintf(out, ",\"others\":%" PRIu64 "}\n", d->others);
+		fprintf(out, ",\"others\":%" PRIu64 ",\"events_lost\":%s}\n", d->others,
+			d->events_lost ? "true" : "false");
 	}
+	if (format == BM_FORMAT_TEXT && lost)
+		fputs("* events were lost while it existed: its figures may lack some I/O\n", out);
 	if (format == BM_FORMAT_TEXT && bm_analysis_stack(a, &(const struct bm_stack_row *){ 0 })) {
 		fputs("\nStacked: I/O that reached a device from the one it was submitted to\n", out);
 		bm_view_stack(out, format, a);

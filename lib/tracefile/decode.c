@@ -52,6 +52,7 @@ static const struct {
 	{ "block", "block_bio_queue", BM_EV_BIO_QUEUE },
 	{ "block", "block_bio_complete", BM_EV_BIO_COMPLETE },
 	{ "block", "block_bio_remap", BM_EV_BIO_REMAP },
+	{ "block", "block_split", BM_EV_BIO_SPLIT },
 	{ "ftrace", "print", BM_EV_PRINT },
 	{ "writeback", "writeback_bdi_register", BM_EV_BDI_REGISTER },
 	{ "synthetic", "blkmap_dev", BM_EV_M_DEV },
@@ -122,7 +123,7 @@ static void resolve(struct layout *l, struct tep_event *e)
 	l->dev = find(e, "dev");
 	l->old_dev = find(e, "old_dev");
 	l->sector = find(e, "sector");
-	l->old_sector = find(e, "old_sector");
+	l->old_sector = find(e, l->kind == BM_EV_BIO_SPLIT ? "new_sector" : "old_sector");
 	l->nr_sector = find(e, "nr_sector");
 	l->bytes = find(e, "bytes");
 	l->error = find(e, "error");
@@ -302,6 +303,16 @@ int bm_rwbs_op(const char *rwbs, uint32_t sectors)
 	return op == 'W' ? 1 : op == 'R' ? 0 : -1;
 }
 
+uint8_t bm_rwbs_flags(const char *rwbs, int len)
+{
+	bool preflush = len > 0 && rwbs[0] == 'F';
+	int at = preflush;	/* the operation's letter */
+
+	if (at >= len || rwbs[at] != 'W')
+		return 0;
+	return preflush || (at + 1 < len && rwbs[at + 1] == 'F') ? BM_IO_FLUSH_SEQ : 0;
+}
+
 /*
  * A string field: a char array, or __data_loc (the u32 at the field holds
  * length << 16 | offset).
@@ -331,15 +342,18 @@ static const char *string(const struct bm_decoder *d, const struct bm_rec *rec, 
 }
 
 /* The operation, read from the event's RWBS field without copying it. */
-static int op_of(const struct bm_rec *rec, struct field rwbs, uint32_t sectors)
+/* The operation and flags of @rec's RWBS field. */
+static void op_of(const struct bm_rec *rec, struct field rwbs, struct bm_io *io)
 {
-	char letters[2] = { 0, 0 };
+	char letters[3] = { 0, 0, 0 };
+	int n = rwbs.size < 3 ? rwbs.size : 3;
 
-	if (rwbs.size >= 2 && rwbs.offset + 2 <= rec->size)
-		memcpy(letters, (const char *)rec->data + rwbs.offset, 2);
-	else if (rwbs.size == 1 && rwbs.offset < rec->size)
-		letters[0] = *((const char *)rec->data + rwbs.offset);
-	return bm_rwbs_op(letters, sectors);
+	if (n > 0 && rwbs.offset + n <= rec->size)
+		memcpy(letters, (const char *)rec->data + rwbs.offset, n);
+	else
+		n = 0;
+	io->op = bm_rwbs_op(letters, io->nr_sector);
+	io->flags = io->op == 1 && io->nr_sector ? bm_rwbs_flags(letters, n) : 0;
 }
 
 /* Where a block event's I/O is: its kind, time, device and sector; false for other events. */
@@ -385,6 +399,8 @@ bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct b
 		io->old_sector = l->old_sector.size ? u64_at(rec, l->old_sector) : 0;
 		io->nr_sector = u32_at(rec, l->nr_sector);
 		io->op = bm_rwbs_op((const char *)rec->data + l->rwbs.offset, io->nr_sector);
+		io->flags = io->op == 1 && io->nr_sector ?
+			    bm_rwbs_flags((const char *)rec->data + l->rwbs.offset, l->rwbs.size) : 0;
 		return true;
 	}
 	if (!decode_where(d, l, rec, io))
@@ -393,7 +409,10 @@ bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct b
 	io->old_dev = number(d, rec, l->old_dev);
 	io->old_sector = number(d, rec, l->old_sector);
 	io->nr_sector = number(d, rec, l->nr_sector);
-	io->op = l->rwbs.size ? op_of(rec, l->rwbs, io->nr_sector) : -1;
+	io->op = -1;
+	io->flags = 0;
+	if (l->rwbs.size)
+		op_of(rec, l->rwbs, io);
 	return true;
 }
 

@@ -14,6 +14,7 @@
 
 #include "blkmap/analyse/hist.h"
 #include "blkmap/tracefile/decode.h"
+#include "blkmap/tracefile/merge.h"
 
 struct bm_span;
 
@@ -43,8 +44,10 @@ struct bm_disk_stats {
 	double depth_ns;		/* integral of the number in flight */
 	struct bm_hist q2c, d2c;
 	struct bm_series *series;	/* with plots only */
+	bool events_lost;	/* its life overlaps a gap in the recording */
 	/* internal: counts and time in flight, for requests and for bios */
 	uint64_t rq_counts[5], bio_counts[5];	/* reads, writes, rbytes, wbytes, others */
+	uint64_t queued;			/* bios queued on it */
 	struct bm_inflight_time {
 		unsigned inflight;
 		uint64_t changed, busy_ns;
@@ -76,6 +79,12 @@ void bm_analysis_free(struct bm_analysis *a);
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span);
 void bm_analysis_finish(struct bm_analysis *a);
+/*
+ * The recording's gaps (@n losses, any order), before the first event: an
+ * I/O in flight at a gap may have lost its completion, so it stops counting
+ * in flight there; each incarnation whose life overlaps one is marked.
+ */
+int bm_analysis_gaps(struct bm_analysis *a, const struct bm_loss *losses, size_t n);
 /* Keep only the incarnations named @name (if not NULL) with number @dev (if not 0). */
 void bm_analysis_keep(struct bm_analysis *a, const char *name, uint32_t dev);
 

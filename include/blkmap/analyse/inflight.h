@@ -8,6 +8,9 @@
  * entry that never completes (its completion was lost) is dropped once it
  * is stale_ns old, when the table is rebuilt: the owner's @drop hears of
  * it, so that it stops counting it as in flight.
+ *
+ * The same table, a second one, holds the links of stacked I/O: where a
+ * remapped bio is bound next (stack.c).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,8 +20,25 @@ struct bm_inflight {
 	uint32_t dev;
 	uint64_t sector;
 	uint32_t nr_sector;	/* of the bio queued here, 0 if only a request was seen */
+	uint32_t done;		/* sectors of it completed so far (an md bio's pieces) */
+	uint32_t splits;	/* device-mapper's splits of it: pieces it counts, less one */
 	uint64_t q, d;		/* queued, issued */
 	bool has_q, has_d;
+	int8_t op;		/* part of the key, with dev and sector */
+	bool flush_seq;		/* BM_IO_FLUSH_SEQ: its data's completion is not the last */
+	bool tail;		/* its data completed: only the flush sequence's end is due */
+	/*
+	 * A bio-based device counts as in flight what it has mapped, as the
+	 * kernel counts a dm or md bio's pieces: from the bio's queue to its
+	 * completion, less the time between a piece's clones completing and
+	 * the next piece's first remap.
+	 */
+	bool active;		/* counted in flight (bio_time) now */
+	uint32_t clones;	/* its clones in flight below */
+	uint64_t mapped_end;	/* the end of what it had remapped so far */
+	bool has_up;		/* a clone of the bio at (up_dev, up_sector) */
+	uint32_t up_dev;
+	uint64_t up_sector;
 	int disk, part;		/* the owner's: incarnations counting it in flight, -1 for none */
 	int rq_disk;		/* the incarnation counting its request in flight (has_d) */
 	int top;		/* came down a stack from this incarnation; -1: submitted here */
@@ -35,34 +55,70 @@ struct bm_inflight_table {
 };
 
 static inline size_t bm_inflight_slot(const struct bm_inflight_table *t, uint32_t dev,
-				      uint64_t sector)
+				      uint64_t sector, int op)
 {
-	uint64_t h = (sector * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)dev * 0xC2B2AE3D27D4EB4FULL);
+	uint64_t h = (sector * 0x9E3779B97F4A7C15ULL) ^
+		     (((uint64_t)dev << 2 | (uint64_t)(op + 1)) * 0xC2B2AE3D27D4EB4FULL);
 
 	return (h >> 17) & (t->size - 1);
 }
 
-/* The entry of (@dev, @sector), or NULL. */
+/*
+ * The entry of (@dev, @sector) for @op (0 read, 1 write, -1 neither: a
+ * reader and a writer may have bios in flight at one sector), or NULL.
+ */
 static inline struct bm_inflight *bm_inflight_find(const struct bm_inflight_table *t,
-						   uint32_t dev, uint64_t sector)
+						   uint32_t dev, uint64_t sector, int op)
 {
 	size_t i;
 
 	if (!t->size)
 		return NULL;
-	for (i = bm_inflight_slot(t, dev, sector); t->slots[i].used; i = (i + 1) & (t->size - 1))
-		if (t->slots[i].dev == dev && t->slots[i].sector == sector)
+	for (i = bm_inflight_slot(t, dev, sector, op); t->slots[i].used; i = (i + 1) & (t->size - 1))
+		if (t->slots[i].dev == dev && t->slots[i].sector == sector && t->slots[i].op == op)
 			return &t->slots[i];
 	return NULL;
 }
 
-/* The entry of (@dev, @sector), a new one (disk and part -1) if none; NULL: no memory. */
+/* The entry of (@dev, @sector, @op), a new one (disk and part -1) if none; NULL: no memory. */
 struct bm_inflight *bm_inflight_get(struct bm_inflight_table *t, uint32_t dev, uint64_t sector,
-				    uint64_t now);
+				    int op, uint64_t now);
 /* Remove @e; pointers to other entries may then point elsewhere. */
 void bm_inflight_erase(struct bm_inflight_table *t, struct bm_inflight *e);
 /* Drop the entries stale at @now. */
 void bm_inflight_sweep(struct bm_inflight_table *t, uint64_t now);
 void bm_inflight_release(struct bm_inflight_table *t);
+
+/*
+ * The bios in flight on a few devices by sector range, for the lookups an
+ * exact (device, sector) cannot answer: device-mapper and md clone a bio
+ * piece by piece, and name each piece's start, not the bio's; a dm bio
+ * split completes at its last piece's start. Kept only for the devices
+ * where such a lookup was needed (watched), whose bios in flight are few:
+ * a list a device, searched from the end.
+ */
+struct bm_ranges {
+	struct bm_range_dev {
+		uint32_t dev;
+		struct bm_range {
+			uint64_t start;
+			uint32_t len;
+			int op;		/* 0 read, 1 write, -1 neither */
+		} *v;
+		size_t n, cap;
+	} *devs;
+	size_t ndevs, capdevs;
+	size_t last;	/* the device looked up last */
+};
+
+/* The ranges of @dev, or NULL if it is not watched. */
+struct bm_range_dev *bm_ranges_of(struct bm_ranges *r, uint32_t dev);
+/* Watch @dev from now on (its ranges of the moment: the caller's to add); NULL: no memory. */
+struct bm_range_dev *bm_ranges_watch(struct bm_ranges *r, uint32_t dev);
+void bm_ranges_add(struct bm_range_dev *d, uint64_t start, uint32_t len, int op);
+void bm_ranges_del(struct bm_range_dev *d, uint64_t start, int op);
+/* The start of the latest range of @op that holds @sector; false if none. */
+bool bm_ranges_find(const struct bm_range_dev *d, uint64_t sector, int op, uint64_t *start);
+void bm_ranges_release(struct bm_ranges *r);
 
 #endif

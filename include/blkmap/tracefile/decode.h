@@ -22,6 +22,7 @@ enum bm_kind {
 	BM_EV_BIO_QUEUE,
 	BM_EV_BIO_COMPLETE,
 	BM_EV_BIO_REMAP,
+	BM_EV_BIO_SPLIT,	/* block_split: new_sector in bm_io's old_sector */
 	BM_EV_PRINT,		/* ftrace:print, blkmap's markers among them */
 	BM_EV_BDI_REGISTER,	/* writeback:writeback_bdi_register */
 	/* blkmap's probe events, system "blkmap_PID" (see kprobes.h) */
@@ -39,7 +40,7 @@ enum bm_kind {
 /* An I/O event of the block layer (not a print, nor a map record). */
 static inline bool bm_is_block(enum bm_kind kind)
 {
-	return kind >= BM_EV_RQ_INSERT && kind <= BM_EV_BIO_REMAP;
+	return kind >= BM_EV_RQ_INSERT && kind <= BM_EV_BIO_SPLIT;
 }
 
 /* Kernel dev_t encoding used by tracepoints: 12-bit major, 20-bit minor. */
@@ -82,13 +83,21 @@ struct bm_event {
 struct bm_io {
 	uint64_t ts;
 	uint64_t sector;
-	uint64_t old_sector;	/* a remap's: where the bio was on old_dev */
+	uint64_t old_sector;	/* a remap's: where the bio was on old_dev; a split's new_sector */
 	uint32_t dev, old_dev;	/* old_dev: a remap's source */
 	uint32_t nr_sector;
 	int32_t pid;
 	int8_t kind;		/* enum bm_kind, a block event's */
 	int8_t op;		/* as bm_event's */
+	uint8_t flags;		/* BM_IO_* */
 };
+
+/*
+ * A write with data and REQ_PREFLUSH or REQ_FUA ('F' before or after the W
+ * in RWBS): on a disk with a write cache it goes through the kernel's flush
+ * sequence, which completes it once more, with no data, at its sector.
+ */
+#define BM_IO_FLUSH_SEQ	0x1
 
 struct bm_decoder;
 
@@ -103,6 +112,8 @@ struct tep_handle *bm_decoder_tep(const struct bm_decoder *d);
  * without data). Reads the first two characters at most.
  */
 int bm_rwbs_op(const char *rwbs, uint32_t sectors);
+/* BM_IO_* flags of the first @len characters of @rwbs (3 are read at most). */
+uint8_t bm_rwbs_flags(const char *rwbs, int len);
 /* Decode @rec into @ev; text points into @rec's data. */
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev);
 /* Decode a block event's I/O fields; false, and nothing decoded, for other events. */

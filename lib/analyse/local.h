@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_ANALYSE_LOCAL_H
+#define BLKMAP_ANALYSE_LOCAL_H
+
+/*
+ * What analyse.c (counting, time in flight, latency) and stack.c (remaps,
+ * splits, where stacked I/O came from) share. The state:
+ *
+ *   inflight   bios queued on a device and requests issued to it, by
+ *              (device, sector): what a completion ends and counts
+ *   links      remapped bios on their way down a stack, by the (device,
+ *              sector) a remap sent them to: the top device and the
+ *              process that a queue or issue there inherits
+ *   ranges     the bios in flight on dm and md devices by sector range,
+ *              for the pieces whose sector names no bio's start
+ */
+#include "blkmap/analyse/analyse.h"
+#include "blkmap/analyse/inflight.h"
+#include "blkmap/tracefile/merge.h"
+
+struct bm_analysis {
+	uint64_t first, last;
+	bool series;
+	struct bm_disk_stats **disks;
+	size_t ndisks, capdisks;
+	int *index;		/* open addressing over disks, -1 empty */
+	size_t index_size;
+	const struct bm_disk_stats **sorted;
+	size_t nsorted;
+	struct bm_inflight_table inflight, links;
+	struct bm_ranges ranges;
+	uint64_t next_sweep;	/* when stale entries are dropped next */
+	struct bm_loss *gaps;	/* the recording's */
+	uint64_t *gap_edges;	/* their starts and ends, in time order */
+	size_t ngaps, next_gap;	/* next_gap: the next edge to cross */
+	struct bm_top_row *top;
+	int *top_disk;		/* the disk index of each row, until finish */
+	size_t ntop, captop, last_top;
+	struct bm_stack_row *stack;
+	size_t nstack, capstack, last_stack;
+	/* the last lookup, as events of one disk come in runs */
+	const struct bm_span *last_span;
+	uint32_t last_dev;
+	int last_disk;
+};
+
+/* analyse.c */
+int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
+	       enum bm_io_model model);
+void an_account(struct bm_inflight_time *t, uint64_t now, int delta);
+void an_queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_io *io);
+/* Remove @e from the tables; pointers to other entries may then point elsewhere. */
+void an_forget(struct bm_analysis *a, struct bm_inflight *e);
+/* The ranges of @dev, watched from now on with the bios it has in flight; NULL: no memory. */
+struct bm_range_dev *an_watch(struct bm_analysis *a, uint32_t dev);
+/* The bio queued on @dev that holds @sector: at its start, else within its range. */
+struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sector, int op);
+
+/* stack.c */
+void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_span *old_span);
+void an_split(struct bm_analysis *a, const struct bm_io *io);
+/* @e, new at (dev, sector), takes its top and writer from a link a remap left there. */
+void an_adopt_link(struct bm_analysis *a, struct bm_inflight *e);
+/* A bio of @e's, @sectors long, completed on incarnation @lower: where it came from. */
+/* @e, a clone, ended at @now: its bio above may have nothing in flight now. */
+void an_clone_done(struct bm_analysis *a, const struct bm_inflight *e, uint64_t now);
+void an_completed_stacked(struct bm_analysis *a, int lower, const struct bm_inflight *e, int op,
+			  uint32_t sectors);
+void an_stack_free(struct bm_analysis *a);
+
+#endif

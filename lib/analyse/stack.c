@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Stacked I/O: a bio submitted to a top device (dm, md, an NVMe head, a
+ * partition) reaches the disks below as remaps, clones and splits. What the
+ * kernel traces, and so what is followed here:
+ *
+ *   - A partition remaps the bio itself (blk_partition_remap): block_bio_remap
+ *     from (partition, relative sector) to (disk, absolute sector), then the
+ *     bio is queued on the disk. The partition counts what it remapped.
+ *   - dm and md queue their own bio, then clone it piece by piece: a remap a
+ *     clone, from (dm, the piece's start) to (lower device, sector), then
+ *     the clone is queued there (bio_alloc_clone does not carry the flag
+ *     that suppresses a second block_bio_queue). dm's remap of a clone bound
+ *     for a partition names the partition's disk at the partition's sector;
+ *     the partition's own remap follows.
+ *   - dm splits a bio it cannot map whole (a stripe's chunk, a target's
+ *     largest I/O): it trims the bio to the rest and traces block_split
+ *     with the rest's start as both sectors, and counts each piece as an
+ *     I/O. The block layer splits at a queue's limits: block_split from the
+ *     piece that goes on to the start of the rest, a bio of its own.
+ *   - An NVMe head moves the same bio to a hidden path disk: a remap, and no
+ *     queue event on the path.
+ *
+ * A remap from dm or md leaves a link at its destination: the top device
+ * and the process that submitted the bio there, which the clone's queue (or
+ * a path's issue) takes up. Links live apart from the I/O in flight: a
+ * partition's relative sector on its disk may be a real request's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "blkmap/map/map.h"
+#include "local.h"
+
+void an_adopt_link(struct bm_analysis *a, struct bm_inflight *e)
+{
+	struct bm_inflight *l;
+
+	if (!a->links.used || !(l = bm_inflight_find(&a->links, e->dev, e->sector, e->op)))
+		return;
+	e->top = l->top;
+	e->pid = l->pid;
+	e->has_up = l->has_up;
+	e->up_dev = l->up_dev;
+	e->up_sector = l->up_sector;
+	bm_inflight_erase(&a->links, l);
+}
+
+/* A clone of @up's is on its way down: @up has a piece in flight. */
+static void clone_sent(struct bm_analysis *a, struct bm_inflight *up, const struct bm_io *io)
+{
+	uint64_t end = io->old_sector + io->nr_sector;
+
+	if (!up->active) {
+		up->active = true;
+		an_account(&a->disks[up->disk]->bio_time, io->ts, +1);
+	}
+	up->clones++;
+	if (end > up->mapped_end)
+		up->mapped_end = end;
+}
+
+void an_clone_done(struct bm_analysis *a, const struct bm_inflight *e, uint64_t now)
+{
+	struct bm_inflight *up;
+
+	if (!e->has_up || !(up = bm_inflight_find(&a->inflight, e->up_dev, e->up_sector, e->op)) ||
+	    !up->has_q || up->disk < 0 || !up->clones)
+		return;
+	/* Between pieces (a dm split's, md's) nothing of it is in flight. */
+	if (!--up->clones && up->active && up->mapped_end < up->sector + up->nr_sector) {
+		up->active = false;
+		an_account(&a->disks[up->disk]->bio_time, now, -1);
+	}
+}
+
+/* Is the remap's source a partition? Its span says; without one, whether it queued bios. */
+static bool from_partition(const struct bm_analysis *a, int src, const struct bm_span *old_span)
+{
+	const struct bm_disk_stats *d = a->disks[src];
+
+	if (old_span)
+		return old_span->kind == BM_PARTITION;
+	return !d->queued;
+}
+
+/* Where a remapped bio came from: its top, its writer, the bio it is a clone of. */
+struct origin {
+	int top;
+	int32_t pid;
+	bool has_up;
+	uint32_t up_dev;
+	uint64_t up_sector;
+};
+
+/* The link a remap of (dev, old_sector) from @old_dev continues, taken up into @o. */
+static bool take_link(struct bm_analysis *a, const struct bm_io *io, struct origin *o)
+{
+	struct bm_inflight *l;
+
+	if (!a->links.used)
+		return false;
+	l = bm_inflight_find(&a->links, io->old_dev, io->old_sector, io->op);
+	/* dm's remap of a clone bound for a partition: at the partition's disk */
+	if (!l)
+		l = bm_inflight_find(&a->links, io->dev, io->old_sector, io->op);
+	if (!l)
+		return false;
+	*o = (struct origin){ l->top, l->pid, l->has_up, l->up_dev, l->up_sector };
+	bm_inflight_erase(&a->links, l);
+	return true;
+}
+
+static void set_origin(struct bm_inflight *e, const struct origin *o)
+{
+	e->top = o->top;
+	e->pid = o->pid;
+	e->has_up = o->has_up;
+	e->up_dev = o->up_dev;
+	e->up_sector = o->up_sector;
+}
+
+void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_span *old_span)
+{
+	int src = an_disk_of(a, io->old_dev, old_span, BM_IO_REQUEST);
+	struct bm_inflight *e, *up;
+	struct origin o;
+
+	if (src < 0)
+		return;
+	o = (struct origin){ .top = src, .pid = io->pid };
+	if (!from_partition(a, src, old_span)) {
+		/* A clone of a dm or md bio, or an NVMe head's bio moving to its path. */
+		if (!take_link(a, io, &o) &&
+		    (up = an_bio_at(a, io->old_dev, io->old_sector, io->op))) {
+			o = (struct origin){ up->top >= 0 ? up->top : up->disk, up->pid, true,
+					     up->dev, up->sector };
+			clone_sent(a, up, io);
+		}
+		e = bm_inflight_get(&a->links, io->dev, io->sector, io->op, io->ts);
+		if (!e)
+			return;
+		e->q = io->ts;	/* only its age, for staleness */
+		set_origin(e, &o);
+		return;
+	}
+	take_link(a, io, &o);
+	e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->op, io->ts);
+	if (!e)
+		return;
+	set_origin(e, &o);
+	e->part = src;
+	e->nr_sector = io->nr_sector;
+	e->q = io->ts;
+	e->has_q = true;
+	a->disks[src]->model = BM_IO_REMAP;
+	an_account(&a->disks[src]->bio_time, io->ts, +1);
+	an_queued_by(a, src, o.pid, io);
+}
+
+/*
+ * block_split's new_sector is an unsigned int in the tracepoint's prototype:
+ * past 2 TiB the kernel keeps its low 32 bits. The rest starts after the
+ * sector split, and less than 2^32 sectors after.
+ */
+static uint64_t split_rest(const struct bm_io *io)
+{
+	uint64_t rest = io->old_sector;
+
+	if (rest <= UINT32_MAX && io->sector > UINT32_MAX) {
+		rest |= io->sector & ~(uint64_t)UINT32_MAX;
+		if (rest < io->sector)
+			rest += (uint64_t)UINT32_MAX + 1;
+	}
+	return rest;
+}
+
+void an_split(struct bm_analysis *a, const struct bm_io *io)
+{
+	uint64_t rest = split_rest(io), start;
+	struct bm_inflight *e, piece;
+	struct bm_range_dev *r;
+
+	if (rest == io->sector) {
+		/* dm: the bio holding @rest was trimmed to it; one more piece counted */
+		r = an_watch(a, io->dev);
+		if (r && bm_ranges_find(r, rest, io->op, &start) && start != rest &&
+		    (e = bm_inflight_find(&a->inflight, io->dev, start, io->op)))
+			e->splits++;
+		return;
+	}
+	/* The block layer: [sector, rest) goes on, the rest is a bio of its own. */
+	e = bm_inflight_find(&a->inflight, io->dev, io->sector, io->op);
+	if (!e || !e->has_q || rest < io->sector || rest - io->sector >= e->nr_sector)
+		return;
+	piece = *e;
+	e = bm_inflight_get(&a->inflight, io->dev, rest, io->op, io->ts);	/* may move the others */
+	if (!e || e->has_q)
+		return;
+	e->q = piece.q;
+	e->has_q = true;
+	e->nr_sector = piece.nr_sector - (rest - io->sector);
+	e->disk = piece.disk;
+	e->part = piece.part;
+	e->top = piece.top;
+	e->pid = piece.pid;
+	e->flush_seq = piece.flush_seq;
+	e->has_up = piece.has_up;
+	e->up_dev = piece.up_dev;
+	e->up_sector = piece.up_sector;
+	e->active = piece.active;
+	if (e->active)
+		an_account(&a->disks[e->disk]->bio_time, io->ts, +1);
+	if (e->part >= 0)
+		an_account(&a->disks[e->part]->bio_time, io->ts, +1);
+	r = bm_ranges_of(&a->ranges, io->dev);
+	if (r && e->disk >= 0)
+		bm_ranges_add(r, rest, e->nr_sector, e->op);
+	e = bm_inflight_find(&a->inflight, io->dev, io->sector, io->op);
+	e->nr_sector = rest - io->sector;
+	if (r && e->disk >= 0) {
+		bm_ranges_del(r, io->sector, io->op);
+		bm_ranges_add(r, io->sector, e->nr_sector, e->op);
+	}
+}
+
+/* ---- where stacked I/O came from ---- */
+
+static struct bm_stack_row *stack_row(struct bm_analysis *a, const struct bm_disk_stats *lo,
+				      const struct bm_disk_stats *up)
+{
+	size_t i;
+
+	if (a->last_stack < a->nstack && a->stack[a->last_stack].lower == lo &&
+	    a->stack[a->last_stack].upper == up)
+		return &a->stack[a->last_stack];
+	for (i = 0; i < a->nstack; i++)
+		if (a->stack[i].lower == lo && a->stack[i].upper == up)
+			goto found;
+	if (a->nstack == a->capstack) {
+		size_t cap = a->capstack ? 2 * a->capstack : 16;
+		struct bm_stack_row *stack = realloc(a->stack, cap * sizeof(*stack));
+
+		if (!stack)
+			return NULL;
+		a->stack = stack;
+		a->capstack = cap;
+	}
+	i = a->nstack++;
+	memset(&a->stack[i], 0, sizeof(a->stack[i]));
+	a->stack[i].lower = lo;
+	a->stack[i].upper = up;
+found:
+	a->last_stack = i;
+	return &a->stack[i];
+}
+
+static void came_down(struct bm_analysis *a, int lower, const struct bm_inflight *e, int op,
+		      uint32_t sectors)
+{
+	struct bm_stack_row *r;
+
+	if (op < 0 || lower == e->top || !(r = stack_row(a, a->disks[lower], a->disks[e->top])))
+		return;
+	if (op) {
+		r->writes++;
+		r->write_bytes += (uint64_t)sectors * 512;
+	} else {
+		r->reads++;
+		r->read_bytes += (uint64_t)sectors * 512;
+	}
+}
+
+void an_completed_stacked(struct bm_analysis *a, int lower, const struct bm_inflight *e, int op,
+			  uint32_t sectors)
+{
+	if (e->top < 0)
+		return;
+	if (e->nr_sector)
+		sectors = e->nr_sector;
+	came_down(a, lower, e, op, sectors);
+	if (e->part >= 0 && e->part != lower)
+		came_down(a, e->part, e, op, sectors);
+}
+
+void an_stack_free(struct bm_analysis *a)
+{
+	bm_inflight_release(&a->links);
+	bm_ranges_release(&a->ranges);
+	free(a->stack);
+}

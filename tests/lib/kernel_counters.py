@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""Compare blkmap's per-device figures with the kernel's own counters.
+
+    kernel_counters.py STAT_BEFORE STAT_AFTER DISKS_CSV [NAME...]
+
+STAT_BEFORE and STAT_AFTER are copies of /proc/diskstats taken inside the
+recording; DISKS_CSV is `blkmap report --disks -f csv` of it. Every device
+whose counters moved (or NAME..., if given) is compared:
+
+- read and write bytes exactly (sectors x 512);
+- completed reads and writes within 2 % (one I/O at least, for the I/O in
+  flight when a copy was taken);
+- busy time (util_pct x seconds) never above io_ticks by more than 10 %,
+  or 20 ms (io_ticks counts whole jiffies).
+
+Prints a table, kernel beside blkmap, and one line a disagreement; exits 1
+if there is any.
+"""
+import csv
+import sys
+
+# /proc/diskstats after major, minor, name: reads, merged, sectors, ms,
+# writes, merged, sectors, ms, in flight, io_ticks, time in queue, ...
+READS, RSECT, WRITES, WSECT, TICKS = 0, 2, 4, 6, 9
+
+
+def diskstats(path):
+    stats = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 14:
+                stats[fields[2]] = (f"{fields[0]}:{fields[1]}", [int(x) for x in fields[3:]])
+    return stats
+
+
+def main():
+    before, after = diskstats(sys.argv[1]), diskstats(sys.argv[2])
+    names = sys.argv[4:]
+    rows = {}
+    with open(sys.argv[3]) as f:
+        for r in csv.DictReader(f):
+            t = rows.setdefault(r["name"], [0, 0, 0, 0, 0.0, 0])
+            t[0] += int(r["reads"])
+            t[1] += int(r["writes"])
+            t[2] += int(r["read_bytes"])
+            t[3] += int(r["write_bytes"])
+            t[4] += float(r["util_pct"]) / 100 * float(r["seconds"]) * 1000
+            t[5] += 1
+    bad = []
+    print(f"{'device':12} {'dev':8} {'reads k/b':>13} {'writes k/b':>13} "
+          f"{'read MiB k/b':>15} {'write MiB k/b':>15} {'busy ms k/b':>13}")
+    for name, (dev, now) in sorted(after.items()):
+        then = before.get(name, (dev, [0] * len(now)))[1]
+        d = [a - b for a, b in zip(now, then)]
+        moved = d[READS] or d[WRITES] or d[TICKS]
+        if names and name not in names:
+            continue
+        if not names and not moved and name not in rows:
+            continue
+        b = rows.get(name, [0, 0, 0, 0, 0.0, 0])
+        print(f"{name:12} {dev:8} {d[READS]:>6}/{b[0]:<6} {d[WRITES]:>6}/{b[1]:<6} "
+              f"{d[RSECT] * 512 / 2**20:>7.2f}/{b[2] / 2**20:<7.2f} "
+              f"{d[WSECT] * 512 / 2**20:>7.2f}/{b[3] / 2**20:<7.2f} "
+              f"{d[TICKS]:>6}/{b[4]:<6.0f}")
+        if not b[5]:
+            bad.append(f"{name}: no row in blkmap's --disks")
+            continue
+        for what, k, got in (("reads", d[READS], b[0]), ("writes", d[WRITES], b[1])):
+            if abs(got - k) > max(0.02 * k, 1):
+                bad.append(f"{name}: {got} {what}, the kernel counted {k}")
+        for what, k, got in (("read bytes", d[RSECT] * 512, b[2]),
+                             ("write bytes", d[WSECT] * 512, b[3])):
+            if got != k:
+                bad.append(f"{name}: {got} {what}, the kernel counted {k}")
+        if b[4] > max(1.1 * d[TICKS], d[TICKS] + 20):
+            bad.append(f"{name}: busy {b[4]:.0f} ms, io_ticks {d[TICKS]} ms")
+    for line in bad:
+        print("MISMATCH " + line)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,21 @@
+# Real-sized I/O through storage stacks in Debian's kernels (6.1 and 6.12),
+# with every source, the kprobes alone and the fallback sources: dm-crypt,
+# dm-stripe, md raid1 and raid0 (or dm-linear) over partitions of hot-added
+# virtio disks and loop devices, 1 MiB and 4 MiB direct writes, 256 KiB and
+# 1 MiB direct reads meanwhile and buffered writeback
+# (scenarios/stack-numbers.sh). Every device's reads, writes, bytes and busy
+# time agree with the kernel's own counters, read inside the recording.
+. "$(dirname "$0")/lib.sh"
+
+for kernel in ${KERNELS:-default 6.12}; do
+	for sources in all kprobe tracepoint,uevent,sysfs; do
+		out=$T/$kernel-$sources
+		module=0
+		[ "$sources" != all ] || module=1
+		in_vm $kernel stack-numbers "$out" SOURCES=$sources MODULE=$module
+		note "$kernel, $sources: $(tr '\n' ' ' <"$out/stacks.log")"
+		"$BLKMAP" report --disks -f csv "$out/rec.dat" >"$out/disks.csv"
+		python3 "$top/tests/lib/kernel_counters.py" "$out/stat.before" "$out/stat.after" \
+			"$out/disks.csv" || fail "$kernel, $sources: blkmap's figures are not the kernel's"
+	done
+done
