@@ -189,7 +189,8 @@ static void keep(uint64_t *list, uint8_t *n, uint64_t ts)
 
 static bool is_request(const struct bm_io *io)
 {
-	return io->kind == BM_EV_RQ_ISSUE || io->kind == BM_EV_RQ_COMPLETE;
+	return io->kind == BM_EV_RQ_ISSUE || io->kind == BM_EV_RQ_COMPLETE ||
+	       io->kind == BM_EV_RQ_REQUEUE;
 }
 
 static uint64_t key_of(const struct bm_io *io)
@@ -204,6 +205,18 @@ static struct slot *slot_of(struct bm_trigger *t, const struct bm_io *io)
 	return &t->slots[h >> 52 & (SLOTS - 1)];
 }
 
+/* A requeue: the issue before it, kept as a start, is not the request's. */
+static void requeued(const struct bm_io *io, struct slot *s)
+{
+	int k;
+
+	if (s->dev != io->dev || s->sector != key_of(io))
+		return;
+	k = partner(s->starts, s->nstarts, io->ts, false);
+	if (k >= 0)
+		s->starts[k] = s->starts[--s->nstarts];
+}
+
 /* @io, whose slot is @s. */
 static void note_io(struct bm_trigger *t, const struct bm_io *io, struct slot *s)
 {
@@ -214,6 +227,10 @@ static void note_io(struct bm_trigger *t, const struct bm_io *io, struct slot *s
 	uint8_t *nother = start ? &s->nends : &s->nstarts;
 	int k;
 
+	if (io->kind == BM_EV_RQ_REQUEUE) {
+		requeued(io, s);
+		return;
+	}
 	if (s->dev != io->dev || s->sector != key)
 		*s = (struct slot){ .dev = io->dev, .sector = key };	/* another I/O's slot */
 	k = partner(other, *nother, io->ts, start);
@@ -236,12 +253,36 @@ static void note_io(struct bm_trigger *t, const struct bm_io *io, struct slot *s
 	eventfd_write(t->notify_fd, 1);
 }
 
+/*
+ * A requeued request's issue, and the requeue, in one batch: dropped before
+ * the issue can pair with a completion that another CPU's pages brought
+ * first (the re-issue's).
+ */
+static void drop_requeued(struct ahead *a)
+{
+	size_t k, j;
+
+	for (k = 0; k < a->n; k++) {
+		if (a->io[k].kind != BM_EV_RQ_REQUEUE)
+			continue;
+		for (j = k; j-- > 0;)
+			if (a->io[j].kind == BM_EV_RQ_ISSUE && a->io[j].dev == a->io[k].dev &&
+			    a->io[j].sector == a->io[k].sector) {
+				a->io[j].kind = BM_EV_OTHER;
+				a->io[k].kind = BM_EV_OTHER;
+				break;
+			}
+	}
+}
+
 static void note_ahead(struct bm_trigger *t)
 {
 	size_t k;
 
+	drop_requeued(&t->ahead);
 	for (k = 0; k < t->ahead.n; k++)
-		note_io(t, &t->ahead.io[k], t->ahead.slot[k]);
+		if (t->ahead.io[k].kind != BM_EV_OTHER)
+			note_io(t, &t->ahead.io[k], t->ahead.slot[k]);
 	t->ahead.n = 0;
 }
 
@@ -262,9 +303,15 @@ static void note_page(struct bm_trigger *t, const unsigned char *page)
 
 		memcpy(&id, ev.data, sizeof(id));
 		rec.type = id;
-		if (!bm_decode_io_where(t->dec, &rec, io) ||
+		/*
+		 * Requests without data (flushes, a driver's own commands) are
+		 * issued at sector 0 and complete at 2^64 - 1: never a start or an
+		 * end, or a real request at sector 0 would pair with one.
+		 */
+		if (!bm_decode_io(t->dec, &rec, io) || !io->nr_sector ||
 		    (io->kind != BM_EV_RQ_ISSUE && io->kind != BM_EV_RQ_COMPLETE &&
-		     io->kind != BM_EV_BIO_QUEUE && io->kind != BM_EV_BIO_COMPLETE))
+		     io->kind != BM_EV_RQ_REQUEUE && io->kind != BM_EV_BIO_QUEUE &&
+		     io->kind != BM_EV_BIO_COMPLETE))
 			continue;
 		a->slot[a->n] = slot_of(t, io);
 		__builtin_prefetch(a->slot[a->n], 1);

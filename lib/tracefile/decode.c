@@ -416,11 +416,6 @@ bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct b
 	return true;
 }
 
-bool bm_decode_io_where(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io)
-{
-	return decode_where(d, layout_of(d, rec->type), rec, io);
-}
-
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev)
 {
 	const struct layout *l = layout_of(d, rec->type);

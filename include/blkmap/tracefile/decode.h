@@ -124,7 +124,5 @@ void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_e
  */
 bool bm_decode_fits(const struct bm_decoder *d, const struct bm_rec *rec);
 bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io);
-/* Only where a block event's I/O is: its kind, time, device and sector. */
-bool bm_decode_io_where(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_io *io);
 
 #endif

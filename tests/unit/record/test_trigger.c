@@ -19,6 +19,7 @@
 
 #define ISSUE_ID	301
 #define COMPLETE_ID	302
+#define REQUEUE_ID	303
 #define DEV		BM_MKDEV(7, 0)
 
 #define RQ_FORMAT(NAME, ID)								\
@@ -34,6 +35,7 @@
 
 static const char issue_format[] = RQ_FORMAT("block_rq_issue", "301");
 static const char complete_format[] = RQ_FORMAT("block_rq_complete", "302");
+static const char requeue_format[] = RQ_FORMAT("block_rq_requeue", "303");
 
 struct rq {
 	uint16_t id;
@@ -58,6 +60,7 @@ static void setup(void)
 	meta.nformats = 0;
 	bm_trace_meta_add_format(&meta, "block", issue_format, strlen(issue_format));
 	bm_trace_meta_add_format(&meta, "block", complete_format, strlen(complete_format));
+	bm_trace_meta_add_format(&meta, "block", requeue_format, strlen(requeue_format));
 	fd = open(meta_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(bm_trace_write(fd, meta_path, &meta, NULL), 0);
@@ -70,8 +73,8 @@ static void teardown(void)
 	unlink(meta_path);
 }
 
-/* A page of @n requests' halves: { id, time, sector }. */
-static void page_of(unsigned char *page, const uint64_t (*events)[3], int n)
+/* A page of @n requests' halves: { id, time, sector, sectors }. */
+static void page_of(unsigned char *page, const uint64_t (*events)[4], int n)
 {
 	struct bm_page_packer p;
 	int i;
@@ -79,7 +82,7 @@ static void page_of(unsigned char *page, const uint64_t (*events)[3], int n)
 	bm_pack_start(&p, page, TEST_PAGE_SIZE, 8, 0);
 	for (i = 0; i < n; i++) {
 		struct rq rq = { .id = events[i][0], .pid = 42, .dev = DEV,
-				 .sector = events[i][2], .nr_sector = 8 };
+				 .sector = events[i][2], .nr_sector = events[i][3] };
 
 		ck_assert_int_eq(bm_pack_add(&p, events[i][1], &rq, sizeof(rq)), 0);
 	}
@@ -116,8 +119,9 @@ END_TEST
  */
 START_TEST(halves_pair_right_whichever_cpu_comes_first)
 {
-	static const uint64_t cpu0[][3] = { { ISSUE_ID, 1000, 64 }, { ISSUE_ID, 5000, 64 } };
-	static const uint64_t cpu1[][3] = { { COMPLETE_ID, 2000, 64 }, { COMPLETE_ID, 5100, 64 } };
+	static const uint64_t cpu0[][4] = { { ISSUE_ID, 1000, 64, 8 }, { ISSUE_ID, 5000, 64, 8 } };
+	static const uint64_t cpu1[][4] = { { COMPLETE_ID, 2000, 64, 8 },
+					    { COMPLETE_ID, 5100, 64, 8 } };
 	struct bm_trigger_spec spec = { .latency_ns = 1500 };
 	unsigned char p0[TEST_PAGE_SIZE], p1[TEST_PAGE_SIZE];
 	struct bm_trigger_hit hit;
@@ -143,9 +147,9 @@ END_TEST
 
 START_TEST(a_slow_request_fires_once_with_its_latency)
 {
-	static const uint64_t cpu0[][3] = { { ISSUE_ID, 1000, 8 }, { ISSUE_ID, 1200, 16 },
-					    { COMPLETE_ID, 1300, 16 } };
-	static const uint64_t cpu1[][3] = { { COMPLETE_ID, 10000, 8 } };
+	static const uint64_t cpu0[][4] = { { ISSUE_ID, 1000, 8, 8 }, { ISSUE_ID, 1200, 16, 8 },
+					    { COMPLETE_ID, 1300, 16, 8 } };
+	static const uint64_t cpu1[][4] = { { COMPLETE_ID, 10000, 8, 8 } };
 	struct bm_trigger_spec spec = { .latency_ns = 1500 };
 	unsigned char p0[TEST_PAGE_SIZE], p1[TEST_PAGE_SIZE];
 	struct bm_trigger_hit hit;
@@ -178,6 +182,58 @@ START_TEST(a_slow_request_fires_once_with_its_latency)
 }
 END_TEST
 
+
+/* Runs @cpu0's and @cpu1's pages in both orders: true if either fired. */
+static bool fires_either_way(const uint64_t (*cpu0)[4], int n0, const uint64_t (*cpu1)[4], int n1)
+{
+	struct bm_trigger_spec spec = { .latency_ns = 1500 };
+	unsigned char p0[TEST_PAGE_SIZE], p1[TEST_PAGE_SIZE];
+	struct bm_trigger_hit hit;
+	int fd = eventfd(0, EFD_NONBLOCK), order;
+	bool fired = false;
+
+	page_of(p0, cpu0, n0);
+	page_of(p1, cpu1, n1);
+	for (order = 0; order < 2; order++) {
+		struct bm_trigger *t = bm_trigger_new(&spec, meta_path, fd);
+
+		ck_assert_msg(t != NULL, "%s", bm_error_message());
+		bm_trigger_pages(t, order ? p1 : p0, 1, TEST_PAGE_SIZE);
+		bm_trigger_pages(t, order ? p0 : p1, 1, TEST_PAGE_SIZE);
+		fired |= bm_trigger_take(t, &hit);
+		bm_trigger_free(t);
+	}
+	close(fd);
+	return fired;
+}
+
+/*
+ * A flush (no data) is issued at sector 0 and completes at 2^64 - 1; a
+ * 100 ns write at sector 0 later must not pair with the flush's issue.
+ */
+START_TEST(a_request_without_data_never_pairs)
+{
+	static const uint64_t cpu0[][4] = { { ISSUE_ID, 1000, 0, 0 }, { ISSUE_ID, 5000, 0, 8 } };
+	static const uint64_t cpu1[][4] = { { COMPLETE_ID, 1100, UINT64_MAX, 0 },
+					    { COMPLETE_ID, 5100, 0, 8 } };
+
+	ck_assert(!fires_either_way(cpu0, 2, cpu1, 2));
+}
+END_TEST
+
+/* Issued, requeued, issued again and done 100 ns later: the first issue is not its start. */
+START_TEST(a_requeued_issue_never_pairs)
+{
+	static const uint64_t cpu0[][4] = { { ISSUE_ID, 1000, 64, 8 }, { REQUEUE_ID, 1100, 64, 8 },
+					    { ISSUE_ID, 5000, 64, 8 } };
+	static const uint64_t cpu1[][4] = { { COMPLETE_ID, 5100, 64, 8 } };
+	static const uint64_t slow[][4] = { { COMPLETE_ID, 9000, 64, 8 } };
+
+	ck_assert(!fires_either_way(cpu0, 3, cpu1, 1));
+	ck_assert(fires_either_way(cpu0, 3, slow, 1));	/* the re-issue's own latency still counts */
+}
+END_TEST
+
 Suite *suite_trigger(void)
 {
 	Suite *s = suite_create("trigger");
@@ -187,6 +243,8 @@ Suite *suite_trigger(void)
 	tcase_add_test(tc, the_syntax_is_checked);
 	tcase_add_test(tc, halves_pair_right_whichever_cpu_comes_first);
 	tcase_add_test(tc, a_slow_request_fires_once_with_its_latency);
+	tcase_add_test(tc, a_request_without_data_never_pairs);
+	tcase_add_test(tc, a_requeued_issue_never_pairs);
 	suite_add_tcase(s, tc);
 	return s;
 }
