@@ -20,6 +20,7 @@
  * recording, and stop counting as in flight then, so memory and busy time
  * stay bounded. Stacks (remaps, clones, splits) are followed in stack.c.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,14 @@ int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 	d->span = span;
 	d->dev = span ? span->dev : dev;
 	d->model = model;
+	/*
+	 * md starts counting a bio (md_account_bio) once its personality has
+	 * waited for the array (a raid1 barrier, a resync window), just before
+	 * it sends the clones: from the first remap. dm counts from the bio's
+	 * start, however late its target sends the clones (dm-crypt's writes).
+	 */
+	d->in_flight_from_map = span && !strncmp(span->name, "md", 2) &&
+				(isdigit((unsigned char)span->name[2]) || span->name[2] == '_');
 	a->index[j] = a->ndisks;
 	a->disks[a->ndisks++] = d;
 found:
@@ -336,8 +345,9 @@ static void queue(struct bm_analysis *a, const struct bm_io *io, int disk)
 	e->flush_seq = io->flags & BM_IO_FLUSH_SEQ;
 	if (e->disk < 0) {
 		e->disk = disk;
-		e->active = true;
-		an_account(&a->disks[disk]->bio_time, io->ts, +1);
+		e->active = !a->disks[disk]->in_flight_from_map;
+		if (e->active)
+			an_account(&a->disks[disk]->bio_time, io->ts, +1);
 		if ((r = bm_ranges_of(&a->ranges, io->dev)))
 			bm_ranges_add(r, io->sector, io->nr_sector, io->op);
 	}

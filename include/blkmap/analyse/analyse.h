@@ -48,6 +48,7 @@ struct bm_disk_stats {
 	/* internal: counts and time in flight, for requests and for bios */
 	uint64_t rq_counts[5], bio_counts[5];	/* reads, writes, rbytes, wbytes, others */
 	uint64_t queued;			/* bios queued on it */
+	bool in_flight_from_map;		/* md: a bio counts from its first remap */
 	struct bm_inflight_time {
 		unsigned inflight;
 		uint64_t changed, busy_ns;
