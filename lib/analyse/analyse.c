@@ -186,7 +186,8 @@ static bool queued_here(const struct bm_inflight *e)
 	return e && e->has_q && e->disk >= 0;
 }
 
-struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sector, int op)
+struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sector, int op,
+			      bool watch)
 {
 	struct bm_inflight *e = bm_inflight_find(&a->inflight, dev, sector, op);
 	struct bm_range_dev *r;
@@ -194,7 +195,7 @@ struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sect
 
 	if (queued_here(e))
 		return e;
-	r = an_watch(a, dev);
+	r = watch ? an_watch(a, dev) : bm_ranges_of(&a->ranges, dev);
 	if (!r || !bm_ranges_find(r, sector, op, &start))
 		return NULL;
 	e = bm_inflight_find(&a->inflight, dev, start, op);
@@ -216,7 +217,7 @@ static void cross_gap(struct bm_analysis *a, uint64_t at)
 
 		if (e->used && !e->tail) {
 			settle(a, e, at);
-			e->has_q = e->has_d = e->active = false;
+			e->has_q = e->has_d = e->active = e->mapping = false;
 			e->disk = e->part = -1;
 		}
 	}
@@ -322,7 +323,7 @@ static void count(uint64_t counts[5], int op, uint64_t n, uint64_t sectors)
 /* @e as if new. */
 static void renew(struct bm_inflight *e)
 {
-	*e = (struct bm_inflight){ .dev = e->dev, .sector = e->sector, .op = e->op, .used = true,
+	*e = (struct bm_inflight){ .sector = e->sector, .dev = e->dev, .op = e->op, .used = true,
 				   .disk = -1, .part = -1, .top = -1 };
 }
 
@@ -451,11 +452,14 @@ static void complete_request(struct bm_analysis *a, const struct bm_io *io, int 
  */
 static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk)
 {
-	struct bm_inflight *e = an_bio_at(a, io->dev, io->sector, io->op);
+	/* A device whose bios are split or cloned piece by piece is watched already. */
+	struct bm_inflight *e = bm_inflight_find(&a->inflight, io->dev, io->sector, io->op);
 	struct bm_disk_stats *d = a->disks[disk];
 	uint64_t bytes;
 
 	seen(d, io->ts);
+	if (!queued_here(e))
+		e = an_bio_at(a, io->dev, io->sector, io->op, false);
 	if (!e) {
 		count(d->bio_counts, io->op, 1, io->nr_sector);
 		series_add(a, d, io->ts, (uint64_t)io->nr_sector * 512, 0);

@@ -8,12 +8,18 @@
 static void rehash(struct bm_inflight_table *t, size_t size, uint64_t now)
 {
 	struct bm_inflight *old = t->slots, *slots;
+	struct bm_inflight_cold *oldcold = t->cold, *cold;
 	size_t i, oldsize = t->size;
 
 	slots = calloc(size, sizeof(*slots));
-	if (!slots)
+	cold = malloc(size * sizeof(*cold));
+	if (!slots || !cold) {
+		free(slots);
+		free(cold);
 		return;
+	}
 	t->slots = slots;
+	t->cold = cold;
 	t->size = size;
 	t->used = 0;
 	for (i = 0; i < oldsize; i++) {
@@ -30,9 +36,11 @@ static void rehash(struct bm_inflight_table *t, size_t size, uint64_t now)
 		     j = (j + 1) & (size - 1))
 			;
 		slots[j] = *e;
+		cold[j] = oldcold[i];
 		t->used++;
 	}
 	free(old);
+	free(oldcold);
 }
 
 struct bm_inflight *bm_inflight_get(struct bm_inflight_table *t, uint32_t dev, uint64_t sector,
@@ -54,12 +62,8 @@ struct bm_inflight *bm_inflight_get(struct bm_inflight_table *t, uint32_t dev, u
 	for (i = bm_inflight_slot(t, dev, sector, op); t->slots[i].used; i = (i + 1) & (t->size - 1))
 		;
 	e = &t->slots[i];
-	memset(e, 0, sizeof(*e));
-	e->used = true;
-	e->dev = dev;
-	e->sector = sector;
-	e->op = op;
-	e->disk = e->part = e->top = -1;
+	*e = (struct bm_inflight){ .sector = sector, .dev = dev, .op = op, .used = true,
+				   .disk = -1, .part = -1, .top = -1 };
 	t->used++;
 	return e;
 }
@@ -80,6 +84,7 @@ void bm_inflight_erase(struct bm_inflight_table *t, struct bm_inflight *e)
 		home = bm_inflight_slot(t, t->slots[j].dev, t->slots[j].sector, t->slots[j].op);
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
 			t->slots[i] = t->slots[j];
+			t->cold[i] = t->cold[j];
 			t->slots[j].used = false;
 			i = j;
 		}
@@ -95,16 +100,16 @@ void bm_inflight_sweep(struct bm_inflight_table *t, uint64_t now)
 void bm_inflight_release(struct bm_inflight_table *t)
 {
 	free(t->slots);
+	free(t->cold);
 	t->slots = NULL;
+	t->cold = NULL;
 	t->size = t->used = 0;
 }
 
-struct bm_range_dev *bm_ranges_of(struct bm_ranges *r, uint32_t dev)
+struct bm_range_dev *bm_ranges_lookup(struct bm_ranges *r, uint32_t dev)
 {
 	size_t i;
 
-	if (!r->ndevs)
-		return NULL;
 	if (r->devs[r->last].dev == dev)
 		return &r->devs[r->last];
 	for (i = 0; i < r->ndevs; i++)

@@ -53,8 +53,12 @@ void an_queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_io *
 void an_forget(struct bm_analysis *a, struct bm_inflight *e);
 /* The ranges of @dev, watched from now on with the bios it has in flight; NULL: no memory. */
 struct bm_range_dev *an_watch(struct bm_analysis *a, uint32_t dev);
-/* The bio queued on @dev that holds @sector: at its start, else within its range. */
-struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sector, int op);
+/*
+ * The bio of @op queued on @dev that holds @sector: at its start, else within
+ * its range if @dev is watched (or, with @watch, from now on).
+ */
+struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sector, int op,
+			      bool watch);
 
 /* stack.c */
 void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_span *old_span);

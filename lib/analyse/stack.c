@@ -41,34 +41,47 @@ void an_adopt_link(struct bm_analysis *a, struct bm_inflight *e)
 	e->top = l->top;
 	e->pid = l->pid;
 	e->has_up = l->has_up;
-	e->up_dev = l->up_dev;
-	e->up_sector = l->up_sector;
+	if (e->has_up)
+		*bm_inflight_cold(&a->inflight, e) = *bm_inflight_cold(&a->links, l);
 	bm_inflight_erase(&a->links, l);
 }
 
 /* A clone of @up's is on its way down: @up has a piece in flight. */
 static void clone_sent(struct bm_analysis *a, struct bm_inflight *up, const struct bm_io *io)
 {
-	uint64_t end = io->old_sector + io->nr_sector;
+	struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, up);
+	uint64_t mapped = io->old_sector + io->nr_sector - up->sector;
 
 	if (!up->active) {
 		up->active = true;
 		an_account(&a->disks[up->disk]->bio_time, io->ts, +1);
 	}
-	up->clones++;
-	if (end > up->mapped_end)
-		up->mapped_end = end;
+	if (!up->mapping) {
+		up->mapping = true;
+		c->clones = c->mapped = 0;
+	}
+	c->clones++;
+	if (mapped > c->mapped)
+		c->mapped = mapped;
 }
 
 void an_clone_done(struct bm_analysis *a, const struct bm_inflight *e, uint64_t now)
 {
+	const struct bm_inflight_cold *from;
+	struct bm_inflight_cold *c;
 	struct bm_inflight *up;
 
-	if (!e->has_up || !(up = bm_inflight_find(&a->inflight, e->up_dev, e->up_sector, e->op)) ||
-	    !up->has_q || up->disk < 0 || !up->clones)
+	if (!e->has_up)
+		return;
+	from = bm_inflight_cold(&a->inflight, e);
+	up = bm_inflight_find(&a->inflight, from->up_dev, from->up_sector, e->op);
+	if (!up || !up->has_q || up->disk < 0 || !up->mapping)
+		return;
+	c = bm_inflight_cold(&a->inflight, up);
+	if (!c->clones)
 		return;
 	/* Between pieces (a dm split's, md's) nothing of it is in flight. */
-	if (!--up->clones && up->active && up->mapped_end < up->sector + up->nr_sector) {
+	if (!--c->clones && up->active && c->mapped < up->nr_sector) {
 		up->active = false;
 		an_account(&a->disks[up->disk]->bio_time, now, -1);
 	}
@@ -106,18 +119,28 @@ static bool take_link(struct bm_analysis *a, const struct bm_io *io, struct orig
 		l = bm_inflight_find(&a->links, io->dev, io->old_sector, io->op);
 	if (!l)
 		return false;
-	*o = (struct origin){ l->top, l->pid, l->has_up, l->up_dev, l->up_sector };
+	*o = (struct origin){ .top = l->top, .pid = l->pid, .has_up = l->has_up };
+	if (l->has_up) {
+		o->up_dev = bm_inflight_cold(&a->links, l)->up_dev;
+		o->up_sector = bm_inflight_cold(&a->links, l)->up_sector;
+	}
 	bm_inflight_erase(&a->links, l);
 	return true;
 }
 
-static void set_origin(struct bm_inflight *e, const struct origin *o)
+/* @e, in @t, from @o. */
+static void set_origin(struct bm_inflight_table *t, struct bm_inflight *e, const struct origin *o)
 {
+	struct bm_inflight_cold *c;
+
 	e->top = o->top;
 	e->pid = o->pid;
 	e->has_up = o->has_up;
-	e->up_dev = o->up_dev;
-	e->up_sector = o->up_sector;
+	if (!e->has_up)
+		return;
+	c = bm_inflight_cold(t, e);
+	c->up_dev = o->up_dev;
+	c->up_sector = o->up_sector;
 }
 
 void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_span *old_span)
@@ -132,7 +155,7 @@ void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_spa
 	if (!from_partition(a, src, old_span)) {
 		/* A clone of a dm or md bio, or an NVMe head's bio moving to its path. */
 		if (!take_link(a, io, &o) &&
-		    (up = an_bio_at(a, io->old_dev, io->old_sector, io->op))) {
+		    (up = an_bio_at(a, io->old_dev, io->old_sector, io->op, true))) {
 			o = (struct origin){ up->top >= 0 ? up->top : up->disk, up->pid, true,
 					     up->dev, up->sector };
 			clone_sent(a, up, io);
@@ -141,14 +164,14 @@ void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_spa
 		if (!e)
 			return;
 		e->q = io->ts;	/* only its age, for staleness */
-		set_origin(e, &o);
+		set_origin(&a->links, e, &o);
 		return;
 	}
 	take_link(a, io, &o);
 	e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->op, io->ts);
 	if (!e)
 		return;
-	set_origin(e, &o);
+	set_origin(&a->inflight, e, &o);
 	e->part = src;
 	e->nr_sector = io->nr_sector;
 	e->q = io->ts;
@@ -179,6 +202,7 @@ void an_split(struct bm_analysis *a, const struct bm_io *io)
 {
 	uint64_t rest = split_rest(io), start;
 	struct bm_inflight *e, piece;
+	struct bm_inflight_cold up;
 	struct bm_range_dev *r;
 
 	if (rest == io->sector) {
@@ -194,6 +218,7 @@ void an_split(struct bm_analysis *a, const struct bm_io *io)
 	if (!e || !e->has_q || rest < io->sector || rest - io->sector >= e->nr_sector)
 		return;
 	piece = *e;
+	up = *bm_inflight_cold(&a->inflight, e);
 	e = bm_inflight_get(&a->inflight, io->dev, rest, io->op, io->ts);	/* may move the others */
 	if (!e || e->has_q)
 		return;
@@ -206,9 +231,9 @@ void an_split(struct bm_analysis *a, const struct bm_io *io)
 	e->pid = piece.pid;
 	e->flush_seq = piece.flush_seq;
 	e->has_up = piece.has_up;
-	e->up_dev = piece.up_dev;
-	e->up_sector = piece.up_sector;
 	e->active = piece.active;
+	*bm_inflight_cold(&a->inflight, e) = up;	/* its bio above, if any */
+	e->mapping = false;
 	if (e->active)
 		an_account(&a->disks[e->disk]->bio_time, io->ts, +1);
 	if (e->part >= 0)

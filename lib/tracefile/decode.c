@@ -303,15 +303,6 @@ int bm_rwbs_op(const char *rwbs, uint32_t sectors)
 	return op == 'W' ? 1 : op == 'R' ? 0 : -1;
 }
 
-uint8_t bm_rwbs_flags(const char *rwbs, int len)
-{
-	bool preflush = len > 0 && rwbs[0] == 'F';
-	int at = preflush;	/* the operation's letter */
-
-	if (at >= len || rwbs[at] != 'W')
-		return 0;
-	return preflush || (at + 1 < len && rwbs[at + 1] == 'F') ? BM_IO_FLUSH_SEQ : 0;
-}
 
 /*
  * A string field: a char array, or __data_loc (the u32 at the field holds
@@ -399,7 +390,8 @@ bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct b
 		io->old_sector = l->old_sector.size ? u64_at(rec, l->old_sector) : 0;
 		io->nr_sector = u32_at(rec, l->nr_sector);
 		io->op = bm_rwbs_op((const char *)rec->data + l->rwbs.offset, io->nr_sector);
-		io->flags = io->op == 1 && io->nr_sector ?
+		/* Only a queued bio's matter (the analysis' flush sequences). */
+		io->flags = l->kind == BM_EV_BIO_QUEUE && io->op == 1 && io->nr_sector ?
 			    bm_rwbs_flags((const char *)rec->data + l->rwbs.offset, l->rwbs.size) : 0;
 		return true;
 	}

@@ -10,8 +10,10 @@ whose counters moved (or NAME..., if given) is compared:
 - read and write bytes exactly (sectors x 512);
 - completed reads and writes within 2 % (one I/O at least, for the I/O in
   flight when a copy was taken);
-- busy time (util_pct x seconds) never above io_ticks by more than 10 %,
-  or 20 ms (io_ticks counts whole jiffies). A whole disk is busy whenever
+- busy time (util_pct x seconds) never above io_ticks by more than 15 %,
+  or 30 ms: io_ticks counts whole jiffies (4 ms in Debian's kernels) and
+  md's in the 6.12 guests came out 3 % below to 16 % above blkmap's exact
+  time from one run of the same scenario to the next. A whole disk is busy whenever
   one of its partitions is, but the kernel (seen on 6.18) leaves the I/O of
   its partitions out of the disk's own io_ticks when they overlap: a disk's
   bound is the sum of its partitions' io_ticks where that is larger.
@@ -89,7 +91,7 @@ def main():
             if got != k:
                 bad.append(f"{name}: {got} {what}, the kernel counted {k}")
         bound = ticks_bound(name)
-        if b[4] > max(1.1 * bound, bound + 20):
+        if b[4] > max(1.15 * bound, bound + 30):
             bad.append(f"{name}: busy {b[4]:.0f} ms, io_ticks {d[TICKS]} ms"
                        + (f" (its partitions' {bound} ms)" if bound != d[TICKS] else ""))
     for line in bad:

@@ -17,37 +17,43 @@
 #include <stdint.h>
 
 struct bm_inflight {
-	uint32_t dev;
 	uint64_t sector;
-	uint32_t nr_sector;	/* of the bio queued here, 0 if only a request was seen */
-	uint32_t done;		/* sectors of it completed so far (an md bio's pieces) */
-	uint32_t splits;	/* device-mapper's splits of it: pieces it counts, less one */
 	uint64_t q, d;		/* queued, issued */
-	bool has_q, has_d;
-	int8_t op;		/* part of the key, with dev and sector */
-	bool flush_seq;		/* BM_IO_FLUSH_SEQ: its data's completion is not the last */
-	bool tail;		/* its data completed: only the flush sequence's end is due */
-	/*
-	 * A bio-based device counts as in flight what it has mapped, as the
-	 * kernel counts a dm or md bio's pieces: from the bio's queue to its
-	 * completion, less the time between a piece's clones completing and
-	 * the next piece's first remap.
-	 */
-	bool active;		/* counted in flight (bio_time) now */
-	uint32_t clones;	/* its clones in flight below */
-	uint64_t mapped_end;	/* the end of what it had remapped so far */
-	bool has_up;		/* a clone of the bio at (up_dev, up_sector) */
-	uint32_t up_dev;
-	uint64_t up_sector;
+	uint32_t dev;
+	uint32_t nr_sector;	/* of the bio queued here, 0 if only a request was seen */
 	int disk, part;		/* the owner's: incarnations counting it in flight, -1 for none */
 	int rq_disk;		/* the incarnation counting its request in flight (has_d) */
 	int top;		/* came down a stack from this incarnation; -1: submitted here */
 	int32_t pid;		/* the process that submitted it (at the top, if any) */
-	bool used;
+	uint32_t done;		/* sectors of it completed so far (an md bio's pieces) */
+	uint32_t splits;	/* device-mapper's splits of it: pieces it counts, less one */
+	int8_t op;		/* part of the key, with dev and sector */
+	bool used : 1;
+	bool has_q : 1, has_d : 1;
+	bool flush_seq : 1;	/* BM_IO_FLUSH_SEQ: its data's completion is not the last */
+	bool tail : 1;		/* its data completed: only the flush sequence's end is due */
+	bool active : 1;	/* counted in flight (bio_time) now: see bm_inflight_cold */
+	bool has_up : 1;	/* a clone: its cold part names its bio */
+	bool mapping : 1;	/* clones sent: its cold part counts them */
+};
+
+/*
+ * What only stacked I/O needs, apart (an array beside the slots) so that an
+ * entry stays one cache line. A bio-based device counts as in flight what
+ * it has mapped, as the kernel counts a dm or md bio's pieces: from the
+ * bio's queue to its completion, less the time between a piece's clones
+ * completing and the next piece's first remap.
+ */
+struct bm_inflight_cold {
+	uint32_t clones;	/* mapping: its clones in flight below */
+	uint32_t mapped;	/* mapping: the sectors from its start it had remapped so far */
+	uint32_t up_dev;	/* has_up: the bio at (up_dev, up_sector) it is a clone of */
+	uint64_t up_sector;
 };
 
 struct bm_inflight_table {
 	struct bm_inflight *slots;
+	struct bm_inflight_cold *cold;	/* beside each slot */
 	size_t size, used;	/* size: 0 or a power of two */
 	uint64_t stale_ns;
 	void (*drop)(void *ctx, const struct bm_inflight *e, uint64_t now);
@@ -83,6 +89,12 @@ static inline struct bm_inflight *bm_inflight_find(const struct bm_inflight_tabl
 /* The entry of (@dev, @sector, @op), a new one (disk and part -1) if none; NULL: no memory. */
 struct bm_inflight *bm_inflight_get(struct bm_inflight_table *t, uint32_t dev, uint64_t sector,
 				    int op, uint64_t now);
+static inline struct bm_inflight_cold *bm_inflight_cold(const struct bm_inflight_table *t,
+							const struct bm_inflight *e)
+{
+	return &t->cold[e - t->slots];
+}
+
 /* Remove @e; pointers to other entries may then point elsewhere. */
 void bm_inflight_erase(struct bm_inflight_table *t, struct bm_inflight *e);
 /* Drop the entries stale at @now. */
@@ -111,8 +123,13 @@ struct bm_ranges {
 	size_t last;	/* the device looked up last */
 };
 
+struct bm_range_dev *bm_ranges_lookup(struct bm_ranges *r, uint32_t dev);
+
 /* The ranges of @dev, or NULL if it is not watched. */
-struct bm_range_dev *bm_ranges_of(struct bm_ranges *r, uint32_t dev);
+static inline struct bm_range_dev *bm_ranges_of(struct bm_ranges *r, uint32_t dev)
+{
+	return r->ndevs ? bm_ranges_lookup(r, dev) : NULL;
+}
 /* Watch @dev from now on (its ranges of the moment: the caller's to add); NULL: no memory. */
 struct bm_range_dev *bm_ranges_watch(struct bm_ranges *r, uint32_t dev);
 void bm_ranges_add(struct bm_range_dev *d, uint64_t start, uint32_t len, int op);

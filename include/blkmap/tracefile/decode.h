@@ -113,7 +113,15 @@ struct tep_handle *bm_decoder_tep(const struct bm_decoder *d);
  */
 int bm_rwbs_op(const char *rwbs, uint32_t sectors);
 /* BM_IO_* flags of the first @len characters of @rwbs (3 are read at most). */
-uint8_t bm_rwbs_flags(const char *rwbs, int len);
+static inline uint8_t bm_rwbs_flags(const char *rwbs, int len)
+{
+	bool preflush = len > 0 && rwbs[0] == 'F';
+	int at = preflush;	/* the operation's letter */
+
+	if (at >= len || rwbs[at] != 'W')
+		return 0;
+	return preflush || (at + 1 < len && rwbs[at + 1] == 'F') ? BM_IO_FLUSH_SEQ : 0;
+}
 /* Decode @rec into @ev; text points into @rec's data. */
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev);
 /* Decode a block event's I/O fields; false, and nothing decoded, for other events. */
