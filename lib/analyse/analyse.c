@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "blkmap/map/map.h"
+#include "blkmap/util/sys.h"
 #include "local.h"
 
 #define STALE_NS	(30ULL * 1000000000)
@@ -79,15 +80,8 @@ int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 	for (j = disk_slot(a, dev, span); a->index[j] >= 0; j = (j + 1) & (a->index_size - 1))
 		if (is_disk(a->disks[a->index[j]], dev, span))
 			goto found;
-	if (a->ndisks == a->capdisks) {
-		size_t cap = a->capdisks ? 2 * a->capdisks : 32;
-		struct bm_disk_stats **disks = realloc(a->disks, cap * sizeof(*disks));
-
-		if (!disks)
-			return -1;
-		a->disks = disks;
-		a->capdisks = cap;
-	}
+	if (bm_grow(&a->disks, a->ndisks, &a->capdisks, sizeof(*a->disks), 32) < 0)
+		return -1;
 	d = calloc(1, sizeof(*d));
 	if (!d || (a->series && !(d->series = calloc(1, sizeof(*d->series))))) {
 		free(d);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "blkmap/analyse/inflight.h"
+#include "blkmap/util/sys.h"
 
 /* Rebuild at @size, dropping the stale entries. */
 static void rehash(struct bm_inflight_table *t, size_t size, uint64_t now)
@@ -126,15 +127,8 @@ struct bm_range_dev *bm_ranges_watch(struct bm_ranges *r, uint32_t dev)
 
 	if (d)
 		return d;
-	if (r->ndevs == r->capdevs) {
-		size_t cap = r->capdevs ? 2 * r->capdevs : 8;
-		struct bm_range_dev *devs = realloc(r->devs, cap * sizeof(*devs));
-
-		if (!devs)
-			return NULL;
-		r->devs = devs;
-		r->capdevs = cap;
-	}
+	if (bm_grow(&r->devs, r->ndevs, &r->capdevs, sizeof(*r->devs), 8) < 0)
+		return NULL;
 	d = &r->devs[r->ndevs];
 	memset(d, 0, sizeof(*d));
 	d->dev = dev;
@@ -144,15 +138,8 @@ struct bm_range_dev *bm_ranges_watch(struct bm_ranges *r, uint32_t dev)
 
 void bm_ranges_add(struct bm_range_dev *d, uint64_t start, uint32_t len, int op)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 16;
-		struct bm_range *v = realloc(d->v, cap * sizeof(*v));
-
-		if (!v)
-			return;	/* then only exact lookups find it */
-		d->v = v;
-		d->cap = cap;
-	}
+	if (bm_grow(&d->v, d->n, &d->cap, sizeof(*d->v), 16) < 0)
+		return;	/* then only exact lookups find it */
 	d->v[d->n++] = (struct bm_range){ start, len, op };
 }
 

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "blkmap/map/map.h"
+#include "blkmap/util/sys.h"
 #include "local.h"
 
 void an_adopt_link(struct bm_analysis *a, struct bm_inflight *e)
@@ -262,15 +263,8 @@ static struct bm_stack_row *stack_row(struct bm_analysis *a, const struct bm_dis
 	for (i = 0; i < a->nstack; i++)
 		if (a->stack[i].lower == lo && a->stack[i].upper == up)
 			goto found;
-	if (a->nstack == a->capstack) {
-		size_t cap = a->capstack ? 2 * a->capstack : 16;
-		struct bm_stack_row *stack = realloc(a->stack, cap * sizeof(*stack));
-
-		if (!stack)
-			return NULL;
-		a->stack = stack;
-		a->capstack = cap;
-	}
+	if (bm_grow(&a->stack, a->nstack, &a->capstack, sizeof(*a->stack), 16) < 0)
+		return NULL;
 	i = a->nstack++;
 	memset(&a->stack[i], 0, sizeof(a->stack[i]));
 	a->stack[i].lower = lo;

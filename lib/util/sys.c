@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,4 +39,19 @@ int64_t bm_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+int bm_grow(void *v, size_t n, size_t *cap, size_t size, size_t first)
+{
+	size_t want = *cap ? 2 * *cap : first;
+	void *old, *grown;
+
+	if (n < *cap)
+		return 0;
+	memcpy(&old, v, sizeof(old));
+	if (want > SIZE_MAX / size || !(grown = realloc(old, want * size)))
+		return -1;
+	memcpy(v, &grown, sizeof(grown));
+	*cap = want;
+	return 0;
 }

@@ -52,6 +52,29 @@ START_TEST(a_full_write_goes_on_across_short_writes)
 }
 END_TEST
 
+/* An array grows by doubling, keeps what it held, and is left as it was when it cannot. */
+START_TEST(an_array_grows_by_doubling)
+{
+	uint64_t *v = NULL;
+	size_t n, cap = 0;
+
+	for (n = 0; n < 100; n++) {
+		ck_assert_int_eq(bm_grow(&v, n, &cap, sizeof(*v), 4), 0);
+		ck_assert_uint_ge(cap, n + 1);
+		v[n] = n * n;
+	}
+	ck_assert_uint_eq(cap, 128);
+	for (n = 0; n < 100; n++)
+		ck_assert_uint_eq(v[n], n * n);
+	ck_assert_int_eq(bm_grow(&v, 100, &cap, sizeof(*v), 4), 0);	/* room left: as it was */
+	ck_assert_uint_eq(cap, 128);
+	cap = SIZE_MAX / 2 + 1;
+	ck_assert_int_eq(bm_grow(&v, cap, &cap, sizeof(*v), 4), -1);
+	ck_assert_uint_eq(v[99], 99 * 99);
+	free(v);
+}
+END_TEST
+
 START_TEST(a_failed_write_says_why)
 {
 	int fds[2];
@@ -126,6 +149,7 @@ Suite *suite_util(void)
 
 	tcase_add_test(tc, a_full_write_goes_on_across_short_writes);
 	tcase_add_test(tc, a_failed_write_says_why);
+	tcase_add_test(tc, an_array_grows_by_doubling);
 	tcase_add_test(tc, lines_are_told_formatted_and_cut_at_1023_bytes);
 	tcase_add_test(tc, the_symbol_scan_stops_when_told);
 	suite_add_tcase(s, tc);
