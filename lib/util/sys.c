@@ -49,7 +49,11 @@ int bm_grow(void *v, size_t n, size_t *cap, size_t size, size_t first)
 	if (n < *cap)
 		return 0;
 	memcpy(&old, v, sizeof(old));
-	if (want > SIZE_MAX / size || !(grown = realloc(old, want * size)))
+	if (*cap > SIZE_MAX / 2 / size || want > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (!(grown = realloc(old, want * size)))
 		return -1;
 	memcpy(v, &grown, sizeof(grown));
 	*cap = want;
