@@ -403,6 +403,27 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 	an_completed_stacked(a, disk, e, io->op, sectors);
 }
 
+static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk);
+
+/*
+ * The request of a bio an NVMe head moved here completed: the head's bio
+ * with it, if nvme did not trace that (6.1 leaves the head's completion
+ * out; 6.12 traces it just before, with the path's number).
+ */
+static void head_done(struct bm_analysis *a, const struct bm_io *io, const struct bm_inflight *e)
+{
+	const struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
+	struct bm_inflight *up = bm_inflight_find(&a->inflight, c->up_dev, c->up_sector, io->op);
+	struct bm_io at = *io;
+
+	if (!queued_here(up))
+		return;
+	at.kind = BM_EV_BIO_COMPLETE;
+	at.dev = up->dev;
+	at.sector = up->sector;
+	complete_bio(a, &at, up->disk);
+}
+
 static void complete_request(struct bm_analysis *a, const struct bm_io *io, int disk)
 {
 	struct bm_inflight *e = bm_inflight_find(&a->inflight, io->dev, io->sector, io->op);
@@ -423,6 +444,8 @@ static void complete_request(struct bm_analysis *a, const struct bm_io *io, int 
 		return;
 	}
 	ended(a, io, disk, true, e, (uint64_t)io->nr_sector * 512, io->nr_sector);
+	if (e->moved)
+		head_done(a, io, e);
 	next = e->nr_sector ? e->sector + e->nr_sector : UINT64_MAX;
 	if (e->flush_seq && io->nr_sector) {
 		/* Its end, with no data, is due at this sector. */
@@ -451,6 +474,25 @@ static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk
 	struct bm_disk_stats *d = a->disks[disk];
 	uint64_t bytes;
 
+	if (e && !e->has_q && e->has_up) {
+		/*
+		 * A request's bio moved here from an NVMe head: nvme traces the
+		 * head's completion with the path's number (the bio's device now),
+		 * before the request's. It is the head's.
+		 */
+		const struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
+		struct bm_inflight *up = bm_inflight_find(&a->inflight, c->up_dev, c->up_sector,
+							  io->op);
+
+		if (queued_here(up)) {
+			struct bm_io at = *io;
+
+			at.dev = up->dev;
+			at.sector = up->sector;
+			complete_bio(a, &at, up->disk);
+			return;
+		}
+	}
 	seen(d, io->ts);
 	if (!queued_here(e))
 		e = an_bio_at(a, io->dev, io->sector, io->op, false);
@@ -483,8 +525,10 @@ static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
 		return;
 	if (e->tail)	/* a new request where a flush sequence's end was due */
 		renew(e);
-	if (!e->has_q && e->top < 0)
+	if (!e->has_q && e->top < 0) {
 		an_adopt_link(a, e);	/* an NVMe path: its head's bio, not queued here */
+		e->moved = e->has_up;
+	}
 	e->d = io->ts;
 	e->has_d = true;
 	e->rq_disk = disk;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Statedump from sysfs: /sys/dev/block/MAJ:MIN links to each disk's and
- * partition's directory. The dump only says a device existed at some
- * moment between the begin marker and its own marker.
+ * partition's directory. Hidden disks (an NVMe head's paths) have no dev
+ * file and no such link: they are found in /sys/class/block (hidden is 1)
+ * and their numbers in /proc/diskstats, so that a dump does not end them.
+ * The dump only says a device existed at some moment between the begin
+ * marker and its own marker.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -150,6 +153,65 @@ static int read_device(const char *sysfs, const char *devname, struct bm_blockde
 	return 1;
 }
 
+/* The number /proc/diskstats gives the device @name, as "MAJ:MIN" in @out; false if none. */
+static bool diskstats_dev(const char *name, char *out, size_t size)
+{
+	char line[512], found[64];
+	unsigned ma, mi;
+	bool ok = false;
+	FILE *f = fopen("/proc/diskstats", "re");
+
+	if (!f)
+		return false;
+	while (!ok && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %u %63s", &ma, &mi, found) == 3 && !strcmp(found, name)) {
+			snprintf(out, size, "%u:%u", ma, mi);
+			ok = true;
+		}
+	fclose(f);
+	return ok;
+}
+
+/* The hidden disks of @sysfs/class/block, each to @fn; their count, or -1. */
+static int hidden_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx)
+{
+	char path[PATH_MAX], dir[PATH_MAX], value[64];
+	struct bm_blockdev d;
+	struct dirent *e;
+	int count = 0, r;
+	DIR *dp;
+
+	snprintf(path, sizeof(path), "%s/class/block", sysfs);
+	dp = opendir(path);
+	if (!dp)
+		return 0;	/* older kernels: no hidden disks to miss */
+	while ((e = readdir(dp))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", path, e->d_name);
+		read_attr(dir, "hidden", value, sizeof(value));
+		if (strcmp(value, "1") || exists(dir, "dev"))
+			continue;
+		memset(&d, 0, sizeof(d));
+		if (!diskstats_dev(e->d_name, d.dev, sizeof(d.dev)))
+			continue;	/* gone meanwhile */
+		snprintf(d.name, sizeof(d.name), "%s", e->d_name);
+		read_attr(dir, "diskseq", value, sizeof(value));
+		d.diskseq = strtoull(value, NULL, 10);
+		read_attr(dir, "size", value, sizeof(value));
+		d.sectors = strtoull(value, NULL, 10);
+		bm_sysfs_serial(dir, d.serial, sizeof(d.serial));
+		r = fn(ctx, &d);
+		if (r < 0) {
+			closedir(dp);
+			return -1;
+		}
+		count += r > 0;
+	}
+	closedir(dp);
+	return count;
+}
+
 int bm_sysfs_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx)
 {
 	struct bm_blockdev d;
@@ -179,7 +241,8 @@ int bm_sysfs_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx)
 		count += r > 0;
 	}
 	closedir(dp);
-	return count;
+	r = hidden_devices(sysfs, fn, ctx);
+	return r < 0 ? -1 : count + r;
 }
 
 struct dump_ctx {

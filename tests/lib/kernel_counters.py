@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Compare blkmap's per-device figures with the kernel's own counters.
 
-    kernel_counters.py STAT_BEFORE STAT_AFTER DISKS_CSV [NAME...]
+    kernel_counters.py [--uncounted NAME]... STAT_BEFORE STAT_AFTER DISKS_CSV [NAME...]
 
 STAT_BEFORE and STAT_AFTER are copies of /proc/diskstats taken inside the
 recording; DISKS_CSV is `blkmap report --disks -f csv` of it. Every device
@@ -17,6 +17,9 @@ whose counters moved (or NAME..., if given) is compared:
   one of its partitions is, but the kernel (seen on 6.18) leaves the I/O of
   its partitions out of the disk's own io_ticks when they overlap: a disk's
   bound is the sum of its partitions' io_ticks where that is larger.
+
+--uncounted NAME: a device whose I/O the kernel does not count at all (an
+NVMe head in 6.1): its counters must not move, and blkmap's row is shown.
 
 Prints a table, kernel beside blkmap, and one line a disagreement; exits 1
 if there is any.
@@ -41,10 +44,14 @@ def diskstats(path):
 
 
 def main():
-    before, after = diskstats(sys.argv[1]), diskstats(sys.argv[2])
-    names = sys.argv[4:]
+    args, uncounted = sys.argv[1:], []
+    while len(args) > 1 and args[0] == "--uncounted":
+        uncounted.append(args[1])
+        args = args[2:]
+    before, after = diskstats(args[0]), diskstats(args[1])
+    names = args[3:]
     rows = {}
-    with open(sys.argv[3]) as f:
+    with open(args[2]) as f:
         for r in csv.DictReader(f):
             t = rows.setdefault(r["name"], [0, 0, 0, 0, 0.0, 0])
             t[0] += int(r["reads"])
@@ -82,6 +89,12 @@ def main():
               f"{d[TICKS]:>6}/{b[4]:<6.0f}")
         if not b[5]:
             bad.append(f"{name}: no row in blkmap's --disks")
+            continue
+        if name in uncounted:
+            if moved:
+                bad.append(f"{name}: the kernel counted its I/O after all")
+            elif not b[0] + b[1]:
+                bad.append(f"{name}: no I/O in blkmap's --disks either")
             continue
         for what, k, got in (("reads", d[READS], b[0]), ("writes", d[WRITES], b[1])):
             if abs(got - k) > max(0.02 * k, 1):

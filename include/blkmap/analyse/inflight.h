@@ -35,6 +35,7 @@ struct bm_inflight {
 	bool active : 1;	/* counted in flight (bio_time) now: see bm_inflight_cold */
 	bool has_up : 1;	/* a clone: its cold part names its bio */
 	bool mapping : 1;	/* clones sent: its cold part counts them */
+	bool moved : 1;		/* has_up, and the bio itself, not a clone (an NVMe path's) */
 };
 
 /*
