@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Compare blkmap's per-device figures with the kernel's own counters.
 
-    kernel_counters.py [--uncounted NAME]... STAT_BEFORE STAT_AFTER DISKS_CSV [NAME...]
+    kernel_counters.py [--uncounted NAME]... [--no-busy NAME]... STAT_BEFORE STAT_AFTER
+                       DISKS_CSV [NAME...]
 
 STAT_BEFORE and STAT_AFTER are copies of /proc/diskstats taken inside the
 recording; DISKS_CSV is `blkmap report --disks -f csv` of it. Every device
@@ -11,15 +12,20 @@ whose counters moved (or NAME..., if given) is compared:
 - completed reads and writes within 2 % (one I/O at least, for the I/O in
   flight when a copy was taken);
 - busy time (util_pct x seconds) never above io_ticks by more than 15 %,
-  or 30 ms: io_ticks counts whole jiffies (4 ms in Debian's kernels) and
-  md's in the 6.12 guests came out 3 % below to 16 % above blkmap's exact
-  time from one run of the same scenario to the next. A whole disk is busy whenever
+  or 40 ms (ten jiffies): io_ticks counts whole jiffies (4 ms in Debian's
+  kernels), and for dm and md devices in the 6.12 guests it came out from
+  5 % below to 31 % (35 ms) above blkmap's time from one run of the same
+  scenario to the next. A whole disk is busy whenever
   one of its partitions is, but the kernel (seen on 6.18) leaves the I/O of
   its partitions out of the disk's own io_ticks when they overlap: a disk's
   bound is the sum of its partitions' io_ticks where that is larger.
 
 --uncounted NAME: a device whose I/O the kernel does not count at all (an
 NVMe head in 6.1): its counters must not move, and blkmap's row is shown.
+--no-busy NAME: a device whose busy time the trace cannot give as the
+kernel counts it (a dm-thin pool: the kernel counts a bio from when dm maps
+it, after the thin volume's worker sent it, which no event shows): its
+counts and bytes are compared, its busy time only shown.
 
 Prints a table, kernel beside blkmap, and one line a disagreement; exits 1
 if there is any.
@@ -44,9 +50,9 @@ def diskstats(path):
 
 
 def main():
-    args, uncounted = sys.argv[1:], []
-    while len(args) > 1 and args[0] == "--uncounted":
-        uncounted.append(args[1])
+    args, uncounted, no_busy = sys.argv[1:], [], []
+    while len(args) > 1 and args[0] in ("--uncounted", "--no-busy"):
+        (uncounted if args[0] == "--uncounted" else no_busy).append(args[1])
         args = args[2:]
     before, after = diskstats(args[0]), diskstats(args[1])
     names = args[3:]
@@ -104,7 +110,7 @@ def main():
             if got != k:
                 bad.append(f"{name}: {got} {what}, the kernel counted {k}")
         bound = ticks_bound(name)
-        if b[4] > max(1.15 * bound, bound + 30):
+        if name not in no_busy and b[4] > max(1.15 * bound, bound + 40):
             bad.append(f"{name}: busy {b[4]:.0f} ms, io_ticks {d[TICKS]} ms"
                        + (f" (its partitions' {bound} ms)" if bound != d[TICKS] else ""))
     for line in bad:
