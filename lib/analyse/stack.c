@@ -235,6 +235,13 @@ void an_split(struct bm_analysis *a, const struct bm_io *io)
 	e->active = piece.active;
 	*bm_inflight_cold(&a->inflight, e) = up;	/* its bio above, if any */
 	e->mapping = false;
+	if (e->has_up) {	/* one more clone of that bio in flight */
+		struct bm_inflight *above = bm_inflight_find(&a->inflight, up.up_dev, up.up_sector,
+							     io->op);
+
+		if (above && above->mapping)
+			bm_inflight_cold(&a->inflight, above)->clones++;
+	}
 	if (e->active)
 		an_account(&a->disks[e->disk]->bio_time, io->ts, +1);
 	if (e->part >= 0)

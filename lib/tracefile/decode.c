@@ -344,7 +344,8 @@ static void op_of(const struct bm_rec *rec, struct field rwbs, struct bm_io *io)
 	else
 		n = 0;
 	io->op = bm_rwbs_op(letters, io->nr_sector);
-	io->flags = io->op == 1 && io->nr_sector ? bm_rwbs_flags(letters, n) : 0;
+	io->flags = io->kind == BM_EV_BIO_QUEUE && io->op == 1 && io->nr_sector ?
+		    bm_rwbs_flags(letters, n) : 0;
 }
 
 /* Where a block event's I/O is: its kind, time, device and sector; false for other events. */

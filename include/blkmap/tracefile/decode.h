@@ -89,7 +89,7 @@ struct bm_io {
 	int32_t pid;
 	int8_t kind;		/* enum bm_kind, a block event's */
 	int8_t op;		/* as bm_event's */
-	uint8_t flags;		/* BM_IO_* */
+	uint8_t flags;		/* BM_IO_*, a queued bio's (block_bio_queue) */
 };
 
 /*
