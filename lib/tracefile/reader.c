@@ -502,9 +502,30 @@ static int read_cpus(struct bm_trace *t)
  * The shape of a format, as the kernel prints it: "name:", "ID:", "format:",
  * field lines, "print fmt:". Returns NULL if it has it, else what is wrong.
  */
+/* A field's offset and size, and the record that holds them, stay below this. */
+#define FIELD_LIMIT	65536
+
+/*
+ * The decimal number at @text, ended by ';', plus one (so that 0 means
+ * none): digits only, below FIELD_LIMIT.
+ */
+static uint64_t field_number(const char *text)
+{
+	uint64_t v = 0;
+	int digits = 0;
+
+	for (; *text >= '0' && *text <= '9'; text++, digits++) {
+		v = v * 10 + (uint64_t)(*text - '0');
+		if (v >= FIELD_LIMIT || digits > 5)
+			return 0;
+	}
+	return digits && *text == ';' ? v + 1 : 0;
+}
+
 static const char *format_shape_error(const char *text)
 {
 	static const char *const keys[] = { ";\toffset:", ";\tsize:", ";\tsigned:" };
+	uint64_t value[2];
 	const char *line = text, *end;
 	int fields = 0, state = 0;	/* 0 name, 1 ID, 2 format:, 3 fields, 4 done */
 	size_t k;
@@ -543,7 +564,15 @@ static const char *format_shape_error(const char *text)
 
 				if (!at || at > end || !strchr("0123456789", at[strlen(keys[k])]))
 					return "a field line is malformed";
+				if (k < 2 && !(value[k] = field_number(at + strlen(keys[k]))))
+					return "a field's offset or size is not a decimal number below 65536";
 			}
+			/*
+			 * libtraceevent keeps them as int: an offset of 4293967304 would
+			 * be -1000000, and a record read there.
+			 */
+			if (value[0] - 1 + value[1] - 1 > FIELD_LIMIT)
+				return "a field lies past the largest event a ring buffer holds";
 			fields++;
 			break;
 		}

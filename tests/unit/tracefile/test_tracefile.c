@@ -385,6 +385,47 @@ START_TEST(absurd_cpu_count_is_refused)
 }
 END_TEST
 
+
+/*
+ * A block event whose field lies far out (libtraceevent keeps offsets as
+ * int: 4293967304 is -1000000), or is not in decimal: the file is refused
+ * as it is opened, before any record is read at that offset.
+ */
+START_TEST(a_field_out_of_range_is_refused)
+{
+	static const char *const offsets[] = { "4293967304", "0x10", "65534", "65536",
+					       "99999999999999999999" };
+	size_t i;
+
+	for (i = 0; i < sizeof(offsets) / sizeof(offsets[0]); i++) {
+		char format[1024];
+		struct bm_trace_meta meta;
+		struct bm_trace *t;
+		int fd;
+
+		snprintf(format, sizeof(format),
+			 "name: block_bio_queue\nID: 201\nformat:\n"
+			 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+			 "\tfield:dev_t dev;\toffset:%s;\tsize:4;\tsigned:0;\n"
+			 "\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+			 "print fmt: \"%%u\", REC->dev\n", offsets[i]);
+		test_meta_init(&meta, 1);
+		bm_trace_meta_add_format(&meta, "block", format, strlen(format));
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(bm_trace_write(fd, path, &meta, NULL), 0);
+		close(fd);
+		bm_trace_meta_release(&meta);
+		t = bm_trace_open(path);
+		ck_assert_msg(t == NULL, "offset %s was taken", offsets[i]);
+		ck_assert_msg(strstr(bm_error_message(), "offset or size") ||
+			      strstr(bm_error_message(), "largest event"),
+			      "offset %s: %s", offsets[i], bm_error_message());
+	}
+}
+END_TEST
+
 START_TEST(corrupt_commit_is_rejected)
 {
 	struct bm_trace *t;
@@ -530,6 +571,7 @@ Suite *suite_tracefile(void)
 	tcase_add_test(tc, other_versions_are_refused);
 	tcase_add_test(tc, the_wrong_byte_order_is_refused_with_an_offset);
 	tcase_add_test(tc, absurd_cpu_count_is_refused);
+	tcase_add_test(tc, a_field_out_of_range_is_refused);
 	tcase_add_test(tc, corrupt_commit_is_rejected);
 	tcase_add_test(tc, garbage_event_lengths_do_not_crash);
 	tcase_add_test(tc, missing_file_names_it);
