@@ -763,6 +763,12 @@ size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row 
 	return a->nstack;
 }
 
+size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list)
+{
+	*list = a->gaps;
+	return a->ngaps;
+}
+
 uint64_t bm_analysis_bin_start(const struct bm_analysis *a, int i)
 {
 	uint64_t span = a->last > a->first ? a->last - a->first + 1 : 1;

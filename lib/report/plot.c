@@ -122,6 +122,25 @@ static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t firs
 	fputs("</g>\n", f);
 }
 
+/* Where events were lost: a band over every track, its CPU and times on hover. */
+static void gaps(FILE *f, const struct bm_analysis *a, size_t rows, uint64_t first, uint64_t last)
+{
+	const struct bm_loss *gap;
+	size_t i, n = bm_analysis_gap_list(a, &gap);
+
+	for (i = 0; i < n; i++) {
+		double x0 = x_of(gap[i].from, first, last), x1 = x_of(gap[i].to, first, last);
+
+		if (gap[i].to < first || gap[i].from > last)
+			continue;
+		fprintf(f, "<rect x='%.1f' y='%d' width='%.1f' height='%zu' fill='#d62728' "
+			"fill-opacity='0.18'><title>events lost on CPU %d, %.6f to %.6f s</title>"
+			"</rect>\n", x0, TOP, x1 - x0 > 1 ? x1 - x0 : 1, (rows ? rows : 1) * TRACK,
+			gap[i].cpu, gap[i].from > first ? (gap[i].from - first) / 1e9 : 0,
+			(gap[i].to - first) / 1e9);
+	}
+}
+
 int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint64_t last)
 {
 	const struct bm_disk_stats *const *disks;
@@ -148,10 +167,11 @@ int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint6
 	fprintf(f, "<text x='8' y='24' font-size='17' font-weight='bold'>Block I/O per disk, "
 		"under the names valid at each moment</text>\n<text x='8' y='44' font-size='12' "
 		"fill='#555'>bars: throughput (blue); line: mean latency (orange); white: the "
-		"incarnation's life; scale per track at the right</text>\n");
+		"incarnation's life; red bands: events lost; scale per track at the right</text>\n");
 	for (i = 0, rows = 0; i < n; i++)
 		if (disks[i]->series && disks[i]->reads + disks[i]->writes > 0)
 			track(f, disks[i], rows++, first, last);
+	gaps(f, a, rows, first, last);
 	if (!rows)
 		fprintf(f, "<text x='%d' y='%d' font-size='14'>no I/O in this recording</text>\n",
 			LEFT, TOP + 30);

@@ -1,11 +1,14 @@
 # The per-disk views and the plot on a recorded fixture: every incarnation with
 # I/O has a row under its name, the views agree with each other, and the plot
-# is well-formed SVG that names each incarnation and marks its add and removal.
+# is well-formed SVG that names each incarnation and marks its add and removal;
+# a recording's gaps are shaded on the plot and mark the rows they touch.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BLKMAP=${BLKMAP:-$top/blkmap}
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+. "$top/tests/lib/labels.sh"
 rec=$top/tests/data/vm61-module.dat
 log=$top/tests/data/vm61-module.writes
 
@@ -62,6 +65,21 @@ if command -v rsvg-convert >/dev/null; then
 	rsvg-convert "$T/plot.svg" -o "$T/plot.png" || fail "the plot does not render"
 	echo "# the plot renders ($(stat -c %s "$T/plot.png") bytes of PNG)"
 fi
+grep -q 'events lost on CPU' "$T/plot.svg" && fail "the plot shows a loss in a recording without one"
+
+# A recording with losses: each gap is a band on the plot, and --disks marks the
+# incarnation it touched.
+loss=$top/tests/data/host-loss.dat
+"$BLKMAP" report --plot "$T/loss.svg" "$loss" 2>/dev/null
+[ "$(grep -c 'events lost on CPU' "$T/loss.svg")" -eq 2 ] ||
+	fail "the plot of host-loss.dat does not show its two gaps"
+"$BLKMAP" report --disks -f csv "$loss" 2>/dev/null >"$T/loss.csv"
+el=$(csv_col "$T/loss.csv" events_lost)
+[ "$(awk -F, -v e="$el" 'NR > 1 {print $e}' "$T/loss.csv")" = yes ] ||
+	fail "--disks does not mark loop0 of host-loss.dat: $(cat "$T/loss.csv")"
+"$BLKMAP" report --disks "$loss" 2>/dev/null | grep -q '^loop0\* ' ||
+	fail "--disks text does not mark loop0 of host-loss.dat"
+echo "# host-loss.dat: two gaps shaded on the plot, loop0 marked in --disks"
 
 # A --disk or --dev that no incarnation had is refused in every view, with
 # the names (or numbers) the recording holds, and prints nothing.

@@ -98,6 +98,8 @@ size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats
 size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **list);
 /* Stacked I/O, ordered by lower device, then upper device. */
 size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row **list);
+/* The gaps given to bm_analysis_gaps(), in no particular order. */
+size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list);
 /* The time of bin @i of the series. */
 uint64_t bm_analysis_bin_start(const struct bm_analysis *a, int i);
 
