@@ -106,10 +106,11 @@ static void emit(enum blkmap_op op, struct device *dev)
 	bdev = dev_to_bdev(dev);
 	disk = bdev->bd_disk;
 	/*
-	 * bd_dev, not the device's devt: a hidden disk (an NVMe head's path)
-	 * has no devt, yet its I/O carries this number.
+	 * A hidden disk (an NVMe head's path) has no devt, yet its I/O carries
+	 * its bdev's number. Other devices are added before their bdev has one.
 	 */
-	synth_event_trace(event_file, ARRAY_SIZE(fields), (u64)op, (u64)bdev->bd_dev,
+	synth_event_trace(event_file, ARRAY_SIZE(fields), (u64)op,
+			  (u64)(dev->devt ? dev->devt : bdev->bd_dev),
 			  (u64)(long)dev_name(dev),
 			  (u64)(dev->type == disk_type_p ? 0 : partno_of(bdev)),
 			  (u64)(long)disk->disk_name, (u64)disk->diskseq,
