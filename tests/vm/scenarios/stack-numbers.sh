@@ -47,7 +47,13 @@ mbr /tmp/pv.img
 leg=$(losetup -f); losetup "$leg" /tmp/leg.img
 pv=$(losetup -f); losetup -P "$pv" /tmp/pv.img
 : >/out/stacks.log
-built() { echo "$1 $(basename "$(readlink -f "$2")")" >>/out/stacks.log; }
+# built NAME DEVICE: NAME is DEVICE's kernel name (/dev/mapper has nodes, not links, without udev).
+built() {
+	case $2 in
+	/dev/mapper/*) echo "$1 $(dmsetup info -c --noheadings -o blkdevname "${2#/dev/mapper/}")" ;;
+	*) echo "$1 $(basename "$(readlink -f "$2")")" ;;
+	esac >>/out/stacks.log
+}
 
 step "building the stacks"
 key=0123456789abcdef0123456789abcdef
