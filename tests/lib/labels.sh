@@ -102,3 +102,12 @@ check_stacked() {
 		[ "$got" -eq "$bytes" ] || fail "$lower: $got bytes written through $via $via_dm, not $bytes"
 	done
 }
+
+# writers REC DISK: the processes that wrote to DISK in REC (--top), sorted,
+# each followed by a space.
+writers() {
+	"$BLKMAP" report --top -f csv --disk "$2" "$1" >"$T/writers.csv"
+	cm=$(csv_col "$T/writers.csv" comm) wb=$(csv_col "$T/writers.csv" write_bytes)
+	awk -F, -v c="$cm" -v w="$wb" 'NR > 1 && $w > 0 {print $c}' "$T/writers.csv" |
+		sort -u | tr '\n' ' '
+}

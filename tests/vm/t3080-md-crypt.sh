@@ -48,10 +48,7 @@ for run in default:all default:module default:tracepoint,uevent,sysfs 6.12:all 6
 
 	# Below the volume, dd wrote, not dm-crypt's thread.
 	for lower in $(cat "$out/pv.log"); do
-		"$BLKMAP" report --top -f csv --disk "$lower" "$out/rec.dat" >"$out/top.csv"
-		cm=$(csv_col "$out/top.csv" comm) wb=$(csv_col "$out/top.csv" write_bytes)
-		writers=$(awk -F, -v c="$cm" -v w="$wb" 'NR > 1 && $w > 0 {print $c}' "$out/top.csv" |
-			sort -u | tr '\n' ' ')
+		writers=$(writers "$out/rec.dat" "$lower")
 		note "$lower: written by $writers"
 		[ "$writers" = "dd " ] || fail "$what: $lower written by '$writers', not by dd"
 	done

@@ -23,10 +23,7 @@ for kernel in ${KERNELS:-default 6.12}; do
 		# dd wrote to the volume; dm-crypt's threads only passed its writes on.
 		crypt=$(awk '$1 == "crypt" {print $2}' "$out/stacks.log")
 		below=$(awk '$1 == "crypt-on" {print $2}' "$out/stacks.log")
-		"$BLKMAP" report --top -f csv --disk "$below" "$out/rec.dat" >"$out/top.csv"
-		cm=$(csv_col "$out/top.csv" comm) wb=$(csv_col "$out/top.csv" write_bytes)
-		writers=$(awk -F, -v c="$cm" -v w="$wb" 'NR > 1 && $w > 0 {print $c}' "$out/top.csv" |
-			sort -u | tr '\n' ' ')
+		writers=$(writers "$out/rec.dat" "$below")
 		note "$kernel, $sources: $below, below $crypt, written by $writers"
 		[ "$writers" = "dd " ] || fail "$kernel, $sources: $below written by '$writers', not by dd"
 	done
