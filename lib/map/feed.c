@@ -44,6 +44,7 @@ static int device_fields(const struct bm_marker_parsed *p, struct bm_obs *o)
 	o->parent = bm_marker_get(p, "parent");
 	o->dm = bm_marker_get(p, "dm");
 	o->serial = bm_marker_get(p, "serial");
+	o->via = bm_marker_get(p, "via");
 	o->kind = kind && !strcmp(kind, "partition") ? BM_PARTITION : BM_DISK;
 	o->diskseq = number(p, "diskseq");
 	o->size = number(p, "size");

@@ -202,6 +202,8 @@ static void learn(struct bm_span *s, const struct bm_obs *o)
 		learn_dm(s, o);
 	if (!s->serial[0])
 		copy_str(s->serial, sizeof(s->serial), o->serial);
+	if (!s->via[0])
+		copy_str(s->via, sizeof(s->via), o->via);
 	if (o->diskseq)
 		s->diskseq = o->diskseq;
 	if (o->size)

@@ -75,6 +75,8 @@ static void map_text(const struct map_view *v)
 			bm_bound_str(&s->from, true, from, sizeof(from)),
 			bm_bound_str(&s->to, false, to, sizeof(to)),
 			span_near_loss(v, s) ? " [events lost meanwhile]" : "");
+		if (s->via[0])
+			fprintf(v->out, "%-26s path via %s\n", "", s->via);
 		for (k = 1; k < s->ndm; k++) {
 			const struct bm_dm_name *r = &s->dm_names[k];
 			char lo[32], hi[32];
@@ -108,7 +110,8 @@ static void map_csv(const struct map_view *v)
 	size_t i;
 
 	fputs("dev,name,kind,from_ns,to_ns,from_source,to_source,"
-	      "from_lo_ns,from_hi_ns,to_lo_ns,to_hi_ns,parent,diskseq,dm,events_lost,serial\n", v->out);
+	      "from_lo_ns,from_hi_ns,to_lo_ns,to_hi_ns,parent,diskseq,dm,events_lost,serial,via\n",
+	      v->out);
 	for (i = 0; i < bm_map_count(v->map); i++) {
 		const struct bm_span *s = bm_map_span(v->map, i);
 		char dev[16], by[64];
@@ -139,6 +142,8 @@ static void map_csv(const struct map_view *v)
 		bm_csv_str(v->out, s->dm);
 		fprintf(v->out, ",%s,", span_near_loss(v, s) ? "yes" : "");
 		bm_csv_str(v->out, s->serial);
+		putc(',', v->out);
+		bm_csv_str(v->out, s->via);
 		putc('\n', v->out);
 	}
 }
@@ -181,6 +186,8 @@ static void map_json(const struct map_view *v)
 		bm_json_str(v->out, s->dm);
 		fprintf(v->out, ",\"events_lost\":%s,\"serial\":", span_near_loss(v, s) ? "true" : "false");
 		bm_json_str(v->out, s->serial);
+		fputs(",\"via\":", v->out);
+		bm_json_str(v->out, s->via);
 		fputs(",\"dm_names\":[", v->out);
 		for (k = 0; k < s->ndm; k++) {
 			fprintf(v->out, "%s{\"name\":", k ? "," : "");

@@ -172,6 +172,26 @@ static bool diskstats_dev(const char *name, char *out, size_t size)
 	return ok;
 }
 
+/*
+ * The controller a hidden disk in @dir (an NVMe path, nvmeXcYnZ) belongs
+ * to, as "NAME TRANSPORT ADDRESS" (nvme1 tcp traddr=10.0.0.2,trsvcid=4420;
+ * nvme0 pcie 0000:00:04.0), from its parent in sysfs; empty if none.
+ */
+static void controller(const char *dir, char *out, size_t size)
+{
+	char path[PATH_MAX], real[PATH_MAX], transport[32], address[96];
+	const char *name;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/device", dir);
+	if (!realpath(path, real) || !(name = strrchr(real, '/')))
+		return;
+	read_attr(real, "transport", transport, sizeof(transport));
+	read_attr(real, "address", address, sizeof(address));
+	if (transport[0])
+		snprintf(out, size, "%s %s%s%s", name + 1, transport, address[0] ? " " : "", address);
+}
+
 /* The hidden disks of @sysfs/class/block, each to @fn; their count, or -1. */
 static int hidden_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx)
 {
@@ -201,6 +221,7 @@ static int hidden_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx)
 		read_attr(dir, "size", value, sizeof(value));
 		d.sectors = strtoull(value, NULL, 10);
 		bm_sysfs_serial(dir, d.serial, sizeof(d.serial));
+		controller(dir, d.via, sizeof(d.via));
 		r = fn(ctx, &d);
 		if (r < 0) {
 			closedir(dp);
@@ -269,6 +290,8 @@ static int dump_one(void *arg, const struct bm_blockdev *d)
 	bm_marker_addf(&m, "size", "%llu", (unsigned long long)d->sectors);
 	bm_marker_add(&m, "dm", d->dm);
 	bm_marker_add(&m, "serial", d->serial);
+	if (d->via[0])
+		bm_marker_add(&m, "via", d->via);
 	return bm_marker_emit(&m, c->mark, c->ctx) < 0 ? -1 : 1;
 }
 

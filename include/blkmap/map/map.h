@@ -41,6 +41,7 @@ struct bm_span {
 	char parent[64];	/* partitions: the disk's name */
 	char dm[128];		/* dm devices: /dev/mapper name */
 	char serial[64];	/* disks: the serial number (or WWID) it reports */
+	char via[128];		/* NVMe path disks: the controller, its transport and address */
 	struct bm_dm_name dm_names[BM_DM_NAMES];	/* dm[] first, then its renames */
 	unsigned ndm;
 	enum bm_dev_kind kind;
@@ -68,7 +69,7 @@ struct bm_obs {
 	uint64_t after;		/* not exact: the source knows it happened after this */
 	unsigned by;		/* enum bm_source */
 	uint32_t dev;
-	const char *name, *parent, *dm, *serial;
+	const char *name, *parent, *dm, *serial, *via;
 	enum bm_dev_kind kind;
 	uint64_t diskseq, size;
 	unsigned listed;	/* DUMP_END: devices the dump says it listed (0: not said) */

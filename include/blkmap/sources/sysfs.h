@@ -23,6 +23,7 @@ struct bm_blockdev {
 	uint64_t sectors;	/* 512-byte */
 	char dm[128];		/* device-mapper name */
 	char serial[64];	/* a disk's, bm_sysfs_serial() */
+	char via[128];		/* an NVMe path disk's controller: "nvme1 tcp traddr=..." */
 };
 
 typedef int (*bm_blockdev_fn)(void *ctx, const struct bm_blockdev *dev);

@@ -5,7 +5,7 @@
 # (default all) while 4 KiB and 1 MiB direct writes and 256 KiB direct reads
 # go to the head; the kernel's counters are read inside the recording.
 # Writes /out/rec.dat, /out/record.err, /out/stat.before and
-# /out/stat.after (/proc/diskstats), /out/nvme.log ("head NAME", "path NAME").
+# /out/stat.after (/proc/diskstats), /out/nvme.log ("head NAME", "path NAME CONTROLLER").
 set -e
 . /scenario-lib.sh
 [ "${MODULE:-0}" = 0 ] || insmod /lib/blkmap/blkmap.ko
@@ -25,7 +25,10 @@ done
 [ -n "$head" ] || premise "no NVMe head disk"
 : >/out/nvme.log
 echo "head $head" >>/out/nvme.log
-for p in /sys/class/block/nvme*c*n1; do echo "path ${p##*/}" >>/out/nvme.log; done
+for p in /sys/class/block/nvme*c*n1; do
+	c=$(readlink -f "$p/device")
+	echo "path ${p##*/} ${c##*/}" >>/out/nvme.log	# and its controller
+done
 
 step "recording"
 record
