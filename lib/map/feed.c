@@ -113,6 +113,8 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 	} else if (!strcmp(p.type, "record-begin")) {
 		v = bm_marker_get(&p, "sources");
 		snprintf(f->sources, sizeof(f->sources), "%s", v ? v : "");
+		f->tick.ns = number(&p, "tick_ns");
+		f->tick.at = number(&p, "tick_at");
 	}
 	if (!strcmp(p.type, "uevent") || !strcmp(p.type, "uevent-listen") ||
 	    !strcmp(p.type, BM_MARKER_IDLE)) {

@@ -9,6 +9,7 @@
 #include "blkmap/map/map.h"
 #include "blkmap/tracefile/decode.h"
 #include "blkmap/tracefile/merge.h"
+#include "blkmap/util/tick.h"
 
 struct bm_map_pass {
 	const char *path;		/* the recording, for messages */
@@ -22,6 +23,8 @@ struct bm_map_pass {
 	uint64_t window_from;
 	/* Out: blkmap's markers and the disk registrations among them (none: not blkmap's). */
 	uint64_t markers, registers;
+	/* Out: the kernel's tick, if the recording says (record-begin); ns 0 if not. */
+	struct bm_tick tick;
 	struct bm_loss *losses;
 	size_t nlosses;
 };

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "blkmap/tracefile/decode.h"
+#include "blkmap/util/tick.h"
 
 struct bm_map;
 
@@ -33,6 +34,7 @@ struct bm_feeder {
 	uint64_t sent_after;	/* the last uevent was sent after this */
 	bool have_listener;
 	char sources[128];	/* from record-begin */
+	struct bm_tick tick;	/* from record-begin; ns 0 if it does not say */
 	uint64_t window_from;	/* a flight recording's window-begin; 0 for none */
 	uint64_t markers;	/* blkmap markers seen */
 	uint64_t registers;	/* disk registrations seen (writeback_bdi_register) */

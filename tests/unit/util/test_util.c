@@ -12,6 +12,7 @@
 #include "blkmap/util/kallsyms.h"
 #include "blkmap/util/sys.h"
 #include "blkmap/util/tell.h"
+#include "blkmap/util/tick.h"
 
 #include "helpers.h"
 
@@ -142,6 +143,34 @@ START_TEST(the_symbol_scan_stops_when_told)
 }
 END_TEST
 
+/* Lines of real /proc/timer_list files: this machine's (6.18), a guest's seconds after boot. */
+START_TEST(the_kernel_s_tick_is_read_from_its_timer_list)
+{
+	struct bm_tick t = bm_tick_parse("now at 10461947096860 nsecs\n"
+					 "  .last_tick      : 10461804000000 nsecs\n"
+					 "jiffies: 4297507716\n");
+
+	ck_assert_uint_eq(t.ns, 4000000);	/* HZ=250 */
+	ck_assert_uint_eq(t.at, 10461804000000ULL);
+	/* 5 s after boot, at HZ=1000: jiffies is still below 2^32 */
+	t = bm_tick_parse("now at 5000000000 nsecs\n  .last_tick      : 4999000000 nsecs\n"
+			  "jiffies: 4294672296\n");
+	ck_assert_uint_eq(t.ns, 1000000);
+	t = bm_tick_parse("now at 5000000000 nsecs\n  .last_tick      : 4999000000 nsecs\n"
+			  "jiffies: 12\n");
+	ck_assert_uint_eq(t.ns, 0);	/* says no HZ */
+	t = bm_tick_parse("now at 5000000000 nsecs\njiffies: 4294672296\n");
+	ck_assert_uint_eq(t.ns, 0);	/* no tick's time */
+	t = (struct bm_tick){ 4000000, 10000000 };
+	ck_assert_uint_eq(bm_tick_floor(&t, 10000000), 10000000);
+	ck_assert_uint_eq(bm_tick_floor(&t, 17999999), 14000000);
+	ck_assert_uint_eq(bm_tick_floor(&t, 9999999), 6000000);
+	ck_assert_uint_eq(bm_tick_floor(&t, 6000000), 6000000);
+	t.ns = 0;
+	ck_assert_uint_eq(bm_tick_floor(&t, 17999999), 17999999);
+}
+END_TEST
+
 Suite *suite_util(void)
 {
 	Suite *s = suite_create("util");
@@ -152,6 +181,7 @@ Suite *suite_util(void)
 	tcase_add_test(tc, an_array_grows_by_doubling);
 	tcase_add_test(tc, lines_are_told_formatted_and_cut_at_1023_bytes);
 	tcase_add_test(tc, the_symbol_scan_stops_when_told);
+	tcase_add_test(tc, the_kernel_s_tick_is_read_from_its_timer_list);
 	suite_add_tcase(s, tc);
 	return s;
 }
