@@ -122,6 +122,121 @@ void an_account(struct bm_inflight_time *t, uint64_t now, int delta)
 	t->inflight += delta;
 }
 
+/* ---- the kernel's time in queue ---- */
+
+void bm_analysis_tick(struct bm_analysis *a, const struct bm_tick *tick)
+{
+	a->tick = *tick;
+}
+
+/* @t as a bio-based device's time in queue sees it: in jiffies (bdev_start_io_acct). */
+static uint64_t jiffy(const struct bm_analysis *a, uint64_t t)
+{
+	return bm_tick_floor(&a->tick, t);
+}
+
+/* When the kernel started counting @e: see bm_inflight_cold's start. */
+static uint64_t start_of(const struct bm_analysis *a, const struct bm_inflight *e)
+{
+	if (e->has_start)
+		return bm_inflight_cold(&a->inflight, e)->start;
+	return e->has_q ? e->q : e->d;
+}
+
+/*
+ * Device-mapper counts each piece of a split bio as an I/O of its own, from
+ * when it takes the piece up to the end of its clones and of the target's
+ * work after them (dm-crypt's decryption, dm-thin's commit); only the bio's
+ * end is traced. dm takes the first piece up at the bio's queue, and each
+ * next one after the split that trims the bio to it, once the clones it sent
+ * so far went down (the block layer takes them first: a request made below
+ * may wait for a tag). A clone's end ends its sectors' share of the pieces
+ * (one piece for a stripe's chunk; a mirror's second leg adds nothing), and
+ * the target's work after a piece's clones is taken to be the last piece's:
+ * from its last clone's end to the bio's. Sums are kept (bm_inflight_cold).
+ */
+void an_piece_done(struct bm_analysis *a, struct bm_inflight *e, uint32_t sectors, uint64_t now)
+{
+	struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
+
+	if (e->done >= e->nr_sector)
+		return;
+	if (sectors > e->nr_sector - e->done)
+		sectors = e->nr_sector - e->done;
+	e->done += sectors;
+	c->piece_ends += (double)sectors * jiffy(a, now);
+	if (now > c->last_end)
+		c->last_end = now;
+}
+
+void an_piece_split(struct bm_analysis *a, struct bm_inflight *e, uint64_t now)
+{
+	struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
+
+	if (!e->splits)
+		c->piece_starts = c->piece_ends = c->last_end = 0;
+	c->piece_starts += jiffy(a, now);
+	c->last_start = now;
+	e->splits++;
+}
+
+/*
+ * @clone got a request, or its request was issued by its submitter, at
+ * @now: if dm sent it before the last piece of its bio began, that piece
+ * began after this.
+ */
+static void piece_waited(struct bm_analysis *a, const struct bm_inflight *clone, uint64_t now)
+{
+	const struct bm_inflight_cold *from = bm_inflight_cold(&a->inflight, clone);
+	struct bm_inflight_cold *c;
+	struct bm_inflight *up;
+
+	if (!clone->has_up || !clone->has_q)
+		return;
+	up = bm_inflight_find(&a->inflight, from->up_dev, from->up_sector, clone->op);
+	if (!up || !up->splits || !up->has_q || up->disk < 0)
+		return;
+	c = bm_inflight_cold(&a->inflight, up);
+	if (clone->q <= c->last_start && now > c->last_start) {
+		c->piece_starts += (double)jiffy(a, now) - jiffy(a, c->last_start);
+		c->last_start = now;
+	}
+}
+
+/* @e, a bio device-mapper split, ended at @now: its pieces' time in queue. */
+static double pieces_in_queue(const struct bm_analysis *a, const struct bm_inflight *e,
+			      uint64_t now)
+{
+	const struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
+	double pieces = e->splits + 1, after = c->last_end && now > c->last_end ? now - c->last_end : 0;
+	/* the pieces no clone's end was seen of end now */
+	double ends = c->piece_ends + after * e->done + (double)(e->nr_sector - e->done) * jiffy(a, now);
+	double t = pieces * ends / e->nr_sector - (jiffy(a, start_of(a, e)) + c->piece_starts);
+
+	return e->nr_sector && t > 0 ? t : 0;
+}
+
+static void starts_push(struct bm_starts *s, uint64_t t)
+{
+	if (s->n == sizeof(s->t) / sizeof(s->t[0])) {	/* the oldest never completed */
+		s->first++;
+		s->n--;
+	}
+	s->t[(s->first + s->n++) % (sizeof(s->t) / sizeof(s->t[0]))] = t;
+}
+
+/* The time in queue of the oldest of @s, ended at @now: 0 if none. */
+static uint64_t starts_pop(struct bm_starts *s, uint64_t now)
+{
+	uint64_t t;
+
+	if (!s->n)
+		return 0;
+	t = s->t[s->first++ % (sizeof(s->t) / sizeof(s->t[0]))];
+	s->n--;
+	return now > t ? now - t : 0;
+}
+
 /* ---- in flight ---- */
 
 /* @e leaves the table at @now without a completion: it is no longer in flight. */
@@ -380,6 +495,14 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 		if (e->active)
 			an_account(&d->bio_time, io->ts, -1);
 	}
+	if (request) {
+		uint64_t start = start_of(a, e);
+		double in_queue = io->ts > start ? io->ts - start : 0;
+
+		d->queue_ns += in_queue;
+		if (e->part >= 0)	/* the kernel adds a partition's to its disk's too */
+			a->disks[e->part]->queue_ns += in_queue;
+	}
 	if (request && e->has_d) {
 		bm_hist_add(&d->d2c, io->ts - e->d);
 		an_account(&d->rq_time, io->ts, -1);
@@ -405,6 +528,16 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 
 static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk);
 
+/* nvme counts a head's bio from its path's request's issue (nvme_mpath_start_request). */
+static void path_started(struct bm_analysis *a, struct bm_inflight *head,
+			 const struct bm_inflight *path)
+{
+	if (!path->has_d)
+		return;
+	bm_inflight_cold(&a->inflight, head)->start = path->d;
+	head->has_start = true;
+}
+
 /*
  * The request of a bio an NVMe head moved here completed: the head's bio
  * with it, if nvme did not trace that (6.1 leaves the head's completion
@@ -418,6 +551,7 @@ static void head_done(struct bm_analysis *a, const struct bm_io *io, const struc
 
 	if (!queued_here(up))
 		return;
+	path_started(a, up, e);
 	at.kind = BM_EV_BIO_COMPLETE;
 	at.dev = up->dev;
 	at.sector = up->sector;
@@ -432,13 +566,23 @@ static void complete_request(struct bm_analysis *a, const struct bm_io *io, int 
 
 	seen(d, io->ts);
 	if (e && e->tail) {
+		/* The kernel counts the request's time in queue to the sequence's end. */
+		double tail = io->nr_sector || io->ts < e->q ? 0 : io->ts - e->q;
+		int part = e->part;
+
 		bm_inflight_erase(&a->inflight, e);
-		if (!io->nr_sector)
-			return;	/* the flush sequence's end: its data was counted */
+		if (!io->nr_sector) {	/* the flush sequence's end: its data was counted */
+			d->queue_ns += tail;
+			if (part >= 0)
+				a->disks[part]->queue_ns += tail;
+			return;
+		}
 		e = NULL;
 	}
 	/* A write without data that is no sequence's end: an empty preflush, a write to the kernel */
 	count(d->rq_counts, io->op, 1, io->nr_sector);
+	if (!e && !io->nr_sector && io->op == 1)
+		d->queue_ns += starts_pop(&d->preflush_starts, io->ts);
 	if (!e) {
 		series_add(a, d, io->ts, (uint64_t)io->nr_sector * 512, 0);
 		return;
@@ -454,7 +598,8 @@ static void complete_request(struct bm_analysis *a, const struct bm_io *io, int 
 		if (e->has_q && e->disk >= 0 && (r = bm_ranges_of(&a->ranges, e->dev)))
 			bm_ranges_del(r, e->sector, e->op);
 		e->has_q = e->has_d = false;
-		e->disk = e->part = e->top = -1;
+		e->disk = e->top = -1;	/* its partition stays, for the sequence's end */
+		e->q = io->ts;		/* its data's end */
 		e->tail = true;
 	} else {
 		an_forget(a, e);
@@ -487,6 +632,7 @@ static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk
 		if (queued_here(up)) {
 			struct bm_io at = *io;
 
+			path_started(a, up, e);
 			at.dev = up->dev;
 			at.sector = up->sector;
 			complete_bio(a, &at, up->disk);
@@ -502,10 +648,15 @@ static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk
 		return;
 	}
 	if (e->splits) {
+		d->queue_ns += pieces_in_queue(a, e, io->ts);
 		count(d->bio_counts, io->op, 1 + e->splits, e->nr_sector);
 		bytes = (uint64_t)e->nr_sector * 512;
 	} else {
+		uint64_t start = jiffy(a, start_of(a, e)), end = jiffy(a, io->ts);
+
 		count(d->bio_counts, io->op, 1, io->nr_sector);
+		if (end > start)	/* each of md's pieces, from the bio's first remap */
+			d->queue_ns += end - start;
 		bytes = (uint64_t)io->nr_sector * 512;
 		e->done += io->nr_sector;
 		if (e->done < e->nr_sector && io->sector + io->nr_sector < e->sector + e->nr_sector) {
@@ -517,18 +668,45 @@ static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk
 	an_forget(a, e);
 }
 
-static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
+/* The entry of a request made or issued at @io, not queued here: NULL if issued already. */
+static struct bm_inflight *request_at(struct bm_analysis *a, const struct bm_io *io)
 {
 	struct bm_inflight *e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->op, io->ts);
 
 	if (!e || e->has_d)
-		return;
+		return NULL;
 	if (e->tail)	/* a new request where a flush sequence's end was due */
 		renew(e);
 	if (!e->has_q && e->top < 0) {
 		an_adopt_link(a, e);	/* an NVMe path: its head's bio, not queued here */
 		e->moved = e->has_up;
 	}
+	return e;
+}
+
+/*
+ * A request made for the bio at its sector: the kernel counts its time in
+ * queue from here (a bio merged into a request adds none of its own).
+ */
+static void getrq(struct bm_analysis *a, const struct bm_io *io)
+{
+	struct bm_inflight *e = request_at(a, io);
+
+	if (!e)
+		return;
+	piece_waited(a, e, io->ts);
+	bm_inflight_cold(&a->inflight, e)->start = io->ts;
+	e->has_start = true;
+}
+
+static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
+{
+	struct bm_inflight *e = request_at(a, io);
+
+	if (!e)
+		return;
+	if (io->pid == e->pid)	/* issued as it was submitted, not by a scheduler's run later */
+		piece_waited(a, e, io->ts);
 	e->d = io->ts;
 	e->has_d = true;
 	e->rq_disk = disk;
@@ -562,10 +740,23 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 	 */
 	if (!io->nr_sector && io->op < 0) {
 		struct bm_disk_stats *d = a->disks[disk];
+		bool flush = io->flags & BM_IO_FLUSH;
 
+		/*
+		 * The kernel's time in queue has flushes from their issue (the
+		 * flush request is made just before), and empty preflush writes
+		 * from their request, which completes as "WS 0 + 0". They come
+		 * and go in order, one flush at a time.
+		 */
+		if (flush && io->kind == BM_EV_RQ_GETRQ)
+			starts_push(&d->preflush_starts, io->ts);
+		else if (flush && io->kind == BM_EV_RQ_ISSUE)
+			starts_push(&d->flush_starts, io->ts);
 		if (io->kind == BM_EV_RQ_COMPLETE || io->kind == BM_EV_BIO_COMPLETE) {
 			seen(d, io->ts);
 			count(io->kind == BM_EV_RQ_COMPLETE ? d->rq_counts : d->bio_counts, io->op, 1, 0);
+			if (flush && io->kind == BM_EV_RQ_COMPLETE)
+				d->queue_ns += starts_pop(&d->flush_starts, io->ts);
 		}
 		return;
 	}
@@ -578,6 +769,9 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		break;
 	case BM_EV_BIO_QUEUE:
 		queue(a, io, disk);
+		break;
+	case BM_EV_RQ_GETRQ:
+		getrq(a, io);
 		break;
 	case BM_EV_RQ_ISSUE:
 		issue(a, io, disk);

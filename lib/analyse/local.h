@@ -21,6 +21,7 @@
 struct bm_analysis {
 	uint64_t first, last;
 	bool series;
+	struct bm_tick tick;	/* ns 0: unknown, times in queue in ns */
 	struct bm_disk_stats **disks;
 	size_t ndisks, capdisks;
 	int *index;		/* open addressing over disks, -1 empty */
@@ -49,6 +50,10 @@ int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 	       enum bm_io_model model);
 void an_account(struct bm_inflight_time *t, uint64_t now, int delta);
 void an_queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_io *io);
+/* @sectors of @e, a bio device-mapper split, completed below at @now (its clones'). */
+void an_piece_done(struct bm_analysis *a, struct bm_inflight *e, uint32_t sectors, uint64_t now);
+/* Device-mapper split @e at @now: one more piece of it, taken up now. */
+void an_piece_split(struct bm_analysis *a, struct bm_inflight *e, uint64_t now);
 /* Remove @e from the tables; pointers to other entries may then point elsewhere. */
 void an_forget(struct bm_analysis *a, struct bm_inflight *e);
 /* The ranges of @dev, watched from now on with the bios it has in flight; NULL: no memory. */

@@ -42,8 +42,13 @@ void an_adopt_link(struct bm_analysis *a, struct bm_inflight *e)
 	e->top = l->top;
 	e->pid = l->pid;
 	e->has_up = l->has_up;
-	if (e->has_up)
-		*bm_inflight_cold(&a->inflight, e) = *bm_inflight_cold(&a->links, l);
+	if (e->has_up) {
+		const struct bm_inflight_cold *from = bm_inflight_cold(&a->links, l);
+		struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
+
+		c->up_dev = from->up_dev;
+		c->up_sector = from->up_sector;
+	}
 	bm_inflight_erase(&a->links, l);
 }
 
@@ -60,6 +65,10 @@ static void clone_sent(struct bm_analysis *a, struct bm_inflight *up, const stru
 	if (!up->mapping) {
 		up->mapping = true;
 		c->clones = c->mapped = 0;
+		if (a->disks[up->disk]->in_flight_from_map) {
+			c->start = io->ts;	/* md_account_bio, once the array let it through */
+			up->has_start = true;
+		}
 	}
 	c->clones++;
 	if (mapped > c->mapped)
@@ -81,6 +90,8 @@ void an_clone_done(struct bm_analysis *a, const struct bm_inflight *e, uint64_t 
 	c = bm_inflight_cold(&a->inflight, up);
 	if (!c->clones)
 		return;
+	if (up->splits)
+		an_piece_done(a, up, e->nr_sector, now);
 	/* Between pieces (a dm split's, md's) nothing of it is in flight. */
 	if (!--c->clones && up->active && c->mapped < up->nr_sector) {
 		up->active = false;
@@ -211,7 +222,7 @@ void an_split(struct bm_analysis *a, const struct bm_io *io)
 		r = an_watch(a, io->dev);
 		if (r && bm_ranges_find(r, rest, io->op, &start) && start != rest &&
 		    (e = bm_inflight_find(&a->inflight, io->dev, start, io->op)))
-			e->splits++;
+			an_piece_split(a, e, io->ts);
 		return;
 	}
 	/* The block layer: [sector, rest) goes on, the rest is a bio of its own. */
@@ -232,6 +243,7 @@ void an_split(struct bm_analysis *a, const struct bm_io *io)
 	e->pid = piece.pid;
 	e->flush_seq = piece.flush_seq;
 	e->has_up = piece.has_up;
+	e->has_start = piece.has_start;
 	e->active = piece.active;
 	*bm_inflight_cold(&a->inflight, e) = up;	/* its bio above, if any */
 	e->mapping = false;

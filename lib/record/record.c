@@ -4,6 +4,7 @@
  * blocked from the start in every thread and read from a signalfd by the
  * main loop, so a signal at any moment ends in the same orderly stop.
  */
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -42,6 +43,7 @@
 #include "blkmap/util/error.h"
 #include "blkmap/util/sys.h"
 #include "blkmap/util/tell.h"
+#include "blkmap/util/tick.h"
 
 #define FORMAT_VERSION 1	/* of blkmap's markers, see blkmap.dat(5) */
 #define COMMIT_SLACK_NS	1000000	/* an event's time stamp precedes its commit by less */
@@ -55,6 +57,7 @@ static const char *const default_events[] = {
 	"block:block_bio_complete",
 	"block:block_bio_remap",
 	"block:block_split",
+	"block:block_getrq",
 };
 
 struct recorder {
@@ -143,6 +146,7 @@ static int arm_sources(struct recorder *r)
 {
 	char names[128];
 	struct bm_marker m;
+	struct bm_tick tick;
 
 	if (r->sources & BM_SRC_MODULE) {
 		r->kmodule = bm_kmodule_attach(r->session);
@@ -180,10 +184,15 @@ static int arm_sources(struct recorder *r)
 	bm_sources_str(r->sources, ',', names, sizeof(names));
 	bm_tell(r->opts->notify, "map sources: %s", names[0] ? names : "none");
 
+	tick = bm_tick_read();
 	bm_marker_begin(&m, "record-begin");
 	bm_marker_addf(&m, "version", "%d", FORMAT_VERSION);
 	bm_marker_addf(&m, "pid", "%d", (int)getpid());
 	bm_marker_add(&m, "sources", names);
+	if (tick.ns) {	/* for the time in queue of bio-based devices, counted in jiffies */
+		bm_marker_addf(&m, "tick_ns", "%" PRIu64, tick.ns);
+		bm_marker_addf(&m, "tick_at", "%" PRIu64, tick.at);
+	}
 	return bm_session_mark(r->session, m.text, m.len);
 }
 

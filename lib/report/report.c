@@ -317,6 +317,8 @@ static int analyse_events(struct report *r)
 
 static int analyse(struct report *r)
 {
+	const char *clock;
+
 	r->analysis = bm_analysis_new(r->io_since, r->until, r->opts->plot != NULL);
 	if (!r->analysis) {
 		bm_error_errno("cannot analyse '%s'", bm_trace_path(r->trace));
@@ -326,6 +328,10 @@ static int analyse(struct report *r)
 		bm_error_errno("cannot analyse '%s'", bm_trace_path(r->trace));
 		return -1;
 	}
+	/* Ticks are on CLOCK_MONOTONIC, blkmap's trace clock. */
+	clock = bm_trace_get_meta(r->trace)->clock;
+	if (clock && !strcmp(clock, "mono"))
+		bm_analysis_tick(r->analysis, &r->pass.tick);
 	if (analyse_events(r) < 0)
 		return -1;
 	bm_analysis_finish(r->analysis);

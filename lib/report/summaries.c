@@ -72,19 +72,20 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 	if (format == BM_FORMAT_CSV)
 		fputs("name,dev,reads,writes,read_bytes,write_bytes,kind,parent,basis,from_ns,to_ns,"
 		      "seconds,read_iops,write_iops,read_bytes_per_s,write_bytes_per_s,"
-		      "avg_request_bytes,queue_depth,util_pct,"
+		      "avg_request_bytes,queue_depth,aqu_sz,util_pct,"
 		      "q2c_count,q2c_avg_us,q2c_p50_us,q2c_p90_us,q2c_p99_us,q2c_p999_us,q2c_max_us,"
 		      "d2c_count,d2c_avg_us,d2c_p50_us,d2c_p90_us,d2c_p99_us,d2c_p999_us,d2c_max_us,"
 		      "others,events_lost\n", out);
 	else if (format == BM_FORMAT_TEXT)
-		fprintf(out, "%-14s %-8s %-7s %8s %8s %10s %10s %8s %8s %6s %6s %9s %9s %9s %9s\n",
+		fprintf(out, "%-14s %-8s %-7s %8s %8s %10s %10s %8s %8s %6s %6s %6s %9s %9s %9s %9s\n",
 			"NAME", "DEV", "BASIS", "READS", "WRITES", "READ_KB", "WRITE_KB", "IOPS",
-			"KB/S", "DEPTH", "UTIL%", "LAT_AVG", "LAT_P99", "LAT_MAX", "LAT");
+			"KB/S", "DEPTH", "AQU-SZ", "UTIL%", "LAT_AVG", "LAT_P99", "LAT_MAX", "LAT");
 	for (i = 0; i < n; i++) {
 		const struct bm_disk_stats *d = disks[i];
 		struct latency lat[2] = { { "q2c", &d->q2c }, { "d2c", &d->d2c } };
 		uint64_t ios = d->reads + d->writes, bytes = d->read_bytes + d->write_bytes;
 		double depth = seconds(d) > 0 ? d->depth_ns / (seconds(d) * 1e9) : 0;
+		double aqu = seconds(d) > 0 ? d->queue_ns / (seconds(d) * 1e9) : 0;
 		double util = seconds(d) > 0 ? 100.0 * d->busy_ns / (seconds(d) * 1e9) : 0;
 		char dev[16], name[200], shown[204];
 
@@ -96,10 +97,10 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 			snprintf(shown, sizeof(shown), "%s%s", shown_name(d, name, sizeof(name)),
 				 d->events_lost ? "*" : "");
 			fprintf(out, "%-14s %-8s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f %8.1f "
-				"%8.1f %6.2f %6.1f %9.1f %9.1f %9.1f %9s\n",
+				"%8.1f %6.2f %6.2f %6.1f %9.1f %9.1f %9.1f %9s\n",
 				shown, dev, model_of(d), d->reads, d->writes,
 				d->read_bytes / 1024.0, d->write_bytes / 1024.0, per_second(ios, d),
-				per_second(bytes, d) / 1024, depth, util,
+				per_second(bytes, d) / 1024, depth, aqu, util,
 				l->h->count ? us(l->h->sum / l->h->count) : 0,
 				us(bm_hist_percentile(l->h, 99)), us(l->h->max),
 				l->h->count ? l->name : "-");
@@ -110,11 +111,11 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,", dev,
 				d->reads, d->writes, d->read_bytes, d->write_bytes, kind_of(d));
 			bm_csv_str(out, d->span ? d->span->parent : "");
-			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.3f,%.3f,%.1f,%.1f,%.1f,%.3f,%.2f",
-				model_of(d), d->life_from, d->life_to, seconds(d),
+			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.3f,%.3f,%.1f,%.1f,%.1f,%.3f,%.3f,"
+				"%.2f", model_of(d), d->life_from, d->life_to, seconds(d),
 				per_second(d->reads, d), per_second(d->writes, d),
 				per_second(d->read_bytes, d), per_second(d->write_bytes, d),
-				ios ? (double)bytes / ios : 0, depth, util);
+				ios ? (double)bytes / ios : 0, depth, aqu, util);
 			for (j = 0; j < 2; j++) {
 				const struct bm_hist *h = lat[j].h;
 
@@ -140,10 +141,10 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 		fprintf(out, ",\"basis\":\"%s\",\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64
 			",\"seconds\":%.6f,\"read_iops\":%.3f,\"write_iops\":%.3f,"
 			"\"read_bytes_per_s\":%.1f,\"write_bytes_per_s\":%.1f,"
-			"\"avg_request_bytes\":%.1f,\"queue_depth\":%.3f,\"util_pct\":%.2f",
-			model_of(d), d->life_from, d->life_to, seconds(d), per_second(d->reads, d),
-			per_second(d->writes, d), per_second(d->read_bytes, d),
-			per_second(d->write_bytes, d), ios ? (double)bytes / ios : 0, depth, util);
+			"\"avg_request_bytes\":%.1f,\"queue_depth\":%.3f,\"aqu_sz\":%.3f,"
+			"\"util_pct\":%.2f", model_of(d), d->life_from, d->life_to, seconds(d),
+			per_second(d->reads, d), per_second(d->writes, d), per_second(d->read_bytes, d),
+			per_second(d->write_bytes, d), ios ? (double)bytes / ios : 0, depth, aqu, util);
 		for (j = 0; j < 2; j++) {
 			const struct bm_hist *h = lat[j].h;
 
@@ -434,7 +435,7 @@ void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_a
 				d ? per_second(d->read_bytes, d) / 1024 : 0,
 				d ? per_second(d->write_bytes, d) / 1024 : 0,
 				ios ? bytes / 1024.0 / ios : 0,
-				secs > 0 ? d->depth_ns / (secs * 1e9) : 0 };
+				secs > 0 ? d->queue_ns / (secs * 1e9) : 0 };
 		double util = secs > 0 ? 100.0 * d->busy_ns / (secs * 1e9) : 0;
 		char dev[16], name[200];
 

@@ -52,6 +52,7 @@ static const struct {
 	{ "block", "block_bio_queue", BM_EV_BIO_QUEUE },
 	{ "block", "block_bio_complete", BM_EV_BIO_COMPLETE },
 	{ "block", "block_bio_remap", BM_EV_BIO_REMAP },
+	{ "block", "block_getrq", BM_EV_RQ_GETRQ },
 	{ "block", "block_split", BM_EV_BIO_SPLIT },
 	{ "ftrace", "print", BM_EV_PRINT },
 	{ "writeback", "writeback_bdi_register", BM_EV_BDI_REGISTER },
@@ -344,8 +345,7 @@ static void op_of(const struct bm_rec *rec, struct field rwbs, struct bm_io *io)
 	else
 		n = 0;
 	io->op = bm_rwbs_op(letters, io->nr_sector);
-	io->flags = io->kind == BM_EV_BIO_QUEUE && io->op == 1 && io->nr_sector ?
-		    bm_rwbs_flags(letters, n) : 0;
+	io->flags = bm_io_flags(io, letters, n);
 }
 
 /* Where a block event's I/O is: its kind, time, device and sector; false for other events. */
@@ -391,9 +391,7 @@ bool bm_decode_io(const struct bm_decoder *d, const struct bm_rec *rec, struct b
 		io->old_sector = l->old_sector.size ? u64_at(rec, l->old_sector) : 0;
 		io->nr_sector = u32_at(rec, l->nr_sector);
 		io->op = bm_rwbs_op((const char *)rec->data + l->rwbs.offset, io->nr_sector);
-		/* Only a queued bio's matter (the analysis' flush sequences). */
-		io->flags = l->kind == BM_EV_BIO_QUEUE && io->op == 1 && io->nr_sector ?
-			    bm_rwbs_flags((const char *)rec->data + l->rwbs.offset, l->rwbs.size) : 0;
+		io->flags = bm_io_flags(io, (const char *)rec->data + l->rwbs.offset, l->rwbs.size);
 		return true;
 	}
 	if (!decode_where(d, l, rec, io))

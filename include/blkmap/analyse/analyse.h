@@ -15,6 +15,7 @@
 #include "blkmap/analyse/hist.h"
 #include "blkmap/tracefile/decode.h"
 #include "blkmap/tracefile/merge.h"
+#include "blkmap/util/tick.h"
 
 struct bm_span;
 
@@ -42,6 +43,12 @@ struct bm_disk_stats {
 	uint64_t life_from, life_to;	/* its life within the recording */
 	uint64_t busy_ns;		/* with at least one I/O in flight */
 	double depth_ns;		/* integral of the number in flight */
+	/*
+	 * The kernel's time in queue (/proc/diskstats field 11, iostat's
+	 * aqu-sz over time): each completed I/O's time from the kernel's start
+	 * of it, a request's allocation, to its completion.
+	 */
+	double queue_ns;
 	struct bm_hist q2c, d2c;
 	struct bm_series *series;	/* with plots only */
 	bool events_lost;	/* its life overlaps a gap in the recording */
@@ -49,6 +56,11 @@ struct bm_disk_stats {
 	uint64_t rq_counts[5], bio_counts[5];	/* reads, writes, rbytes, wbytes, others */
 	uint64_t queued;			/* bios queued on it */
 	bool in_flight_from_map;		/* md: a bio counts from its first remap */
+	/* flushes issued (FF) and empty preflush writes made, by time, oldest first */
+	struct bm_starts {
+		uint64_t t[8];
+		unsigned first, n;
+	} flush_starts, preflush_starts;
 	struct bm_inflight_time {
 		unsigned inflight;
 		uint64_t changed, busy_ns;
@@ -80,6 +92,12 @@ void bm_analysis_free(struct bm_analysis *a);
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span);
 void bm_analysis_finish(struct bm_analysis *a);
+/*
+ * The kernel's tick on the recording's clock, before the first event: the
+ * time in queue of a bio-based device is then counted in whole jiffies, as
+ * the kernel counts it. Without it, in nanoseconds.
+ */
+void bm_analysis_tick(struct bm_analysis *a, const struct bm_tick *tick);
 /*
  * The recording's gaps (@n losses, any order), before the first event: an
  * I/O in flight at a gap may have lost its completion, so it stops counting

@@ -25,7 +25,7 @@ struct bm_inflight {
 	int rq_disk;		/* the incarnation counting its request in flight (has_d) */
 	int top;		/* came down a stack from this incarnation; -1: submitted here */
 	int32_t pid;		/* the process that submitted it (at the top, if any) */
-	uint32_t done;		/* sectors of it completed so far (an md bio's pieces) */
+	uint32_t done;		/* sectors of it completed so far (an md bio's pieces, a dm split bio's clones) */
 	uint32_t splits;	/* device-mapper's splits of it: pieces it counts, less one */
 	int8_t op;		/* part of the key, with dev and sector */
 	bool used : 1;
@@ -36,6 +36,7 @@ struct bm_inflight {
 	bool has_up : 1;	/* a clone: its cold part names its bio */
 	bool mapping : 1;	/* clones sent: its cold part counts them */
 	bool moved : 1;		/* has_up, and the bio itself, not a clone (an NVMe path's) */
+	bool has_start : 1;	/* its cold part says when the kernel started counting it */
 };
 
 /*
@@ -50,6 +51,18 @@ struct bm_inflight_cold {
 	uint32_t mapped;	/* mapping: the sectors from its start it had remapped so far */
 	uint32_t up_dev;	/* has_up: the bio at (up_dev, up_sector) it is a clone of */
 	uint64_t up_sector;
+	/*
+	 * has_start: the start of its time in the kernel's time in queue
+	 * (/proc/diskstats field 11), if not its queue: its request's
+	 * allocation (block_getrq), md's accounting from its first remap.
+	 */
+	uint64_t start;
+	/*
+	 * splits: the sums of its later pieces' starts and of its clones' ends
+	 * x sectors; the last piece's start, the last clone's end
+	 */
+	double piece_starts, piece_ends;
+	uint64_t last_start, last_end;
 };
 
 struct bm_inflight_table {

@@ -22,6 +22,7 @@ enum bm_kind {
 	BM_EV_BIO_QUEUE,
 	BM_EV_BIO_COMPLETE,
 	BM_EV_BIO_REMAP,
+	BM_EV_RQ_GETRQ,		/* block_getrq: a request made for a bio, the kernel's start of it */
 	BM_EV_BIO_SPLIT,	/* block_split: new_sector in bm_io's old_sector */
 	BM_EV_PRINT,		/* ftrace:print, blkmap's markers among them */
 	BM_EV_BDI_REGISTER,	/* writeback:writeback_bdi_register */
@@ -98,6 +99,11 @@ struct bm_io {
  * sequence, which completes it once more, with no data, at its sector.
  */
 #define BM_IO_FLUSH_SEQ	0x1
+/*
+ * No data, and RWBS starts with 'F': the kernel's flush request ("FF"), or
+ * an empty write with PREFLUSH ("FWS", as a bio and as a new request).
+ */
+#define BM_IO_FLUSH	0x2
 
 struct bm_decoder;
 
@@ -121,6 +127,14 @@ static inline uint8_t bm_rwbs_flags(const char *rwbs, int len)
 	if (at >= len || rwbs[at] != 'W')
 		return 0;
 	return preflush || (at + 1 < len && rwbs[at + 1] == 'F') ? BM_IO_FLUSH_SEQ : 0;
+}
+/* The BM_IO_* flags the analysis needs of @io (kind, op, nr_sector known), from @rwbs. */
+static inline uint8_t bm_io_flags(const struct bm_io *io, const char *rwbs, int len)
+{
+	if (!io->nr_sector)
+		return len > 0 && rwbs[0] == 'F' ? BM_IO_FLUSH : 0;
+	/* Of data, only a queued bio's matter (the analysis' flush sequences). */
+	return io->kind == BM_EV_BIO_QUEUE && io->op == 1 ? bm_rwbs_flags(rwbs, len) : 0;
 }
 /* Decode @rec into @ev; text points into @rec's data. */
 void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_event *ev);

@@ -25,6 +25,7 @@ static void event(struct bm_analysis *a, enum bm_kind kind, uint64_t ts, uint64_
 			    .nr_sector = sectors, .pid = 42 };
 
 	ev.op = bm_rwbs_op(rwbs, sectors);
+	ev.flags = bm_io_flags(&ev, rwbs, (int)strlen(rwbs));
 	if (kind == BM_EV_BIO_REMAP)
 		ev.old_dev = PART;
 	bm_analysis_event(a, &ev, &disk_span, kind == BM_EV_BIO_REMAP ? &part_span : NULL);
@@ -73,6 +74,76 @@ START_TEST(request_latencies_match_a_hand_computation)
 	/* In flight: [10,110] [150,400] [1200,1300]: 450 µs busy, depth 450/10000. */
 	ck_assert_uint_eq(d->busy_ns, 450 * US);
 	ck_assert(fabs(d->depth_ns - 450.0 * US) < 1);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/*
+ * The kernel's time in queue (/proc/diskstats field 11) runs from a
+ * request's allocation (block_getrq) to its completion: not from its bio's
+ * queue when the bio waited for a tag, and nothing of its own for a bio
+ * merged into the request. The partition's requests count for it too.
+ */
+START_TEST(time_in_queue_runs_from_each_request_s_start)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 10000 * US, false);
+	const struct bm_disk_stats *d, *p;
+
+	event(a, BM_EV_BIO_REMAP, 0, 1000, 8, "W");
+	event(a, BM_EV_BIO_QUEUE, 0, 1000, 8, "W");
+	event(a, BM_EV_RQ_GETRQ, 100 * US, 1000, 8, "W");	/* after a wait for a tag */
+	event(a, BM_EV_RQ_ISSUE, 150 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_COMPLETE, 1000 * US, 1000, 8, "W");
+	event(a, BM_EV_BIO_QUEUE, 200 * US, 2000, 8, "W");
+	event(a, BM_EV_RQ_GETRQ, 210 * US, 2000, 8, "W");
+	event(a, BM_EV_BIO_QUEUE, 220 * US, 2008, 8, "W");	/* merged into it */
+	event(a, BM_EV_RQ_ISSUE, 230 * US, 2000, 16, "W");
+	event(a, BM_EV_RQ_COMPLETE, 330 * US, 2000, 16, "W");
+	/* A recording without block_getrq: from the bio's queue. */
+	event(a, BM_EV_BIO_QUEUE, 400 * US, 3000, 8, "W");
+	event(a, BM_EV_RQ_ISSUE, 410 * US, 3000, 8, "W");
+	event(a, BM_EV_RQ_COMPLETE, 500 * US, 3000, 8, "W");
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	p = find(a, PART);
+	ck_assert_uint_eq(d->writes, 3);
+	ck_assert(fabs(d->queue_ns - (900.0 + 120 + 100) * US) < 1);
+	ck_assert(fabs(p->queue_ns - 900.0 * US) < 1);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/*
+ * Flushes count in the time in queue from their issue, an empty preflush
+ * write from its request to its end ("WS 0 + 0"), a write with FUA to its
+ * flush sequence's end.
+ */
+START_TEST(time_in_queue_has_flushes_and_flush_sequences)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+	const struct bm_disk_stats *d;
+
+	event(a, BM_EV_RQ_ISSUE, 10 * US, 0, 0, "FF");
+	event(a, BM_EV_RQ_COMPLETE, 30 * US, UINT64_MAX, 0, "FF");		/* 20 */
+	event(a, BM_EV_BIO_QUEUE, 39 * US, 0, 0, "FWS");
+	event(a, BM_EV_RQ_GETRQ, 40 * US, 0, 0, "FWS");
+	event(a, BM_EV_RQ_ISSUE, 41 * US, 0, 0, "FF");
+	event(a, BM_EV_RQ_COMPLETE, 45 * US, UINT64_MAX, 0, "FF");		/* 4 */
+	event(a, BM_EV_RQ_COMPLETE, 46 * US, UINT64_MAX, 0, "WS");		/* 6 */
+	event(a, BM_EV_BIO_QUEUE, 50 * US, 100, 8, "FWFS");
+	event(a, BM_EV_RQ_GETRQ, 51 * US, 100, 8, "FWFS");
+	event(a, BM_EV_RQ_ISSUE, 52 * US, 0, 0, "FF");
+	event(a, BM_EV_RQ_COMPLETE, 55 * US, UINT64_MAX, 0, "FF");		/* 3 */
+	event(a, BM_EV_RQ_ISSUE, 56 * US, 100, 8, "WS");
+	event(a, BM_EV_RQ_COMPLETE, 60 * US, 100, 8, "WS");
+	event(a, BM_EV_RQ_ISSUE, 61 * US, 0, 0, "FF");
+	event(a, BM_EV_RQ_COMPLETE, 65 * US, UINT64_MAX, 0, "FF");		/* 4 */
+	event(a, BM_EV_RQ_COMPLETE, 66 * US, 100, 0, "WS");			/* 15 */
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	ck_assert_uint_eq(d->writes, 2);
+	ck_assert_uint_eq(d->others, 4);
+	ck_assert(fabs(d->queue_ns - 52.0 * US) < 1);
 	bm_analysis_free(a);
 }
 END_TEST
@@ -246,9 +317,18 @@ static struct bm_span md_span = { .dev = MD, .name = "md0", .kind = BM_DISK };
 static struct bm_span leg1_span = { .dev = LEG1, .name = "loop1", .kind = BM_DISK };
 static struct bm_span vdb_span = { .dev = BM_MKDEV(254, 16), .name = "vdb", .kind = BM_DISK };
 
+#define NVME_HEAD BM_MKDEV(259, 1)
+#define NVME_PATH BM_MKDEV(259, 2)
+static struct bm_span head_span = { .dev = NVME_HEAD, .name = "nvme0n1", .kind = BM_DISK };
+static struct bm_span path_span = { .dev = NVME_PATH, .name = "nvme0c0n1", .kind = BM_DISK };
+
 static const struct bm_span *span_of(uint32_t dev)
 {
 	switch (dev) {
+	case NVME_HEAD:
+		return &head_span;
+	case NVME_PATH:
+		return &path_span;
 	case DM:
 		return &dm_span;
 	case MD:
@@ -444,7 +524,7 @@ static void io_event(struct bm_analysis *a, enum bm_kind kind, uint64_t ts, uint
 			    .old_sector = old_sector };
 
 	ev.op = bm_rwbs_op(rwbs, sectors);
-	ev.flags = ev.op == 1 && sectors ? bm_rwbs_flags(rwbs, (int)strlen(rwbs)) : 0;
+	ev.flags = bm_io_flags(&ev, rwbs, (int)strlen(rwbs));
 	bm_analysis_event(a, &ev, span_of(dev), old_dev && kind == BM_EV_BIO_REMAP ?
 			  span_of(old_dev) : NULL);
 }
@@ -486,6 +566,13 @@ START_TEST(a_dm_bio_split_in_chunks_counts_each_piece)
 	ck_assert_uint_eq(dm->q2c.sum, 1551 * US);
 	/* 16 pieces of 50 µs, the last one until the bio completes 1 µs later */
 	ck_assert_uint_eq(dm->busy_ns, (15 * 50 + 51) * US);
+	/*
+	 * The kernel counts each piece from when dm took it up (the bio's
+	 * queue, then once the clone before it was issued) to its clone's end:
+	 * 50 µs, then 15 of 149; and each the work after its clone that the
+	 * last piece had, 1 µs.
+	 */
+	ck_assert(fabs(dm->queue_ns - (50.0 + 15 * 149 + 16) * US) < 16);
 	ck_assert_uint_eq(find(a, DISK)->reads, 8);
 	ck_assert_uint_eq(stack_row(a, DISK, DM)->read_bytes, 8 * 65536);
 	ck_assert_uint_eq(stack_row(a, VDB, DM)->read_bytes, 8 * 65536);
@@ -521,13 +608,20 @@ START_TEST(dm_crypt_pieces_remapped_late_are_the_bio_s)
 		io_event(a, BM_EV_RQ_COMPLETE, t + 5 * US, DISK, 256 * k, 256, "WS", 0, 0, 0);
 	}
 	io_event(a, BM_EV_BIO_COMPLETE, 300 * US, DM, 256, 256, "RS", 0, 0, 0);
-	io_event(a, BM_EV_BIO_COMPLETE, 400 * US, DM, 1792, 256, "WS", 0, 0, 0);
+	io_event(a, BM_EV_BIO_COMPLETE, 176 * US, DM, 1792, 256, "WS", 0, 0, 0);
 	bm_analysis_finish(a);
 	dm = find(a, DM);
 	ck_assert_uint_eq(dm->writes, 8);
 	ck_assert_uint_eq(dm->write_bytes, 1 << 20);
 	ck_assert_uint_eq(dm->reads, 2);
 	ck_assert_uint_eq(dm->read_bytes, 256 * 1024);
+	/*
+	 * Time in queue: the write's pieces from 2, 3, ... 9 µs to their
+	 * clones' ends at 105, 115, ... 175 µs, and 1 µs more each, the last
+	 * piece's after its clone; the read's two from 1 µs to the read's end
+	 * at 300 µs (no clone of theirs was seen).
+	 */
+	ck_assert(fabs(dm->queue_ns - (1120.0 - 44 + 8 + 2 * 299) * US) < 16);
 	ck_assert_uint_eq(stack_row(a, DISK, DM)->writes, 8);
 	ck_assert_int_eq(top_pid(a, DISK), TOP_PID);	/* not dm-crypt's thread */
 	bm_analysis_free(a);
@@ -595,10 +689,10 @@ START_TEST(md_pieces_complete_one_by_one)
 	int k;
 
 	io_event(a, BM_EV_BIO_QUEUE, 1 * US, MD, 0, 2048, "WS", TOP_PID, 0, 0);
-	for (k = 0; k < 2; k++) {
-		io_event(a, BM_EV_BIO_REMAP, 1 * US, DISK, 2048 + 1024 * k, 1024, "WS", TOP_PID, MD,
+	for (k = 0; k < 2; k++) {	/* once the array let it through */
+		io_event(a, BM_EV_BIO_REMAP, 5 * US, DISK, 2048 + 1024 * k, 1024, "WS", TOP_PID, MD,
 			 1024 * k);
-		io_event(a, BM_EV_BIO_QUEUE, 1 * US, DISK, 2048 + 1024 * k, 1024, "WS", TOP_PID, 0, 0);
+		io_event(a, BM_EV_BIO_QUEUE, 5 * US, DISK, 2048 + 1024 * k, 1024, "WS", TOP_PID, 0, 0);
 		io_event(a, BM_EV_RQ_ISSUE, 2 * US, DISK, 2048 + 1024 * k, 1024, "WS", TOP_PID, 0, 0);
 	}
 	io_event(a, BM_EV_RQ_COMPLETE, 50 * US, DISK, 2048, 1024, "WS", 0, 0, 0);
@@ -610,8 +704,60 @@ START_TEST(md_pieces_complete_one_by_one)
 	ck_assert_uint_eq(md->writes, 2);
 	ck_assert_uint_eq(md->write_bytes, 1 << 20);
 	ck_assert_uint_eq(md->q2c.count, 1);
-	ck_assert_uint_eq(md->busy_ns, 60 * US);
+	ck_assert_uint_eq(md->busy_ns, 56 * US);
+	/* md_account_bio: each piece from the first remap to its own end */
+	ck_assert(fabs(md->queue_ns - (46.0 + 56) * US) < 1);
 	ck_assert_uint_eq(stack_row(a, DISK, MD)->write_bytes, 1 << 20);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/*
+ * A bio-based device counts its time in queue in whole jiffies
+ * (bdev_start_io_acct): with the tick known, blkmap counts as it does.
+ */
+START_TEST(a_bio_based_device_s_time_in_queue_is_in_jiffies)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 100000 * US, false);
+	struct bm_tick tick = { 4000 * US, 2000 * US };	/* ticks at 2, 6, 10 ms... */
+
+	bm_analysis_tick(a, &tick);
+	io_event(a, BM_EV_BIO_QUEUE, 5900 * US, DM, 0, 8, "W", TOP_PID, 0, 0);
+	io_event(a, BM_EV_BIO_COMPLETE, 6100 * US, DM, 0, 8, "W", 0, 0, 0);	/* a tick: 4 ms */
+	io_event(a, BM_EV_BIO_QUEUE, 6100 * US, DM, 8, 8, "W", TOP_PID, 0, 0);
+	io_event(a, BM_EV_BIO_COMPLETE, 9900 * US, DM, 8, 8, "W", 0, 0, 0);	/* none: 0 */
+	io_event(a, BM_EV_BIO_QUEUE, 1000 * US, DISK, 64, 8, "W", TOP_PID, 0, 0);
+	io_event(a, BM_EV_RQ_ISSUE, 1100 * US, DISK, 64, 8, "W", TOP_PID, 0, 0);
+	io_event(a, BM_EV_RQ_COMPLETE, 2100 * US, DISK, 64, 8, "W", 0, 0, 0);	/* requests: ns */
+	bm_analysis_finish(a);
+	ck_assert(fabs(find(a, DM)->queue_ns - 4000.0 * US) < 1);
+	ck_assert(fabs(find(a, DISK)->queue_ns - 1100.0 * US) < 1);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/*
+ * NVMe native multipath in 6.12: the head's bio moves to a hidden path disk
+ * (a remap, no queue there), gets a request, and the head's completion is
+ * traced with the path's number before the request's. nvme counts the
+ * head's I/O from the path request's issue (nvme_mpath_start_request), the
+ * path's from the request's allocation.
+ */
+START_TEST(an_nvme_head_is_in_queue_from_its_path_s_issue)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+
+	io_event(a, BM_EV_BIO_QUEUE, 0, NVME_HEAD, 64, 8, "WS", TOP_PID, 0, 0);
+	io_event(a, BM_EV_BIO_REMAP, 1 * US, NVME_PATH, 64, 8, "WS", TOP_PID, NVME_HEAD, 64);
+	io_event(a, BM_EV_RQ_GETRQ, 2 * US, NVME_PATH, 64, 8, "WS", TOP_PID, 0, 0);
+	io_event(a, BM_EV_RQ_ISSUE, 3 * US, NVME_PATH, 64, 8, "WS", TOP_PID, 0, 0);
+	io_event(a, BM_EV_BIO_COMPLETE, 20 * US, NVME_PATH, 64, 8, "WS", 0, 0, 0);
+	io_event(a, BM_EV_RQ_COMPLETE, 20 * US, NVME_PATH, 64, 8, "WS", 0, 0, 0);
+	bm_analysis_finish(a);
+	ck_assert_uint_eq(find(a, NVME_HEAD)->writes, 1);
+	ck_assert_uint_eq(find(a, NVME_PATH)->writes, 1);
+	ck_assert(fabs(find(a, NVME_HEAD)->queue_ns - 17.0 * US) < 1);
+	ck_assert(fabs(find(a, NVME_PATH)->queue_ns - 18.0 * US) < 1);
 	bm_analysis_free(a);
 }
 END_TEST
@@ -784,6 +930,8 @@ Suite *suite_analyse(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, request_latencies_match_a_hand_computation);
+	tcase_add_test(tc, time_in_queue_runs_from_each_request_s_start);
+	tcase_add_test(tc, time_in_queue_has_flushes_and_flush_sequences);
 	tcase_add_test(tc, partition_io_is_counted_for_the_partition_and_its_disk);
 	tcase_add_test(tc, a_merged_bio_ends_with_its_request);
 	tcase_add_test(tc, an_analysis_without_io_has_empty_tables);
@@ -799,6 +947,8 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, a_remap_from_an_unknown_bio_leaves_its_source_bio_based);
 	tcase_add_test(tc, a_dm_link_is_not_a_request_in_flight_at_its_sector);
 	tcase_add_test(tc, md_pieces_complete_one_by_one);
+	tcase_add_test(tc, a_bio_based_device_s_time_in_queue_is_in_jiffies);
+	tcase_add_test(tc, an_nvme_head_is_in_queue_from_its_path_s_issue);
 	tcase_add_test(tc, a_split_bio_s_requests_are_all_its_partition_s);
 	tcase_add_test(tc, a_flush_sequence_s_end_is_not_another_write);
 	tcase_add_test(tc, nothing_is_in_flight_past_a_gap);
