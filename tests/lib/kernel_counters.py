@@ -29,11 +29,13 @@ whose counters moved (or NAME..., if given) is compared:
   start at the first one's time: the kernel's may be up to 20 % above
   blkmap's for request-based devices (11.5 % seen on 6.18).
   --late-ticks: a bio-based device counts whole jiffies as its tick handler
-  last left them; in a guest under emulation (QEMU TCG) the tick is handled
-  late, an I/O can start or end before jiffies caught up, and the kernel's
-  may be up to 30 % away from blkmap's (24 % below seen, dm-stripe on 6.12;
-  22 % above, md raid1 on 6.1, in a run where the same scenario's previous
-  run agreed to 5 %).
+  last left them (blkmap counts them from the tick's time, which this
+  machine's kernel matches to 1 %: zram in t2090). In a guest under
+  emulation (QEMU TCG) the tick is handled late after the vCPU stalls, a
+  burst of I/O can end before jiffies caught up, and for the same md raid0
+  in three runs of one scenario the kernel's was 36 % below blkmap's, 4 %
+  below and 13 % above: there a bio-based device's time in queue is shown,
+  not compared.
 
 --uncounted NAME: a device whose I/O the kernel does not count at all (an
 NVMe head in 6.1): its counters must not move, and blkmap's row is shown.
@@ -136,9 +138,8 @@ def main():
         low, high = k - slack, k + slack
         if plug_clock and not bio_based.get(name):
             low -= 0.20 * k
-        if late_ticks and bio_based.get(name):
-            low, high = (k - slack) * 0.70, (k + slack) / 0.70
-        if name not in no_busy and not low <= got <= high:
+        compared = name not in no_busy and not (late_ticks and bio_based.get(name))
+        if compared and not low <= got <= high:
             bad.append(f"{name}: time in queue {got:.0f} ms, the kernel's {k} ms")
         bound = ticks_bound(name)
         if name not in no_busy and b[4] > max(1.15 * bound, bound + 40):

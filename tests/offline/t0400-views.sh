@@ -31,12 +31,13 @@ echo "# --disks: one row per incarnation written to, bytes as logged"
 # --top adds up to --disks; --latency counts what --disks counts.
 "$BLKMAP" report --top -f csv "$rec" >"$T/top.csv" 2>/dev/null
 "$BLKMAP" report --latency -f csv "$rec" >"$T/lat.csv" 2>/dev/null
+wb=$(csv_col "$T/disks.csv" write_bytes) dc=$(csv_col "$T/disks.csv" d2c_count)
 for name in alpha beta; do
-	d=$(awk -F, -v n="$name" 'NR > 1 && $1 == n {print $6}' "$T/disks.csv")
+	d=$(awk -F, -v n="$name" -v c="$wb" 'NR > 1 && $1 == n {print $c}' "$T/disks.csv")
 	t=$(awk -F, -v n="$name" 'NR > 1 && $1 == n {s += $8} END {print s}' "$T/top.csv")
 	[ "$d" = "$t" ] || fail "$name: --top says $t bytes written, --disks $d"
 	c=$(awk -F, -v n="$name" 'NR > 1 && $1 == n {s += $6} END {print s}' "$T/lat.csv")
-	n=$(awk -F, -v n="$name" 'NR > 1 && $1 == n {print $27}' "$T/disks.csv")
+	n=$(awk -F, -v n="$name" -v c="$dc" 'NR > 1 && $1 == n {print $c}' "$T/disks.csv")
 	[ "$c" = "$n" ] || fail "$name: --latency counts $c, --disks d2c_count $n"
 done
 echo "# --top and --latency agree with --disks"
