@@ -296,6 +296,23 @@ out:
 	return ret;
 }
 
+int bm_session_disable(struct bm_session *s, const char *system, const char *event)
+{
+	char rsys[300], revt[300];
+	size_t i;
+
+	for (i = 0; i < s->nenabled; i++)
+		if (!strcmp(s->enabled[i].system, system) && !strcmp(s->enabled[i].event, event)) {
+			free(s->enabled[i].system);
+			free(s->enabled[i].event);
+			s->enabled[i] = s->enabled[--s->nenabled];
+			break;
+		}
+	anchor(rsys, sizeof(rsys), system);
+	anchor(revt, sizeof(revt), event);
+	return tracefs_event_disable(s->inst, rsys, revt);
+}
+
 int bm_session_tracing(struct bm_session *s, bool on)
 {
 	return write_file(s, "tracing_on", on ? "1" : "0");

@@ -32,7 +32,9 @@ struct probe {
 	bool ret;
 	char fetch[768];
 	const char *filter;	/* in the recording's instance only */
+	bool optional;		/* the source works without it */
 	struct tracefs_dynevent *dyn;
+	bool enabled;		/* in the recording's instance */
 };
 
 struct bm_kprobes {
@@ -43,6 +45,7 @@ struct bm_kprobes {
 	bool have_dump;
 	char dump_filter[64];
 	char summary[512];
+	char left_out[256];	/* optional probes that failed, and why */
 };
 
 /* How to fetch fields: through BTF-typed arguments or BTF offsets. */
@@ -208,6 +211,9 @@ static struct probe *add_probe(struct bm_kprobes *k, const char *event, const ch
 	p->ret = ret;
 	p->fetch[0] = '\0';
 	p->filter = NULL;
+	p->optional = false;
+	p->dyn = NULL;
+	p->enabled = false;
 	return p;
 }
 
@@ -244,6 +250,7 @@ static void dm_name_probe(struct bm_kprobes *k, const struct btf *vmlinux)
 			 "dm=+0(+%ld(+%ld($arg1))):string",
 			 major, disk, minor, disk, disk_name, disk, name, iface);
 		p->filter = "action == 2";	/* KOBJ_CHANGE */
+		p->optional = true;	/* without it, names come from uevents and sysfs */
 	}
 	btf__free(dm);
 }
@@ -310,24 +317,60 @@ no_btf:
 	return -1;
 }
 
-static void remove_probes(struct bm_kprobes *k)
+/*
+ * Remove @p from the kernel. A probe enabled anywhere cannot be removed
+ * (EBUSY): with @in_instance, it is first disabled in the recording's
+ * instance, which is the only one that enabled it.
+ */
+static void remove_probe(struct bm_kprobes *k, struct probe *p, bool in_instance)
+{
+	if (!p->dyn)
+		return;
+	if (p->enabled && in_instance)
+		bm_session_disable(k->session, k->group, p->event);
+	p->enabled = false;
+	if (tracefs_dynevent_destroy(p->dyn, false) < 0)
+		bm_error_errno("kprobe source: cannot remove probe %s/%s; remove it with "
+			       "'echo -:%s/%s >> %s/kprobe_events'", k->group, p->event, k->group,
+			       p->event, tracefs_tracing_dir());
+	tracefs_dynevent_free(p->dyn);
+	p->dyn = NULL;
+}
+
+static void remove_probes(struct bm_kprobes *k, bool in_instance)
 {
 	int i;
 
-	for (i = k->n - 1; i >= 0; i--) {
-		if (!k->probes[i].dyn)
-			continue;
-		tracefs_dynevent_destroy(k->probes[i].dyn, false);
-		tracefs_dynevent_free(k->probes[i].dyn);
-		k->probes[i].dyn = NULL;
-	}
+	for (i = k->n - 1; i >= 0; i--)
+		remove_probe(k, &k->probes[i], in_instance);
 }
 
+/*
+ * Failures to inject, for the tests (tests/vm/scenarios/kprobe-faults.sh):
+ * BLKMAP_FAULT_KPROBE names a probe whose creation fails as if the kernel
+ * refused it.
+ */
+static bool injected_fault(const struct probe *p)
+{
+	const char *name = getenv("BLKMAP_FAULT_KPROBE");
+
+	if (!name || strcmp(name, p->event))
+		return false;
+	errno = EINVAL;
+	return true;
+}
+
+/* Create @p and enable it in the instance; on failure nothing of it is left. */
 static int create(struct bm_kprobes *k, struct probe *p)
 {
 	char spec[128];
 	int saved;
 
+	if (injected_fault(p)) {
+		bm_error_errno("kprobe source: cannot create probe %s on %s() (a fault injected "
+			       "by BLKMAP_FAULT_KPROBE)", p->event, p->func);
+		return -1;
+	}
 	p->dyn = p->ret ? tracefs_kretprobe_alloc(k->group, p->event, p->func, p->fetch, 0) :
 			  tracefs_kprobe_alloc(k->group, p->event, p->func, p->fetch);
 	if (!p->dyn || tracefs_dynevent_create(p->dyn) < 0) {
@@ -348,9 +391,15 @@ static int create(struct bm_kprobes *k, struct probe *p)
 	if (p->filter && tracefs_event_file_write(bm_session_instance(k->session), k->group,
 						  p->event, "filter", p->filter) < 0) {
 		bm_error_errno("kprobe source: cannot set the filter of %s", p->event);
+		remove_probe(k, p, true);
 		return -1;
 	}
-	return bm_session_enable(k->session, spec);
+	if (bm_session_enable(k->session, spec) < 0) {
+		remove_probe(k, p, true);	/* enabled in part, perhaps */
+		return -1;
+	}
+	p->enabled = true;
+	return 0;
 }
 
 struct bm_kprobes *bm_kprobes_arm(struct bm_session *session)
@@ -382,20 +431,27 @@ struct bm_kprobes *bm_kprobes_arm(struct bm_session *session)
 	if (define(k, &f) < 0)
 		goto fail;
 	for (i = 0; i < k->n; i++)
-		if (create(k, &k->probes[i]) < 0)
-			goto fail;
+		if (create(k, &k->probes[i]) < 0) {
+			if (!k->probes[i].optional)
+				goto fail;
+			/* What it records comes from the other sources. */
+			snprintf(k->left_out, sizeof(k->left_out), "; without %s (%s)",
+				 k->probes[i].event, bm_error_message());
+		}
 
 	len = snprintf(k->summary, sizeof(k->summary), "%s on", f.typed ?
 		       "BTF-typed arguments" : "offsets from BTF");
 	for (i = 0; i < k->n; i++)
-		if (!k->probes[i].ret && len < sizeof(k->summary))
+		if (k->probes[i].dyn && !k->probes[i].ret && len < sizeof(k->summary))
 			len += snprintf(k->summary + len, sizeof(k->summary) - len, "%s %s()",
 					i ? "," : "", k->probes[i].func);
+	if (len < sizeof(k->summary))
+		snprintf(k->summary + len, sizeof(k->summary) - len, "%s", k->left_out);
 	bm_btf_free((struct btf *)f.btf);
 	return k;
 fail:
 	bm_btf_free((struct btf *)f.btf);
-	remove_probes(k);
+	remove_probes(k, true);
 	free(k);
 	return NULL;
 }
@@ -434,6 +490,6 @@ void bm_kprobes_remove(struct bm_kprobes *k)
 {
 	if (!k)
 		return;
-	remove_probes(k);
+	remove_probes(k, false);	/* after the instance, which took its events with it */
 	free(k);
 }

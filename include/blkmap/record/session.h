@@ -39,6 +39,8 @@ bool bm_session_has_event(struct bm_session *s, const char *system, const char *
  * format goes into the file.
  */
 int bm_session_enable(struct bm_session *s, const char *spec);
+/* Disable @system:@event in the instance and forget it (its format is not saved); 0 or -1. */
+int bm_session_disable(struct bm_session *s, const char *system, const char *event);
 
 int bm_session_tracing(struct bm_session *s, bool on);
 /* Write a text marker into the instance (thread-safe). */

@@ -1,0 +1,35 @@
+# Arming the kprobe source either completes or undoes itself (Debian's 6.1
+# and 6.12): a failure at any probe, after the ones before it were created
+# and enabled in the recording's instance, leaves none of blkmap's probes in
+# kprobe_events, while the recording goes on without the source; the
+# optional dm_name probe failing costs only that probe
+# (scenarios/kprobe-faults.sh).
+. "$(dirname "$0")/lib.sh"
+
+for kernel in ${KERNELS:-default 6.12}; do
+	out=$T/$kernel
+	in_vm $kernel kprobe-faults "$out"
+	note "$kernel: $(tr '\n' ';' <"$out/faults.log")"
+	while read -r probe rc during after inst sources injected; do
+		what="$kernel, a fault at $probe"
+		[ "$rc" = 0 ] || fail "$what: record exited $rc"
+		[ "$after" = 0 ] || fail "$what: $after probes left in kprobe_events after the recording"
+		[ "$inst" = 0 ] || fail "$what: $inst instances left"
+		case $probe in
+		none)
+			[ "$during" -ge 6 ] || fail "$what: only $during probes while recording"
+			all=$during
+			case $sources in *kprobe*) ;; *) fail "$what: the recording says $sources" ;; esac ;;
+		dm_name)
+			[ "$injected" = yes ] || fail "$what: the fault was not reported"
+			[ "$during" = $((all - 1)) ] ||
+				fail "$what: $during probes while recording, not the $((all - 1)) others"
+			case $sources in *kprobe*) ;; *) fail "$what: the kprobe source was dropped ($sources)" ;; esac ;;
+		*)
+			[ "$injected" = yes ] || fail "$what: the fault was not reported"
+			[ "$during" = 0 ] || fail "$what: $during probes left while recording"
+			case $sources in *kprobe*) fail "$what: the recording says $sources" ;; esac ;;
+		esac
+	done <"$out/faults.log"
+	[ "$(wc -l <"$out/faults.log")" -eq 8 ] || fail "$kernel: $(wc -l <"$out/faults.log") runs, not 8"
+done
