@@ -89,9 +89,35 @@ static void report_loss(struct report *r)
 				"recording: counts and the device map may be incomplete",
 				uncounted ? "at least " : "", (unsigned long long)missed, cpu);
 	}
-	for (i = 0; i < n && i < 20; i++) {
+	for (i = 0; i < n; i++) {
 		char from[32], to[32];
 
+		char when[96];
+		const struct bm_loss *l = &losses[i];
+
+		if (!l->damaged_at)
+			continue;
+		/* Every one: a damaged file is news. */
+		bm_ts_str(l->from, from, sizeof(from));
+		bm_ts_str(l->to, to, sizeof(to));
+		if (l->from && l->to > l->from)
+			snprintf(when, sizeof(when), "between %s and %s", from, to);
+		else if (l->from)
+			snprintf(when, sizeof(when), "after %s, to the CPU's end", from);
+		else if (l->to)
+			snprintf(when, sizeof(when), "before %s", to);
+		else
+			snprintf(when, sizeof(when), "all the CPU had");
+		bm_tell(r->opts->warn, "'%s': offset %llu: damaged ring-buffer page of CPU %d (%s): "
+			"its events are left out, %s", bm_trace_path(r->trace),
+			(unsigned long long)l->damaged_at, l->cpu, l->damage, when);
+	}
+	for (i = 0, n = 0; i < r->pass.nlosses && n < 20; i++) {
+		char from[32], to[32];
+
+		if (losses[i].damaged_at)
+			continue;
+		n++;
 		if (losses[i].from)
 			bm_tell(r->opts->warn, "events lost on CPU %d between %s and %s",
 				losses[i].cpu, bm_ts_str(losses[i].from, from, sizeof(from)),
@@ -100,8 +126,10 @@ static void report_loss(struct report *r)
 			bm_tell(r->opts->warn, "events lost on CPU %d before %s", losses[i].cpu,
 				bm_ts_str(losses[i].to, to, sizeof(to)));
 	}
-	if (n > 20)
-		bm_tell(r->opts->warn, "and %zu more gaps", n - 20);
+	for (n = 0; i < r->pass.nlosses; i++)
+		n += !losses[i].damaged_at;
+	if (n)
+		bm_tell(r->opts->warn, "and %zu more gaps", n);
 }
 
 static void label(struct report *r, struct bm_label_cache *cache, enum bm_kind kind,

@@ -43,6 +43,8 @@ struct cursor {
 	uint64_t last_ts;		/* of the last event before this page */
 	uint64_t missed;
 	int uncounted;
+	uint64_t damaged_at;		/* a damaged page since the last event; 0 if none */
+	const char *damage;
 	bool handed;			/* bm_stream_next_cpu handed out the event */
 	uint64_t bytes_read;		/* written by the thread reading this CPU only */
 	struct bm_loss *losses;		/* seen since the last rewind */
@@ -62,15 +64,7 @@ struct bm_stream {
 	size_t nlosses;
 };
 
-static int corrupt(struct bm_stream *s, struct cursor *c, const char *what)
-{
-	bm_error("'%s': offset %llu: corrupt ring-buffer page of CPU %d: %s",
-		 bm_trace_path(s->trace), (unsigned long long)c->page_off, c->cpu, what);
-	errno = EINVAL;
-	return -1;
-}
-
-static void note_loss(struct cursor *c, uint64_t count)
+static struct bm_loss *new_loss(struct cursor *c)
 {
 	struct bm_loss *l;
 
@@ -79,7 +73,7 @@ static void note_loss(struct cursor *c, uint64_t count)
 
 		l = realloc(c->losses, cap * sizeof(*l));
 		if (!l)
-			return;
+			return NULL;
 		c->losses = l;
 		c->caplosses = cap;
 	}
@@ -87,7 +81,45 @@ static void note_loss(struct cursor *c, uint64_t count)
 	l->cpu = c->cpu;
 	l->from = c->last_ts;
 	l->to = c->event.data ? c->ts : c->last_ts;
-	l->count = count;
+	l->count = 0;
+	l->damaged_at = 0;
+	l->damage = NULL;
+	return l;
+}
+
+static void note_loss(struct cursor *c, uint64_t count)
+{
+	struct bm_loss *l = new_loss(c);
+
+	if (l)
+		l->count = count;
+}
+
+/*
+ * The page (or chunk) at @offset cannot be read: its events are left out,
+ * as a loss from the last event before it to the first after (noted once
+ * that one is found, or at the CPU's end), and the pages after it read.
+ */
+static void damaged(struct cursor *c, uint64_t offset, const char *why)
+{
+	if (c->damaged_at)
+		return;		/* one loss for damaged pages in a row, at the first */
+	c->damaged_at = offset;
+	c->damage = why;
+}
+
+/* The damage before @c's event (or the CPU's end), as a loss. */
+static void note_damage(struct cursor *c)
+{
+	struct bm_loss *l;
+
+	if (!c->damaged_at)
+		return;
+	if ((l = new_loss(c))) {
+		l->damaged_at = c->damaged_at;
+		l->damage = c->damage;
+	}
+	c->damaged_at = 0;
 }
 
 /*
@@ -122,8 +154,10 @@ static int next_chunk(struct bm_stream *s, struct cursor *c)
 		errno = EINVAL;
 		return -1;
 	}
-	if (bm_unpack(c->unpacker, c->packed, k->packed, c->window, k->size, what) < 0)
-		return -1;
+	if (bm_unpack(c->unpacker, c->packed, k->packed, c->window, k->size, what) < 0) {
+		damaged(c, k->offset, "its compressed data does not decompress");
+		return next_chunk(s, c);
+	}
 	c->page_off = k->offset;
 	c->npages = k->size / s->format.page_size;
 	c->page = 0;
@@ -179,17 +213,27 @@ static int next_page(struct bm_stream *s, struct cursor *c)
 			c->page_off += page_size;
 		} else {
 			r = next_window(s, c);
-			if (r <= 0)
+			if (r < 0)
 				return r;
+			if (!r) {
+				note_damage(c);
+				return 0;
+			}
 		}
 		if (bm_page_load(&c->reader, &s->format,
-				 c->window + (size_t)c->page * page_size, &missed, &why) < 0)
-			return corrupt(s, c, why);
+				 c->window + (size_t)c->page * page_size, &missed, &why) < 0) {
+			damaged(c, c->page_off, why);
+			continue;
+		}
 		r = bm_page_next(&c->reader, &c->event, &why);
-		if (r < 0)
-			return corrupt(s, c, why);
+		if (r < 0) {
+			damaged(c, c->page_off, why);
+			continue;
+		}
 		c->event.data = r ? c->event.data : NULL;
 		c->ts = c->reader.ts;
+		if (r)
+			note_damage(c);
 		if (missed) {
 			if (missed > 0)
 				c->missed += missed;
@@ -212,9 +256,9 @@ static int advance(struct bm_stream *s, struct cursor *c, bool first)
 		return next_page(s, c);
 	c->last_ts = c->ts;
 	r = bm_page_next(&c->reader, &c->event, &why);
-	if (r < 0)
-		return corrupt(s, c, why);
-	if (!r) {
+	if (r < 0)	/* the rest of the page is left out */
+		damaged(c, c->page_off, why);
+	if (r <= 0) {
 		c->event.data = NULL;
 		return next_page(s, c);
 	}
@@ -267,6 +311,7 @@ int bm_stream_rewind(struct bm_stream *s)
 		c->npages = c->page = 0;
 		c->missed = 0;
 		c->uncounted = 0;
+		c->damaged_at = 0;
 		c->last_ts = 0;
 		c->event.data = NULL;
 		c->handed = false;

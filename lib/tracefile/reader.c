@@ -7,6 +7,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -23,6 +24,7 @@
 #include "blkmap/tracefile/format.h"
 #include "blkmap/tracefile/reader.h"
 #include "blkmap/util/error.h"
+#include "blkmap/util/sys.h"
 
 #define MAX_CPUS		8192
 #define MAX_FORMATS		65536
@@ -1201,12 +1203,49 @@ static int open_spool(struct bm_trace *t, const char *dir)
 	return bm_spool_locate(dir, t->meta.ncpus, t->meta.page_size, t->cpus, &region);
 }
 
+/*
+ * A pipe, a FIFO or a terminal cannot be read at offsets: what @fd holds is
+ * copied into a temporary file (in $TMPDIR, else /tmp), removed at once, so
+ * nothing is left behind; its descriptor, or -1.
+ */
+static int spill(int fd, const char *name)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char tmp[PATH_MAX], buf[1 << 16];
+	ssize_t n;
+	int out;
+
+	if (isatty(fd)) {
+		bm_error("'%s' is a terminal, not a recording", name);
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/blkmap-input-XXXXXX", dir);
+	out = mkostemp(tmp, O_CLOEXEC);
+	if (out < 0) {
+		bm_error_errno("cannot read '%s': it is not a file, and a copy cannot be made in %s",
+			       name, dir);
+		return -1;
+	}
+	unlink(tmp);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || bm_write_full(out, buf, n) < 0) {
+			bm_error_errno(n < 0 ? "cannot read '%s'" : "cannot copy '%s' into %s", name,
+				       dir);
+			close(out);
+			return -1;
+		}
+	}
+	return out;
+}
+
 struct bm_trace *bm_trace_open(const char *path)
 {
 	char meta[4096];
 	struct bm_trace *t;
 	struct stat st;
-	bool spool;
+	bool spool, stdin_;
 	int cpu;
 
 	t = calloc(1, sizeof(*t));
@@ -1215,9 +1254,11 @@ struct bm_trace *bm_trace_open(const char *path)
 		bm_error_errno("cannot open '%s'", path);
 		return NULL;
 	}
-	spool = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	stdin_ = !strcmp(path, "-");
+	spool = !stdin_ && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 	snprintf(meta, sizeof(meta), "%s/" BM_SPOOL_META, path);
-	t->fd = open(spool ? meta : path, O_RDONLY | O_CLOEXEC);
+	t->fd = stdin_ ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) :
+		open(spool ? meta : path, O_RDONLY | O_CLOEXEC);
 	if (t->fd < 0) {
 		if (spool && errno == ENOENT)
 			bm_error("'%s' is a directory, not a recording or a recording's spool", path);
@@ -1230,8 +1271,15 @@ struct bm_trace *bm_trace_open(const char *path)
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		bm_error("'%s' is not a regular file", path);
-		goto fail;
+		int copy = spill(t->fd, stdin_ ? "standard input" : path);
+
+		close(t->fd);
+		t->fd = copy;
+		if (copy < 0 || fstat(copy, &st) < 0) {
+			if (copy >= 0)
+				bm_error_errno("cannot read '%s'", path);
+			goto fail;
+		}
 	}
 	t->size = st.st_size;
 	if (read_headers(t) < 0 || (spool && open_spool(t, path) < 0) || load_tep(t) < 0)

@@ -54,6 +54,13 @@ struct bm_loss {
 	int cpu;
 	uint64_t from, to;	/* the last event before, the first after */
 	uint64_t count;		/* 0 if the kernel could not count them */
+	/*
+	 * Not the kernel's: a damaged page (or v7 chunk) at this file offset,
+	 * and what is wrong with it, whose events are left out; 0 and NULL
+	 * for events the kernel lost.
+	 */
+	uint64_t damaged_at;
+	const char *damage;
 };
 /*
  * The losses seen in the pages read since the last rewind, CPU by CPU, in
