@@ -9,6 +9,7 @@
 
 #include "blkmap/map/feed.h"
 #include "blkmap/report/report.h"
+#include "blkmap/tracefile/reader.h"
 
 #include "cmd.h"
 
@@ -51,6 +52,9 @@ static struct argp_option options[] = {
 	{ "format", 'f', "FORMAT", 0, "text, csv or json", 2 },
 	{ "explain", OPT_EXPLAIN, NULL, 0,
 	  "Say how each name was obtained and when it was valid (events, text)", 2 },
+	{ "no-plugins", 'N', NULL, 0,
+	  "Print other events by their formats alone, without libtraceevent's plugins "
+	  "(as trace-cmd report -N)", 2 },
 	{ NULL, 0, NULL, 0, "Filters, on every view:", 3 },
 	{ "since", OPT_SINCE, "TIME", 0, "Only from TIME on", 3 },
 	{ "until", OPT_UNTIL, "TIME", 0, "Only up to TIME", 3 },
@@ -104,6 +108,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	struct args *a = state->input;
 
 	switch (key) {
+	case 'N':
+		bm_trace_plugins(false);
+		break;
 	case 'f':
 		if (bm_output_format_parse(arg, &a->opts.format) < 0)
 			argp_error(state, "--format takes text, csv or json, not '%s'", arg);

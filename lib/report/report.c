@@ -309,6 +309,7 @@ static int pass_events_in_lanes(struct report *r)
 
 static int list_events(struct report *r)
 {
+	bm_trace_tep_printing(r->trace);	/* its plugins learn commands as they print */
 	r->listing = bm_events_view_start(r->out, r->opts->format, r->opts->explain, r->dec);
 	if (!r->listing) {
 		bm_error_errno("cannot list the events of '%s'", bm_trace_path(r->trace));

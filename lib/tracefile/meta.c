@@ -44,6 +44,7 @@ void bm_trace_meta_release(struct bm_trace_meta *meta)
 	free(meta->header_page);
 	free(meta->header_event);
 	free(meta->kallsyms);
+	free(meta->printk);
 	free(meta->cmdlines);
 	free(meta->clock);
 	memset(meta, 0, sizeof(*meta));

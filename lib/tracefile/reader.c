@@ -38,7 +38,9 @@ struct bm_trace {
 	struct bm_trace_meta meta;
 	struct bm_cpu_data *cpus;
 	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;	/* libtraceevent's, loaded into tep */
 	bool tep_ready;		/* every format was parsed into tep */
+	bool tep_printed;	/* events were printed through it: it may have learned comms */
 	char *tep_key;		/* what the tep was parsed from (tep_key_of) */
 	size_t tep_key_len;
 	int version;		/* 6 or 7 */
@@ -367,16 +369,15 @@ static int read_kallsyms(struct bm_trace *t)
 	return t->meta.kallsyms ? 0 : -1;
 }
 
-static int skip_printk(struct bm_trace *t)
+static int read_printk(struct bm_trace *t)
 {
 	uint32_t n;
-	char *printk;
 
 	if (get_u32(t, &n, "printk size") < 0)
 		return -1;
-	printk = get_block(t, n, "printk formats");	/* not used by blkmap */
-	free(printk);
-	return printk ? 0 : -1;
+	t->meta.printk = get_block(t, n, "printk formats");
+	t->meta.printk_len = n;
+	return t->meta.printk ? 0 : -1;
 }
 
 static int read_cmdlines(struct bm_trace *t)
@@ -688,9 +689,24 @@ static ssize_t format_crashing_the_parser(struct bm_trace *t)
  */
 static struct {
 	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
 	char *key;
 	size_t key_len;
 } spare;
+/* Whether files are opened with libtraceevent's plugins, as trace-cmd does (-N: not). */
+static bool with_plugins = true;
+
+void bm_trace_plugins(bool on)
+{
+	with_plugins = on;
+}
+
+static void free_tep(struct tep_handle *tep, struct tep_plugin_list *plugins)
+{
+	if (plugins)
+		tep_unload_plugins(plugins, tep);
+	tep_free(tep);
+}
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void key_add(char **p, const void *data, size_t len)
@@ -706,9 +722,9 @@ static char *tep_key_of(const struct bm_trace *t, size_t *len)
 {
 	const struct bm_trace_meta *m = &t->meta;
 	const size_t n = sizeof(size_t);
-	int sizes[3] = { t->swap, m->long_size, (int)m->page_size };
-	size_t total = 4 * n + sizeof(sizes) + m->header_page_len + m->kallsyms_len +
-		       m->cmdlines_len, i;
+	int sizes[4] = { t->swap, m->long_size, (int)m->page_size, with_plugins };
+	size_t total = 5 * n + sizeof(sizes) + m->header_page_len + m->kallsyms_len +
+		       m->printk_len + m->cmdlines_len, i;
 	char *key, *p;
 
 	for (i = 0; i < m->nformats; i++)
@@ -719,6 +735,7 @@ static char *tep_key_of(const struct bm_trace *t, size_t *len)
 	key_add(&p, sizes, sizeof(sizes));
 	key_add(&p, m->header_page, m->header_page_len);
 	key_add(&p, m->kallsyms, m->kallsyms_len);
+	key_add(&p, m->printk, m->printk_len);
 	key_add(&p, m->cmdlines, m->cmdlines_len);
 	for (i = 0; i < m->nformats; i++) {
 		key_add(&p, m->formats[i].system, strlen(m->formats[i].system));
@@ -735,7 +752,9 @@ static bool take_spare(struct bm_trace *t)
 	if (spare.tep && t->tep_key && spare.key_len == t->tep_key_len &&
 	    !memcmp(spare.key, t->tep_key, t->tep_key_len)) {
 		t->tep = spare.tep;
+		t->plugins = spare.plugins;
 		spare.tep = NULL;
+		spare.plugins = NULL;
 		free(spare.key);
 		spare.key = NULL;
 	}
@@ -748,13 +767,15 @@ static void give_back(struct bm_trace *t)
 {
 	pthread_mutex_lock(&spare_lock);
 	if (spare.tep)
-		tep_free(spare.tep);
+		free_tep(spare.tep, spare.plugins);
 	free(spare.key);
 	spare.tep = t->tep;
+	spare.plugins = t->plugins;
 	spare.key = t->tep_key;
 	spare.key_len = t->tep_key_len;
 	pthread_mutex_unlock(&spare_lock);
 	t->tep = NULL;
+	t->plugins = NULL;
 	t->tep_key = NULL;
 }
 
@@ -801,6 +822,9 @@ static int load_tep(struct bm_trace *t)
 				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_long_size(t->tep, t->meta.long_size);
 	tep_set_page_size(t->tep, m->page_size);
+	/* Events print as trace-cmd prints them: through the plugins it loads (sched_switch...). */
+	if (with_plugins)
+		t->plugins = tep_load_plugins(t->tep);
 	if (tep_parse_header_page(t->tep, m->header_page, m->header_page_len,
 				  t->meta.long_size) < 0)
 		return fail(t, 0, "the header_page section does not parse");
@@ -813,6 +837,8 @@ static int load_tep(struct bm_trace *t)
 	}
 	if (m->kallsyms_len)
 		tep_parse_kallsyms(t->tep, m->kallsyms);
+	if (m->printk_len)	/* trace_printk()'s formats, which its events point to */
+		tep_parse_printk_formats(t->tep, m->printk);
 	if (m->cmdlines_len)
 		tep_parse_saved_cmdlines(t->tep, m->cmdlines);
 	t->tep_ready = true;
@@ -1170,6 +1196,8 @@ static int read_sections(struct bm_trace *t)
 			 read_event_formats) < 0 ||
 	    (sec.at[BM_OPTION_KALLSYMS] &&
 	     with_section(t, sec.at[BM_OPTION_KALLSYMS], BM_OPTION_KALLSYMS, read_kallsyms) < 0) ||
+	    (sec.at[BM_OPTION_PRINTK] &&
+	     with_section(t, sec.at[BM_OPTION_PRINTK], BM_OPTION_PRINTK, read_printk) < 0) ||
 	    (sec.at[BM_OPTION_CMDLINES] &&
 	     with_section(t, sec.at[BM_OPTION_CMDLINES], BM_OPTION_CMDLINES, read_cmdlines) < 0))
 		goto out;
@@ -1189,7 +1217,7 @@ static int read_headers(struct bm_trace *t)
 	if (t->version == 7)
 		return read_sections(t);
 	if (read_header_info(t) < 0 || read_ftrace_formats(t) < 0 ||
-	    read_event_formats(t) < 0 || read_kallsyms(t) < 0 || skip_printk(t) < 0 ||
+	    read_event_formats(t) < 0 || read_kallsyms(t) < 0 || read_printk(t) < 0 ||
 	    read_cmdlines(t) < 0)
 		return -1;
 	return read_cpus(t);
@@ -1308,10 +1336,10 @@ void bm_trace_close(struct bm_trace *t)
 		free(t->cpus[cpu].chunks);
 	}
 	free(t->section);
-	if (t->tep && t->tep_ready && t->tep_key)
+	if (t->tep && t->tep_ready && t->tep_key && !t->tep_printed)
 		give_back(t);
 	if (t->tep)
-		tep_free(t->tep);
+		free_tep(t->tep, t->plugins);
 	free(t->tep_key);
 	if (t->fd >= 0)
 		close(t->fd);
@@ -1324,6 +1352,12 @@ void bm_trace_close(struct bm_trace *t)
 const char *bm_trace_path(const struct bm_trace *t) { return t->path; }
 const struct bm_trace_meta *bm_trace_get_meta(const struct bm_trace *t) { return &t->meta; }
 struct tep_handle *bm_trace_tep(const struct bm_trace *t) { return t->tep; }
+
+struct tep_handle *bm_trace_tep_printing(struct bm_trace *t)
+{
+	t->tep_printed = true;
+	return t->tep;
+}
 
 const struct bm_cpu_data *bm_trace_cpu(const struct bm_trace *t, int cpu)
 {

@@ -76,6 +76,12 @@ static void put_header_info(struct buf *b, const struct bm_trace_meta *meta)
 	put(b, meta->header_event, meta->header_event_len);
 }
 
+static void put_printk(struct buf *b, const struct bm_trace_meta *meta)
+{
+	put_u32(b, meta->printk_len);
+	put(b, meta->printk, meta->printk_len);
+}
+
 static void put_kallsyms(struct buf *b, const struct bm_trace_meta *meta)
 {
 	put_u32(b, meta->kallsyms_len);
@@ -304,7 +310,7 @@ char *bm_trace_header(const struct bm_trace_meta *meta, const uint64_t *sizes, s
 	put_ftrace_formats(&b, meta);
 	put_event_formats(&b, meta);
 	put_kallsyms(&b, meta);
-	put_u32(&b, 0);				/* printk formats */
+	put_printk(&b, meta);
 	put_cmdlines(&b, meta);
 	put_u32(&b, meta->ncpus);
 	put_options(&b, meta);
@@ -556,7 +562,7 @@ int bm_trace_write_compressed(int fd, const char *path, const struct bm_trace_me
 	put_kallsyms(&b, meta);
 	if (put_section(&o, BM_OPTION_KALLSYMS, &b, &at[BM_OPTION_KALLSYMS]) < 0)
 		goto out;
-	put_u32(&b, 0);
+	put_printk(&b, meta);
 	if (put_section(&o, BM_OPTION_PRINTK, &b, &at[BM_OPTION_PRINTK]) < 0)
 		goto out;
 	put_cmdlines(&b, meta);

@@ -27,6 +27,8 @@ struct bm_trace_meta {
 	size_t nformats;
 	char *kallsyms;			/* may be NULL */
 	size_t kallsyms_len;
+	char *printk;			/* trace_printk() formats: "0xADDR : \"FORMAT\"" lines, may be NULL */
+	size_t printk_len;
 	char *cmdlines;			/* "pid comm\n" lines, may be NULL */
 	size_t cmdlines_len;
 	char *clock;			/* "mono"; NULL for none */

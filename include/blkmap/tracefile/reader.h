@@ -3,6 +3,8 @@
 #define BLKMAP_TRACEFILE_READER_H
 
 /* Reading a trace.dat version 6 file, or a recorder's spool (reader.c). */
+#include <stdbool.h>
+
 #include "blkmap/tracefile/meta.h"
 
 struct tep_handle;
@@ -18,5 +20,12 @@ const struct bm_trace_meta *bm_trace_get_meta(const struct bm_trace *trace);
 const struct bm_cpu_data *bm_trace_cpu(const struct bm_trace *trace, int cpu);
 /* The event parser, loaded with the file's own formats and cmdlines. */
 struct tep_handle *bm_trace_tep(const struct bm_trace *trace);
+/*
+ * The same, to print events through: the plugins learn commands from the
+ * events they print (sched_switch's), so it is not kept for another file.
+ */
+struct tep_handle *bm_trace_tep_printing(struct bm_trace *trace);
+/* Load libtraceevent's plugins into the files opened from now on (default), or not. */
+void bm_trace_plugins(bool on);
 
 #endif
