@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The events view: text as trace-cmd lays it out; CSV and JSON from one list of columns. */
 #include <stdlib.h>
+#include <string.h>
 
 #include <event-parse.h>
 #include <trace-seq.h>
@@ -31,7 +32,19 @@ static const char *comm_of(struct bm_events_view *v, int pid)
 	return v->comm;
 }
 
-/* Details of a non-block event, as the kernel's print format has them. */
+/*
+ * A kernel stack's record holds as many frames as the stack had, whatever
+ * its format's caller[8] says: libtraceevent's function plugin prints
+ * them all, reading no further than the record.
+ */
+static bool whole_stack(const struct bm_events_view *v, const struct bm_rec *rec)
+{
+	const struct tep_event *e = tep_find_event(v->tep, rec->type);
+
+	return e && e->handler && !strcmp(e->system, "ftrace") && !strcmp(e->name, "kernel_stack");
+}
+
+/* Details of a non-block event, as the kernel's print format (or a plugin) has them. */
 static const char *details(struct bm_events_view *v, const struct bm_rec *rec,
 			   const struct bm_event *ev)
 {
@@ -41,7 +54,7 @@ static const char *details(struct bm_events_view *v, const struct bm_rec *rec,
 	trace_seq_reset(&v->seq);
 	if (ev->kind == BM_EV_PRINT && ev->text)
 		trace_seq_printf(&v->seq, "%.*s", ev->text_len, ev->text);
-	else if (!bm_decode_fits(v->dec, rec))
+	else if (!bm_decode_fits(v->dec, rec) && !whole_stack(v, rec))
 		trace_seq_puts(&v->seq, "(record shorter than its format says)");
 	else
 		tep_print_event(v->tep, &v->seq, &trec, "%s", TEP_PRINT_INFO);
