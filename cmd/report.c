@@ -19,9 +19,9 @@ static char doc[] =
 	"device number carried which name; or per disk incarnation, with --disks, "
 	"--latency, --top or --stack, what it did. FILE may also be a recorder's spool directory, "
 	"or - for standard input.\v"
-	"Times for --since and --until: seconds from the start of the recording "
-	"(\"2.5\"), or an absolute timestamp of the trace clock in nanoseconds "
-	"(\"1234567890ns\").\n\n"
+	"Times for --since and --until: as the report prints them, seconds (\"775.917350\") "
+	"or nanoseconds (\"775917350123ns\") of the trace clock; or from the start of the "
+	"recording: \"+2.5\", \"2.5s\", \"250ms\", \"40us\".\n\n"
 	"Formats: text (default); csv with a header row; json as JSON Lines, one object "
 	"per line. The columns are listed in blkmap-report(1).\n"
 	"\n"
@@ -73,23 +73,59 @@ struct args {
 	bool view_set;
 };
 
-/* "2.5" (seconds from the start) or "1234ns" (absolute); -1 if neither. */
+/*
+ * A time as the output prints it, absolute on the trace clock: seconds
+ * ("775.917350", the text) or nanoseconds ("775917350123ns", CSV and
+ * JSON); or from the recording's start: "+2.5", "2.5s", "250ms", "40us".
+ * Decimal digits and one point only (no sign but "+", exponent, hex,
+ * inf or nan), and at most 2^63 ns; -1 otherwise.
+ */
 static int parse_time(const char *arg, uint64_t *ns, bool *relative)
 {
-	char *end;
-	double s;
+	static const struct {
+		const char *suffix;
+		unsigned digits;	/* of the fraction a nanosecond is */
+	} units[] = { { "ns", 0 }, { "us", 3 }, { "ms", 6 }, { "s", 9 }, { "", 9 } };
+	const char *p = arg, *end;
+	uint64_t v = 0;
+	unsigned i, frac = 0, places;
+	bool point = false, digits = false;
 
-	errno = 0;
-	if (strlen(arg) > 2 && !strcmp(arg + strlen(arg) - 2, "ns")) {
-		*ns = strtoull(arg, &end, 10);
-		*relative = false;
-		return errno || end != arg + strlen(arg) - 2 ? -1 : 0;
-	}
-	s = strtod(arg, &end);
-	if (errno || *end || s < 0 || end == arg)
+	*relative = *p == '+';
+	p += *relative;
+	for (end = p; (*end >= '0' && *end <= '9') || *end == '.'; end++)
+		;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]) && strcmp(end, units[i].suffix); i++)
+		;
+	if (i == sizeof(units) / sizeof(units[0]))
 		return -1;
-	*ns = (uint64_t)(s * 1e9 + 0.5);
-	*relative = true;
+	places = units[i].digits;
+	/* A suffix other than ns says an offset; ns and bare seconds are the clock's. */
+	if (units[i].suffix[0] && strcmp(units[i].suffix, "ns"))
+		*relative = true;
+	for (; p < end; p++) {
+		if (*p == '.') {
+			if (point)
+				return -1;
+			point = true;
+			continue;
+		}
+		digits = true;
+		if (point && frac == places)
+			continue;	/* below a nanosecond */
+		if (v > (UINT64_C(1) << 63) / 10)
+			return -1;
+		v = v * 10 + (*p - '0');
+		frac += point;
+	}
+	for (; frac < places; frac++) {
+		if (v > (UINT64_C(1) << 63) / 10)
+			return -1;
+		v *= 10;
+	}
+	if (!digits || v > UINT64_C(1) << 63)
+		return -1;
+	*ns = v;
 	return 0;
 }
 
@@ -134,21 +170,29 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->opts.plot = arg;
 		break;
 	case OPT_SINCE:
-		if (parse_time(arg, &a->opts.since, &a->opts.since_relative) < 0)
-			argp_error(state, "--since takes seconds (2.5) or nanoseconds (123ns), not '%s'",
+	case OPT_UNTIL: {
+		bool since = key == OPT_SINCE;
+
+		if (parse_time(arg, since ? &a->opts.since : &a->opts.until,
+			       since ? &a->opts.since_relative : &a->opts.until_relative) < 0)
+			argp_error(state, "--%s takes a time of the trace clock as the report prints "
+				   "it (775.917350 or 775917350123ns) or one from the recording's "
+				   "start (+2.5, 2.5s, 250ms, 40us), not '%s'", since ? "since" : "until",
 				   arg);
+		*(since ? &a->opts.since_set : &a->opts.until_set) = true;
 		break;
-	case OPT_UNTIL:
-		if (parse_time(arg, &a->opts.until, &a->opts.until_relative) < 0)
-			argp_error(state, "--until takes seconds (2.5) or nanoseconds (123ns), not '%s'",
-				   arg);
-		break;
+	}
 	case OPT_DISK:
+		if (a->opts.disk)
+			argp_error(state, "one --disk at a time ('%s' and '%s')", a->opts.disk, arg);
 		a->opts.disk = arg;
 		break;
 	case OPT_DEV:
-		if (bm_parse_dev(arg, &a->opts.dev) < 0)
-			argp_error(state, "--dev takes MAJ:MIN, not '%s'", arg);
+		if (a->opts.dev)
+			argp_error(state, "one --dev at a time");
+		if (bm_parse_dev(arg, &a->opts.dev) < 0 || !a->opts.dev)
+			argp_error(state, "--dev takes a block device's MAJ:MIN (major below 4096, "
+				   "minor below 1048576, not 0:0), not '%s'", arg);
 		break;
 	case OPT_EXPLAIN:
 		a->opts.explain = true;

@@ -133,6 +133,7 @@ static int show(void *ctx, const char *path, uint64_t since, uint64_t until)
 	strftime(clock, sizeof(clock), "%H:%M:%S", localtime(&now));
 	t->view.since = since;
 	t->view.until = until;
+	t->view.since_set = t->view.until_set = true;	/* absolute: the interval's */
 	if (t->screen)
 		printf("\033[H\033[2J");
 	if (t->view.format == BM_FORMAT_TEXT)

@@ -8,15 +8,29 @@
 #include "blkmap/map/map.h"
 #include "blkmap/sources/marker.h"
 
+/* Decimal digits up to @stop, below @limit: the number, or -1. */
+static long decimal(const char **p, char stop, long limit)
+{
+	long v = 0;
+
+	if (**p < '0' || **p > '9')
+		return -1;
+	for (; **p >= '0' && **p <= '9'; (*p)++)
+		if ((v = v * 10 + (**p - '0')) >= limit)
+			return -1;	/* before it can wrap */
+	return **p == stop ? v : -1;
+}
+
 int bm_parse_dev(const char *text, uint32_t *dev)
 {
-	unsigned ma, mi;
-	char end;
+	long ma, mi;
 
-	if (!text || sscanf(text, "%u:%u%c", &ma, &mi, &end) != 2 || ma >= 4096 ||
-	    mi >= (1u << 20))
+	if (!text || (ma = decimal(&text, ':', 4096)) < 0)
 		return -1;
-	*dev = BM_MKDEV(ma, mi);
+	text++;
+	if ((mi = decimal(&text, '\0', 1L << 20)) < 0)
+		return -1;
+	*dev = BM_MKDEV((unsigned)ma, (unsigned)mi);
 	return 0;
 }
 

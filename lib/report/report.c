@@ -384,9 +384,14 @@ static int check_device_filter(struct report *r)
 	for (i = 0; i < n; i++) {
 		const struct bm_span *s = bm_map_span(r->map, i);
 
-		if ((o->disk && bm_span_named(s, o->disk)) ||
-		    (o->dev && s->dev == o->dev))
+		if ((!o->disk || bm_span_named(s, o->disk)) && (!o->dev || s->dev == o->dev))
 			return 0;
+	}
+	if (o->disk && o->dev) {
+		bm_error("no incarnation in '%s' was both '%s' and %s: give one of --disk and --dev",
+			 bm_trace_path(r->trace), o->disk, bm_dev_str(o->dev, dev, sizeof(dev)));
+		errno = ENOENT;
+		return -1;
 	}
 	for (i = 0; i < n && len < sizeof(known) - 64; i++) {
 		const struct bm_span *s = bm_map_span(r->map, i);
@@ -419,12 +424,28 @@ static int check_device_filter(struct report *r)
  * are looked at within a flight recording's window of them only: before
  * it, some CPU's were let go (its map reaches further back).
  */
-static void window(struct report *r)
+static int window(struct report *r)
 {
 	const struct bm_report_opts *o = r->opts;
 	uint64_t first = r->pass.first, last = r->pass.last;
-	r->since = o->since_relative ? first + o->since : o->since;
-	r->until = !o->until ? last : o->until_relative ? first + o->until : o->until;
+	char a[32], b[32], since[32], until[32];
+
+	r->since = !o->since_set ? first : o->since_relative ? first + o->since : o->since;
+	r->until = !o->until_set ? last : o->until_relative ? first + o->until : o->until;
+	/* An empty window is a mistake (a time pasted from another recording): say why. */
+	if (o->view != BM_VIEW_INTERVAL && r->pass.events &&
+	    (r->since > r->until || r->since > last || r->until < first)) {
+		bm_ts_str(first, a, sizeof(a));
+		bm_ts_str(last, b, sizeof(b));
+		bm_ts_str(r->since, since, sizeof(since));
+		bm_ts_str(r->until, until, sizeof(until));
+		bm_error("the window from %s to %s holds nothing of '%s': %s; the recording runs "
+			 "from %s to %s (seconds of its clock; +S for seconds from its start)", since,
+			 until, bm_trace_path(r->trace), r->since > last || r->until < first ?
+			 "it lies outside the recording" : "it ends before it starts", a, b);
+		errno = EINVAL;
+		return -1;
+	}
 	if (r->since < first)
 		r->since = first;
 	/* A live view's interval is what it is, events to its end or not. */
@@ -433,6 +454,7 @@ static void window(struct report *r)
 	r->io_since = r->since;
 	if (r->pass.window_from > r->io_since && r->pass.window_from <= r->until)
 		r->io_since = r->pass.window_from;
+	return 0;
 }
 
 int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
@@ -463,7 +485,8 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		goto out;
 	report_missing_map(&r);
 	report_loss(&r);
-	window(&r);
+	if (window(&r) < 0)
+		goto out;
 	if ((opts->plot || opts->view >= BM_VIEW_DISKS) && analyse(&r) < 0)
 		goto out;
 	switch (opts->view) {

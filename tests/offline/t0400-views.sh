@@ -98,6 +98,6 @@ for view in "" --map --disks --latency --top --stack; do
 		fail "report $view --dev=9:99 said: $(cat "$T/none.err")"
 done
 # A name that was there, even without I/O in the window, is not refused.
-"$BLKMAP" report --disks --disk=alpha --until=0ns "$rec" >/dev/null 2>&1 ||
+"$BLKMAP" report --disks --disk=alpha --until=+0 "$rec" >/dev/null 2>&1 ||
 	fail "report --disk=alpha was refused"
 echo "# a filter naming no incarnation is refused with the recording's names"

@@ -33,7 +33,7 @@ for f in "$top"/tests/data/*.dat "$top"/tests/data/v7/*.dat "$T/many.dat"; do
 done
 
 # The listing's filters are applied by the threads that format it.
-for filter in "--disk loop0p1" "--dev 253:1" "--since 0.5 --until 1" "--disk alpha -f json"; do
+for filter in "--disk loop0p1" "--dev 253:1" "--since +0.5 --until 1s" "--disk alpha -f json"; do
 	"$BLKMAP" report -j1 $filter "$T/many.dat" >"$T/one" 2>/dev/null || fail "$filter -j1: exit $?"
 	"$BLKMAP" report -j3 $filter "$T/many.dat" >"$T/more" 2>/dev/null || fail "$filter -j3: exit $?"
 	cmp -s "$T/one" "$T/more" || fail "$filter: -j3 lists otherwise than -j1"

@@ -31,7 +31,8 @@ struct bm_report_opts {
 	enum bm_output_format format;
 	bool explain;		/* say how each label was obtained */
 	/* Filters: a time window, a disk name, a device number (0: none). */
-	uint64_t since, until;	/* ns; until 0: no end */
+	uint64_t since, until;	/* ns, if set */
+	bool since_set, until_set;
 	bool since_relative, until_relative;	/* from the recording's start */
 	const char *disk;
 	uint32_t dev;
