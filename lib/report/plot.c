@@ -8,13 +8,28 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/map/map.h"
 #include "blkmap/report/output.h"
 #include "blkmap/report/plot.h"
 #include "blkmap/util/error.h"
+
+/* The process's umask, which mkostemp(3)'s 0600 leaves out. */
+static mode_t current_umask(void)
+{
+	mode_t m = umask(0);
+
+	umask(m);
+	return m;
+}
 
 #define WIDTH		1200
 #define LEFT		190
@@ -141,27 +156,96 @@ static void gaps(FILE *f, const struct bm_analysis *a, size_t rows, uint64_t fir
 	}
 }
 
+/* What every plot starts with (after the HTML head): a file without it is not one. */
+#define SIGNATURE	"<!-- blkmap plot -->"
+
+enum kind { NOT_A_PLOT, SVG, HTML };
+
+static enum kind kind_of(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (!strcmp(path, "-"))
+		return SVG;
+	if (!dot || strchr(dot, '/'))
+		return NOT_A_PLOT;
+	if (!strcasecmp(dot, ".svg"))
+		return SVG;
+	return !strcasecmp(dot, ".html") || !strcasecmp(dot, ".htm") ? HTML : NOT_A_PLOT;
+}
+
+int bm_plot_check(const char *path, const char *input)
+{
+	struct stat st, in;
+	char head[512];
+	ssize_t n;
+	int fd;
+
+	if (kind_of(path) == NOT_A_PLOT) {
+		bm_error("--plot writes SVG (a name ending in .svg) or an HTML page (.html), or "
+			 "SVG to standard output (-): not '%s'", path);
+		return -1;
+	}
+	if (!strcmp(path, "-") || stat(path, &st) < 0)
+		return 0;	/* a new file */
+	if (strcmp(input, "-") && stat(input, &in) == 0 && st.st_dev == in.st_dev &&
+	    st.st_ino == in.st_ino) {
+		bm_error("--plot '%s' is the recording being read", path);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		bm_error("--plot '%s' exists and is not a file", path);
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, head, sizeof(head) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n >= 0)
+		head[n] = '\0';
+	if (n < 0 || (st.st_size && !strstr(head, SIGNATURE))) {
+		bm_error("--plot '%s' exists and is not a plot blkmap wrote: remove it or name "
+			 "another file", path);
+		return -1;
+	}
+	return 0;
+}
+
 int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint64_t last)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks), rows = 0;
-	const char *dot = strrchr(path, '.');
-	bool html = dot && (!strcmp(dot, ".html") || !strcmp(dot, ".htm"));
-	int height, t;
+	bool html = kind_of(path) == HTML, out = !strcmp(path, "-");
+	char tmp[PATH_MAX];
+	int height, t, fd;
 	FILE *f;
 
 	for (i = 0; i < n; i++)
 		rows += disks[i]->series && disks[i]->reads + disks[i]->writes > 0;
 	height = TOP + (rows ? rows : 1) * TRACK + BOTTOM;
-	f = fopen(path, "we");
-	if (!f) {
-		bm_error_errno("cannot write '%s'", path);
-		return -1;
+	if (out) {
+		f = stdout;
+	} else {
+		if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+			bm_error("cannot write '%s': the name is too long", path);
+			return -1;
+		}
+		fd = mkostemp(tmp, O_CLOEXEC);
+		f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!f) {
+			bm_error_errno("cannot write '%s'", path);
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp);
+			}
+			return -1;
+		}
+		fchmod(fd, 0644 & ~current_umask());
 	}
 	if (html)
 		fputs("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>blkmap</title>"
 		      "</head><body style='margin:0'>\n", f);
-	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
+	fprintf(f, SIGNATURE "\n<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
 		"viewBox='0 0 %d %d' font-family='sans-serif'>\n<rect width='100%%' "
 		"height='100%%' fill='white'/>\n", WIDTH, height, WIDTH, height);
 	fprintf(f, "<text x='8' y='24' font-size='17' font-weight='bold'>Block I/O per disk, "
@@ -188,8 +272,11 @@ int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint6
 	fputs("</svg>\n", f);
 	if (html)
 		fputs("</body></html>\n", f);
-	if (fclose(f) != 0) {
+	if (out)
+		return fflush(f) == 0 ? 0 : (bm_error_errno("cannot write the plot"), -1);
+	if (fclose(f) != 0 || rename(tmp, path) < 0) {
 		bm_error_errno("cannot write '%s'", path);
+		unlink(tmp);
 		return -1;
 	}
 	return 0;

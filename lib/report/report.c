@@ -462,6 +462,8 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	struct report r = { .opts = opts, .out = out };
 	int ret = -1, cpu;
 
+	if (opts->plot && bm_plot_check(opts->plot, path) < 0)
+		return -1;
 	r.trace = bm_trace_open(path);
 	if (!r.trace)
 		goto out;

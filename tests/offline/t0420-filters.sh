@@ -1,7 +1,8 @@
 #!/bin/sh
 # --since/--until take the times the report prints (seconds or nanoseconds
 # of the trace clock) and times from the recording's start; filters that
-# cannot mean anything are refused, never read as "everything" or "nothing".
+# cannot mean anything are refused, never read as "everything" or "nothing";
+# --plot never replaces what is not a plot.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BLKMAP=${BLKMAP:-$top/blkmap}
@@ -59,3 +60,32 @@ refused 1 "was both 'loop0' and 7:1" --disks --disk loop0 --dev 7:1
 refused 64 "one --disk at a time" --disk loop0 --disk loop1
 refused 64 "one --dev at a time" --dev 7:0 --dev 7:1
 note "times, windows and device numbers that mean nothing are refused with the span or the form"
+
+# --plot: the format from the name, in any case; never the recording, nor a
+# file that is not a plot; "-" is standard output.
+cp "$rec" "$T/copy.dat"
+for bad in "$T/copy.dat" "$T/x.png" "$T/x"; do
+	set +e
+	"$BLKMAP" report --plot="$bad" "$T/copy.dat" >/dev/null 2>"$T/err"
+	status=$?
+	set -e
+	[ $status -eq 1 ] || fail "--plot=$bad: exit $status"
+	grep -q "plot writes SVG" "$T/err" || fail "--plot=$bad: '$(cat "$T/err")'"
+done
+cmp -s "$rec" "$T/copy.dat" || fail "--plot changed the recording"
+echo "my notes" >"$T/notes.svg"
+set +e
+"$BLKMAP" report --plot="$T/notes.svg" "$rec" 2>"$T/err"
+status=$?
+set -e
+[ $status -eq 1 ] && grep -q "is not a plot blkmap wrote" "$T/err" ||
+	fail "--plot over a file that is not a plot: exit $status, '$(cat "$T/err")'"
+[ "$(cat "$T/notes.svg")" = "my notes" ] || fail "--plot replaced a file that is not a plot"
+"$BLKMAP" report --plot="$T/p.SVG" "$rec" 2>/dev/null || fail "--plot=p.SVG: exit $?"
+"$BLKMAP" report --plot="$T/p.SVG" "$rec" 2>/dev/null || fail "--plot over its own plot: exit $?"
+grep -q "^<svg" "$T/p.SVG" || fail "p.SVG holds no SVG"
+"$BLKMAP" report --plot="$T/p.HTML" "$rec" 2>/dev/null && grep -q "^<!DOCTYPE html>" "$T/p.HTML" ||
+	fail "--plot=p.HTML is no HTML page"
+"$BLKMAP" report --plot=- "$rec" 2>/dev/null | grep -q "^<svg" || fail "--plot=- wrote no SVG out"
+[ "$(ls "$T" | grep -c 'XXXXXX\|\.svg\.\|\.SVG\.')" -eq 0 ] || fail "a temporary plot was left: $(ls "$T")"
+note "--plot: formats by name in any case; the recording and other files refused; - is standard output"
