@@ -156,7 +156,8 @@ $(FUZZ_DIR)/page_seeds: tests/fuzz/page_seeds.c $(LIBBLKMAP)
 	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # Two targets, FUZZ_SECONDS each: fuzz_report mutates whole files (headers
-# too); fuzz_pages runs of 3 pages under a real recording's headers, which
+# too), with a dictionary of the format's words and edge numbers, its corpus
+# the recordings and the hostile files of tests/data/bad; fuzz_pages runs of 3 pages under a real recording's headers, which
 # reuse one parser state: several times as many inputs a second.
 FUZZ_RUN = LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	ASAN_OPTIONS=malloc_context_size=0:quarantine_size_mb=16 \
@@ -169,7 +170,8 @@ fuzz: $(FUZZ_DIR)/fuzz_report $(FUZZ_DIR)/fuzz_pages $(FUZZ_DIR)/page_seeds
 	cp -n tests/data/*.dat tests/data/v7/*.dat tests/data/bad/*.dat tests/data/fuzz/*.dat \
 		$(FUZZ_DIR)/corpus/
 	$(FUZZ_DIR)/page_seeds $(FUZZ_DIR)/pages tests/data/*.dat
-	$(FUZZ_RUN) $(FUZZ_DIR)/fuzz_report $(FUZZ_FLAGS) -max_len=262144 $(FUZZ_DIR)/corpus
+	$(FUZZ_RUN) $(FUZZ_DIR)/fuzz_report $(FUZZ_FLAGS) -max_len=262144 \
+		-dict=$(CURDIR)/tests/fuzz/tracedat.dict $(FUZZ_DIR)/corpus
 	$(FUZZ_RUN) $(FUZZ_DIR)/fuzz_pages $(FUZZ_FLAGS) -max_len=12289 $(FUZZ_DIR)/pages
 
 # Installation, as Debian lays it out: PREFIX=/usr DESTDIR=... for packages.

@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include <libkshark.h>
+#include <event-parse.h>
 #include <libkshark-plugin.h>
+#include <libkshark-tepdata.h>
 
 #include "blkmap/map/build.h"
 #include "blkmap/tracefile/decode.h"
@@ -108,6 +110,24 @@ static struct label *add(struct plugin_ctx *c, int64_t offset)
 	return &c->labels[i];
 }
 
+/*
+ * A 4-byte field @name of @rec, read only if it lies within the record:
+ * libtraceevent's own read does not look (a hostile format's offset).
+ */
+static bool dev_field(struct kshark_data_stream *stream, void *rec, const char *name,
+		      int64_t *v)
+{
+	struct tep_handle *tep = kshark_get_tep(stream);
+	struct tep_record *r = rec;
+	struct tep_event *ev = tep ? tep_find_event_by_record(tep, r) : NULL;
+	struct tep_format_field *f = ev ? tep_find_field(ev, name) : NULL;
+
+	if (!f || f->size != 4 || f->offset < 0 || r->size < 0 ||
+	    (uint64_t)f->offset + 4 > (uint64_t)r->size)
+		return false;
+	return kshark_read_record_field_int(stream, rec, name, v) == 0;
+}
+
 /* While entries load: label each block event from its own dev fields. */
 static void label_entry(struct kshark_data_stream *stream, void *rec, struct kshark_entry *e)
 {
@@ -116,12 +136,10 @@ static void label_entry(struct kshark_data_stream *stream, void *rec, struct ksh
 	int64_t dev, old_dev;
 	struct label *l;
 
-	if (!c || kshark_read_record_field_int(stream, rec, "dev", &dev) < 0 ||
-	    !(l = add(c, e->offset ? e->offset : -1)))
+	if (!c || !dev_field(stream, rec, "dev", &dev) || !(l = add(c, e->offset ? e->offset : -1)))
 		return;
 	l->span = bm_map_label_cached(c->map, &c->cache, dev, e->ts, 0, &basis);
-	l->remap = e->event_id == c->remap_id &&
-		   kshark_read_record_field_int(stream, rec, "old_dev", &old_dev) == 0;
+	l->remap = e->event_id == c->remap_id && dev_field(stream, rec, "old_dev", &old_dev);
 	if (l->remap)
 		l->old_span = bm_map_label_cached(c->map, &c->cache, old_dev, e->ts, dev, &basis);
 }

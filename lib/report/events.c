@@ -52,9 +52,7 @@ static const char *details(struct bm_events_view *v, const struct bm_rec *rec,
 				   .size = rec->size };
 
 	trace_seq_reset(&v->seq);
-	if (ev->kind == BM_EV_PRINT && ev->text)
-		trace_seq_printf(&v->seq, "%.*s", ev->text_len, ev->text);
-	else if (!bm_decode_fits(v->dec, rec) && !whole_stack(v, rec))
+	if (!bm_decode_fits(v->dec, rec) && !whole_stack(v, rec))
 		trace_seq_puts(&v->seq, "(record shorter than its format says)");
 	else
 		tep_print_event(v->tep, &v->seq, &trec, "%s", TEP_PRINT_INFO);

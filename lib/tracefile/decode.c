@@ -168,8 +168,9 @@ struct bm_decoder *bm_decoder_new(struct tep_handle *tep)
 	d->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
 	if (!events)
 		n = 0;
+	/* A record's type is 16 bits: an event with a larger id never occurs. */
 	for (i = 0; i < n; i++)
-		if (events[i]->id > max)
+		if (events[i]->id > max && events[i]->id <= UINT16_MAX)
 			max = events[i]->id;
 	d->nids = max + 1;
 	d->by_id = calloc(d->nids, sizeof(*d->by_id));
@@ -182,7 +183,7 @@ struct bm_decoder *bm_decoder_new(struct tep_handle *tep)
 	d->layouts[0].name = "unknown";
 	d->layouts[0].system = "unknown";
 	for (i = 0; i < n; i++) {
-		if (events[i]->id < 0)
+		if (events[i]->id < 0 || events[i]->id > UINT16_MAX)
 			continue;
 		resolve(&d->layouts[i + 1], events[i]);
 		d->by_id[events[i]->id] = i + 1;

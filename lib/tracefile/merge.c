@@ -131,38 +131,40 @@ static void count_read(struct cursor *c, uint64_t bytes)
 	__atomic_store_n(&c->bytes_read, c->bytes_read + bytes, __ATOMIC_RELAXED);
 }
 
-/* Compressed pages: a chunk at a time is the window. */
+/* Compressed pages: a chunk at a time is the window; one that does not decompress is skipped. */
 static int next_chunk(struct bm_stream *s, struct cursor *c)
 {
-	const struct bm_chunk *k;
-	char what[160];
-	ssize_t n;
+	for (;;) {
+		const struct bm_chunk *k;
+		char what[160];
+		ssize_t n;
 
-	if (c->chunk == c->data->nchunks)
-		return 0;
-	k = &c->data->chunks[c->chunk++];
-	n = pread(c->fd, c->packed, k->packed, k->offset);
-	if (n < 0) {
-		bm_error_errno("cannot read '%s' at offset %llu", bm_trace_path(s->trace),
-			       (unsigned long long)k->offset);
-		return -1;
+		if (c->chunk == c->data->nchunks)
+			return 0;
+		k = &c->data->chunks[c->chunk++];
+		n = pread(c->fd, c->packed, k->packed, k->offset);
+		if (n < 0) {
+			bm_error_errno("cannot read '%s' at offset %llu", bm_trace_path(s->trace),
+				       (unsigned long long)k->offset);
+			return -1;
+		}
+		snprintf(what, sizeof(what), "'%s': the chunk of CPU %d pages at offset %llu",
+			 bm_trace_path(s->trace), c->cpu, (unsigned long long)k->offset);
+		if ((size_t)n != k->packed) {
+			bm_error("%s: the file ends inside it (cut while read?)", what);
+			errno = EINVAL;
+			return -1;
+		}
+		if (bm_unpack(c->unpacker, c->packed, k->packed, c->window, k->size, what) < 0) {
+			damaged(c, k->offset, "its compressed data does not decompress");
+			continue;
+		}
+		c->page_off = k->offset;
+		c->npages = k->size / s->format.page_size;
+		c->page = 0;
+		count_read(c, k->size);
+		return 1;
 	}
-	snprintf(what, sizeof(what), "'%s': the chunk of CPU %d pages at offset %llu",
-		 bm_trace_path(s->trace), c->cpu, (unsigned long long)k->offset);
-	if ((size_t)n != k->packed) {
-		bm_error("%s: the file ends inside it (cut while read?)", what);
-		errno = EINVAL;
-		return -1;
-	}
-	if (bm_unpack(c->unpacker, c->packed, k->packed, c->window, k->size, what) < 0) {
-		damaged(c, k->offset, "its compressed data does not decompress");
-		return next_chunk(s, c);
-	}
-	c->page_off = k->offset;
-	c->npages = k->size / s->format.page_size;
-	c->page = 0;
-	count_read(c, k->size);
-	return 1;
 }
 
 /* Read the next window of @c's pages; 0 at the end of the CPU. */

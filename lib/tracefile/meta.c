@@ -10,10 +10,16 @@ int bm_trace_meta_add_format(struct bm_trace_meta *meta, const char *system,
 {
 	struct bm_format *formats, *f;
 
-	formats = realloc(meta->formats, (meta->nformats + 1) * sizeof(*formats));
-	if (!formats)
-		return -1;
-	meta->formats = formats;
+	if (meta->nformats == meta->capformats) {	/* by doubling: a file may hold thousands */
+		size_t cap = meta->capformats ? 2 * meta->capformats : 64;
+
+		formats = realloc(meta->formats, cap * sizeof(*formats));
+		if (!formats)
+			return -1;
+		meta->formats = formats;
+		meta->capformats = cap;
+	}
+	formats = meta->formats;
 	f = &formats[meta->nformats];
 	f->system = strdup(system);
 	f->text = malloc(len + 1);

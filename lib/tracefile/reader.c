@@ -28,6 +28,7 @@
 
 #define MAX_CPUS		8192
 #define MAX_FORMATS		65536
+#define MIN_FORMAT_BYTES	24	/* "name: x\nID: 1\nformat:\n" and a print fmt */
 
 struct bm_trace {
 	char *path;
@@ -44,6 +45,7 @@ struct bm_trace {
 	char *tep_key;		/* what the tep was parsed from (tep_key_of) */
 	size_t tep_key_len;
 	int version;		/* 6 or 7 */
+	uint64_t unpacked;	/* version 7: bytes of compressed sections decompressed so far */
 	int compression;	/* enum bm_compression: version 7 */
 	uint64_t options_at;	/* version 7: the first options section */
 	/* A compressed section being read: its bytes stand for the file's. */
@@ -60,6 +62,8 @@ static ssize_t read_at(struct bm_trace *t, void *p, size_t n, uint64_t at)
 {
 	ssize_t r;
 
+	if (at > t->size)
+		return 0;
 	if (t->section) {
 		if (n > t->size - at)
 			n = t->size - at;
@@ -68,7 +72,9 @@ static ssize_t read_at(struct bm_trace *t, void *p, size_t n, uint64_t at)
 	}
 	if (n >= sizeof(t->window))
 		return pread(t->fd, p, n, at);
-	if (at < t->window_at || at + n > t->window_at + t->window_len) {
+	/* Never at + n: offsets come from the file, and may be near 2^64. */
+	if (at < t->window_at || at - t->window_at > t->window_len ||
+	    n > t->window_len - (at - t->window_at)) {
 		r = pread(t->fd, t->window, sizeof(t->window), at);
 		if (r < 0)
 			return -1;
@@ -97,7 +103,7 @@ static int get(struct bm_trace *t, void *p, uint64_t n, const char *what)
 	char msg[128];
 	ssize_t r;
 
-	if (n > t->size - t->pos) {
+	if (t->pos > t->size || n > t->size - t->pos) {
 		snprintf(msg, sizeof(msg), "file ends inside the %s", what);
 		return fail(t, t->pos, msg);
 	}
@@ -144,7 +150,7 @@ static char *get_block(struct bm_trace *t, uint64_t n, const char *what)
 	uint64_t at = t->pos;
 	char *p;
 
-	if (n > t->size - t->pos) {
+	if (t->pos > t->size || n > t->size - t->pos) {
 		char msg[128];
 
 		snprintf(msg, sizeof(msg), "%s size %llu runs past the end of the file",
@@ -174,7 +180,9 @@ static char *get_string(struct bm_trace *t, size_t max, const char *what)
 	ssize_t r;
 	char *nul;
 
-	if (n > t->size - t->pos)
+	if (t->pos > t->size)
+		n = 0;
+	else if (n > t->size - t->pos)
 		n = t->size - t->pos;
 	r = read_at(t, buf, n, t->pos);
 	if (r < 0) {
@@ -293,8 +301,15 @@ static int read_format(struct bm_trace *t, const char *system)
 	size_t len;
 	int ret;
 
+	/* In all: a record's type is 16 bits, and each format costs memory. */
+	if (t->meta.nformats >= MAX_FORMATS)
+		return fail(t, at, "more than " BM_STRINGIFY(MAX_FORMATS) " event formats");
 	if (read_sized(t, "event format", &text, &len) < 0)
 		return -1;
+	if (len < MIN_FORMAT_BYTES) {
+		free(text);
+		return fail(t, at, "an event format too short to be one");
+	}
 	ret = bm_trace_meta_add_format(&t->meta, system, text, len);
 	free(text);
 	if (ret < 0)
@@ -779,6 +794,55 @@ static void give_back(struct bm_trace *t)
 	t->tep_key = NULL;
 }
 
+/*
+ * What the parser made of the formats: every field within a record of 64
+ * KiB at most, a dynamic one a 4-byte (offset, length) word. The text was
+ * checked already, but libtraceevent takes more than one shape of a field
+ * line (tokens inside a name's brackets), and keeps offsets and sizes as
+ * int: this is what decoding relies on.
+ */
+/* Where in the file @e's format is, for messages; 0 if not found. */
+static uint64_t format_offset(const struct bm_trace *t, const struct tep_event *e)
+{
+	size_t i, n = strlen(e->name);
+
+	for (i = 0; i < t->meta.nformats; i++) {
+		const struct bm_format *f = &t->meta.formats[i];
+
+		if (!strcmp(f->system, e->system) && !strncmp(f->text, "name: ", 6) &&
+		    !strncmp(f->text + 6, e->name, n) && f->text[6 + n] == '\n')
+			return f->offset;
+	}
+	return 0;
+}
+
+static int parsed_fields_error(struct bm_trace *t)
+{
+	struct tep_event **events = tep_list_events(t->tep, TEP_EVENT_SORT_ID);
+	int i, n = events ? tep_get_events_count(t->tep) : 0;
+
+	for (i = 0; i < n; i++) {
+		struct tep_format_field *lists[2] = { events[i]->format.common_fields,
+						      events[i]->format.fields }, *f;
+		int k;
+
+		for (k = 0; k < 2; k++)
+			for (f = lists[k]; f; f = f->next) {
+				char msg[200];
+
+				if (f->offset >= 0 && f->size >= 0 &&
+				    (uint64_t)f->offset + (uint64_t)f->size <= 65536 &&
+				    (!(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size == 4))
+					continue;
+				snprintf(msg, sizeof(msg), "the %s:%s event's field %s is at offset %d, "
+					 "%d bytes: not within a record", events[i]->system,
+					 events[i]->name, f->name, f->offset, f->size);
+				return fail(t, format_offset(t, events[i]), msg);
+			}
+	}
+	return 0;
+}
+
 static int load_tep(struct bm_trace *t)
 {
 	struct bm_trace_meta *m = &t->meta;
@@ -835,6 +899,8 @@ static int load_tep(struct bm_trace *t)
 			continue;
 		}
 	}
+	if (parsed_fields_error(t) < 0)
+		return -1;
 	if (m->kallsyms_len)
 		tep_parse_kallsyms(t->tep, m->kallsyms);
 	if (m->printk_len)	/* trace_printk()'s formats, which its events point to */
@@ -851,6 +917,11 @@ static int load_tep(struct bm_trace *t)
 #define MAX_SECTION_BYTES	(256u << 20)	/* decompressed; pages are not sections */
 #define MAX_OPTION_SECTIONS	64
 #define MAX_CHUNKS		(1u << 24)
+#define MAX_UNPACKED_SECTIONS	(512u << 20)
+#define MAX_CPUSTAT_BYTES	65536	/* trace-cmd's are some 200 */
+#define MAX_CHUNK_PAGES		64	/* trace-cmd writes 10, blkmap 16 */
+#define MIN_PACKED_CHUNK	8	/* zlib's and zstd's smallest streams are longer */
+#define MAX_CHUNK_WINDOWS	(1ULL << 30)	/* the windows of every CPU, to read the chunks */
 
 /* Where sections are, and the top instance's buffer, as the options say. */
 struct sections {
@@ -905,6 +976,10 @@ static int enter_section(struct bm_trace *t, uint64_t at, uint16_t want, struct 
 		return -1;
 	if (unpacked > MAX_SECTION_BYTES)
 		return fail(t, t->pos - 4, "absurd section size");
+	/* Sections are formats, symbols and options: they never add up to this much. */
+	if (unpacked > MAX_UNPACKED_SECTIONS - t->unpacked)
+		return fail(t, t->pos - 4, "its compressed sections hold more than 512 MiB");
+	t->unpacked += unpacked;
 	data = get_block(t, packed, "compressed section");
 	out = data ? malloc(unpacked + 1) : NULL;
 	if (data && !out)
@@ -995,8 +1070,10 @@ static int read_buffer_option(struct bm_trace *t, struct sections *sec, const ch
 	    !take_string(&p, end, &clock) || !take_u32(t, &p, end, &page_size) ||
 	    !take_u32(t, &p, end, &count))
 		return fail(t, at, "a BUFFER option too short for what it holds");
-	if (name[0] || sec->buffer_at)
-		return 0;	/* another instance's: blkmap reads the top one */
+	if (name[0] || sec->cpu)
+		return 0;	/* another instance's, or a second: blkmap reads the top one */
+	if (!offset || offset >= t->size)
+		return fail(t, at, "a BUFFER option whose pages lie outside the file");
 	if (count > MAX_CPUS || (size_t)(end - p) < count * 20ULL)
 		return fail(t, at, "a BUFFER option with an absurd CPU count");
 	sec->cpu = calloc(count ? count : 1, sizeof(*sec->cpu));
@@ -1039,7 +1116,8 @@ static int read_option_section(struct bm_trace *t, struct sections *sec, uint64_
 			return -1;
 		if (id == BM_OPTION_TRACECLOCK) {
 			keep_clock(t, data);
-		} else if (id == BM_OPTION_CPUSTAT && sec->ncpustats < MAX_CPUS) {
+		} else if (id == BM_OPTION_CPUSTAT && sec->ncpustats < MAX_CPUS &&
+			   len <= MAX_CPUSTAT_BYTES) {
 			char **more = realloc(sec->cpustats, (sec->ncpustats + 1) * sizeof(*more));
 
 			if (!more) {
@@ -1072,7 +1150,8 @@ static int read_option_section(struct bm_trace *t, struct sections *sec, uint64_
  * counts neither COUNT nor the first chunk's SIZE): the chunks are read to
  * the end of the file, as trace-cmd reads them.
  */
-static int read_chunks(struct bm_trace *t, struct bm_cpu_data *c, uint64_t packed)
+static int read_chunks(struct bm_trace *t, struct bm_cpu_data *c, uint64_t packed,
+		       uint64_t *largest, uint64_t *end_at)
 {
 	uint64_t end = t->size, total = 0;
 	uint32_t count, i;
@@ -1099,19 +1178,52 @@ static int read_chunks(struct bm_trace *t, struct bm_cpu_data *c, uint64_t packe
 			return fail(t, at, "a chunk runs past the end of the file");
 		if (!k->size || k->size % t->meta.page_size || k->size > MAX_SECTION_BYTES)
 			return fail(t, at, "a chunk that is not whole pages");
+		/* trace-cmd writes 10 pages a chunk, blkmap 16: a reader needs a window as large */
+		if (k->size > MAX_CHUNK_PAGES * (uint64_t)t->meta.page_size &&
+		    k->size > t->meta.page_size)
+			return fail(t, at, "a chunk of more than " BM_STRINGIFY(MAX_CHUNK_PAGES) " pages");
+		if (k->packed < MIN_PACKED_CHUNK)
+			return fail(t, at, "a chunk too short to hold compressed data");
 		t->pos += k->packed;
 		total += k->size;
+		if (k->size > *largest)
+			*largest = k->size;
 	}
+	*end_at = t->pos;
 	c->nchunks = count;
 	c->compression = t->compression;
 	c->size = total;
 	return 0;
 }
 
-static int read_flyrecord(struct bm_trace *t, struct sections *sec)
+struct extent {
+	uint64_t start, end;
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct extent *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Do any of the @n extents (those with an end) overlap? Sorts them. */
+static bool overlapping(struct extent *e, size_t n)
+{
+	size_t i;
+
+	qsort(e, n, sizeof(*e), by_start);
+	for (i = 1; i < n; i++)
+		if (e[i - 1].end && e[i].end && e[i].start < e[i - 1].end)
+			return true;
+	return false;
+}
+
+static int read_cpu_buffers(struct bm_trace *t, struct sections *sec, struct extent *extent)
 {
 	uint16_t id, flags;
 	uint32_t i, ncpus = sec->ncpus;
+	uint64_t largest = 0, windows = 0;
 
 	if (!sec->buffer_at)
 		return fail(t, t->options_at, "no flyrecord data (no BUFFER option for the top "
@@ -1122,6 +1234,9 @@ static int read_flyrecord(struct bm_trace *t, struct sections *sec)
 			return fail(t, sec->buffer_at, "bad page size");
 		t->meta.page_size = sec->page_size;
 	}
+	if (sec->buffer_at >= t->size)
+		return fail(t, sec->buffer_at, "the flyrecord section is said to lie past the end "
+			    "of the file");
 	t->pos = sec->buffer_at;
 	if (get_u16(t, &id, "section id") < 0 || get_u16(t, &flags, "section flags") < 0)
 		return -1;
@@ -1153,28 +1268,63 @@ static int read_flyrecord(struct bm_trace *t, struct sections *sec)
 		} else if (c->offset > t->size || c->size > t->size - c->offset) {
 			return fail(t, sec->buffer_at, "compressed CPU data runs past the end of "
 				    "the file: truncated?");
-		} else if (read_chunks(t, c, c->size) < 0) {
+		} else if (read_chunks(t, c, c->size, &largest, &extent[i].end) < 0) {
 			return -1;
+		} else {
+			/* Each CPU's chunks its own: a reader keeps a window of each CPU's largest. */
+			extent[i].start = c->offset;
+			windows += largest;
+			largest = 0;
+			if (windows > MAX_CHUNK_WINDOWS)
+				return fail(t, sec->buffer_at, "its CPUs' compressed pages would take "
+					    "more than 1 GiB to read");
 		}
 	}
+	if ((flags & SECTION_COMPRESSED) && overlapping(extent, sec->ncpu))
+		return fail(t, sec->buffer_at, "two CPUs' compressed pages overlap");
 	for (i = 0; i < sec->ncpustats; i++)
 		keep_cpustat(t, sec->cpustats[i]);
 	return 0;
 }
 
+/* The top instance's pages, CPU by CPU, from the BUFFER section. */
+static int read_flyrecord(struct bm_trace *t, struct sections *sec)
+{
+	struct extent *extent;
+	int ret;
+
+	extent = calloc(sec->ncpu ? sec->ncpu : 1, sizeof(*extent));
+	if (!extent) {
+		bm_error_errno("cannot read '%s'", t->path);
+		return -1;
+	}
+	ret = read_cpu_buffers(t, sec, extent);
+	free(extent);
+	return ret;
+}
+
 static int read_sections(struct bm_trace *t)
 {
 	struct sections sec = { .ncpus = 0 };
-	uint64_t at = t->options_at;
+	uint64_t at = t->options_at, visited[MAX_OPTION_SECTIONS];
 	struct file_state saved;
 	int n, ret = -1;
 	size_t i;
 
 	for (n = 0; at; n++) {
+		int k;
+
 		if (n == MAX_OPTION_SECTIONS) {
 			ret = fail(t, at, "too many options sections (a loop?)");
 			goto out;
 		}
+		for (k = 0; k < n; k++)
+			if (visited[k] == at) {
+				ret = fail(t, at, "an options section names one read already as the "
+					   "next: a loop");
+				goto out;
+			}
+		visited[n] = at;
 		ret = enter_section(t, at, BM_OPTION_DONE, &saved);
 		if (ret == 0)
 			ret = read_option_section(t, &sec, &at);

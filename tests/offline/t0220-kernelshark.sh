@@ -53,3 +53,23 @@ names = sorted({l for _, _, l in want})
 print("# %s: %d block events, named as blkmap names them (%s)" % (name, len(want), ", ".join(names)))
 PY
 done
+
+# Hostile formats: the plugin refuses the file with the reader's message,
+# and KernelShark goes on without it; a dev field past its record labels
+# nothing (it is not read).
+for f in "$top"/tests/data/bad/field-*.dat; do
+	set +e
+	"$KS_LABELS" "$PLUGIN" "$f" >"$T/ks" 2>"$T/ks.err"
+	status=$?
+	set -e
+	[ $status -eq 1 ] || fail "$(basename "$f"): ks-labels exit $status, not 1 (plugin not loaded)"
+	grep -q "not within a record" "$T/ks.err" && grep -q 'plugin "blkmap" failed to initialize' "$T/ks.err" ||
+		fail "$(basename "$f"): the plugin did not refuse it: $(cat "$T/ks.err")"
+done
+"$KS_LABELS" "$PLUGIN" "$top/tests/data/fuzz/dev-past-record.dat" >"$T/ks" 2>"$T/ks.err" ||
+	fail "dev-past-record.dat: ks-labels exit $?"
+grep -q "^[0-9]* block_bio_queue .*\[alpha\]$" "$T/ks" ||
+	fail "dev-past-record.dat: its sound events are not labelled: $(head -3 "$T/ks")"
+! grep "^[0-9]* block_rq_issue" "$T/ks" | grep -q '\] \[[^]]*\]$' ||
+	fail "dev-past-record.dat: a label from a dev field past its record: $(grep -m1 block_rq_issue "$T/ks")"
+echo "# hostile formats: the plugin refuses them; a dev field past its record is not read"

@@ -24,7 +24,7 @@ struct bm_trace_meta {
 	char *header_event;
 	size_t header_event_len;
 	struct bm_format *formats;	/* "ftrace" ones go in the ftrace section */
-	size_t nformats;
+	size_t nformats, capformats;
 	char *kallsyms;			/* may be NULL */
 	size_t kallsyms_len;
 	char *printk;			/* trace_printk() formats: "0xADDR : \"FORMAT\"" lines, may be NULL */
