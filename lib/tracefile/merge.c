@@ -62,7 +62,14 @@ struct bm_stream {
 	int scan_cpu;			/* the CPU an unordered pass reads */
 	struct bm_loss *losses;		/* every CPU's, CPU by CPU, when asked */
 	size_t nlosses;
+	const struct bm_ts_adjust *adjust;	/* the file's, NULL if none */
 };
+
+/* The time of @c's event, as trace-cmd would report it (most files: as written). */
+static inline uint64_t ts_of(const struct bm_stream *s, const struct cursor *c)
+{
+	return s->adjust ? bm_ts_adjusted(s->adjust, c->cpu, c->reader.ts) : c->reader.ts;
+}
 
 static struct bm_loss *new_loss(struct cursor *c)
 {
@@ -233,7 +240,7 @@ static int next_page(struct bm_stream *s, struct cursor *c)
 			continue;
 		}
 		c->event.data = r ? c->event.data : NULL;
-		c->ts = c->reader.ts;
+		c->ts = ts_of(s, c);
 		if (r)
 			note_damage(c);
 		if (missed) {
@@ -264,7 +271,7 @@ static int advance(struct bm_stream *s, struct cursor *c, bool first)
 		c->event.data = NULL;
 		return next_page(s, c);
 	}
-	c->ts = c->reader.ts;
+	c->ts = ts_of(s, c);
 	return 1;
 }
 
@@ -423,6 +430,7 @@ struct bm_stream *bm_stream_open(struct bm_trace *trace)
 		goto nomem;
 	s->trace = trace;
 	s->ncpus = m->ncpus;
+	s->adjust = m->ts.any ? &m->ts : NULL;
 	s->format.page_size = m->page_size;
 	/* As trace-cmd does: the commit field's size says how pages are laid out. */
 	s->format.long_size = tep_get_header_page_size(tep);

@@ -53,7 +53,79 @@ void bm_trace_meta_release(struct bm_trace_meta *meta)
 	free(meta->printk);
 	free(meta->cmdlines);
 	free(meta->clock);
+	bm_ts_adjust_release(&meta->ts);
 	memset(meta, 0, sizeof(*meta));
+}
+
+void bm_ts_adjust_release(struct bm_ts_adjust *a)
+{
+	int i;
+
+	for (i = 0; i < a->ncpus; i++)
+		free(a->cpu[i].s);
+	free(a->cpu);
+	memset(a, 0, sizeof(*a));
+}
+
+/* a * mul >> shift without losing a's upper half (the kernel's mul_u64_u32_shr). */
+static uint64_t mul_shr(uint64_t a, uint32_t mul, unsigned shift)
+{
+	uint64_t al = (uint32_t)a, ah = a >> 32, ret = (al * mul) >> shift;
+
+	if (ah)
+		ret += (ah * mul) << (32 - shift);
+	return ret;
+}
+
+/* A guest's @ts on its host's clock, between samples @lo and @hi (trace-cmd's). */
+static uint64_t host_ts(const struct bm_ts_adjust *a, uint64_t ts, const struct bm_ts_sample *lo,
+			const struct bm_ts_sample *hi)
+{
+	int64_t cor = lo->offset;
+
+	if (a->interpolate && hi->time != lo->time) {
+		int64_t delta = hi->time - lo->time;
+
+		cor = lo->offset + (((int64_t)ts - lo->time) * (hi->offset - lo->offset) + delta / 2) /
+		      delta;
+	}
+	/* In 64 bits, as trace-cmd computes it; the reader keeps fraction below 64 */
+	ts = (ts * (uint64_t)lo->scaling) >> lo->fraction;
+	return cor < 0 ? ts - (uint64_t)-cor : ts + (uint64_t)cor;
+}
+
+static uint64_t synced(const struct bm_ts_adjust *a, int cpu, uint64_t ts)
+{
+	const struct bm_ts_samples *c;
+	int lo, hi;
+
+	if (cpu < 0 || cpu >= a->ncpus || !(c = &a->cpu[cpu])->n)
+		return ts;
+	if (c->n == 1)
+		return ts + c->s[0].offset;
+	if ((int64_t)ts <= c->s[0].time)
+		return host_ts(a, ts, &c->s[0], &c->s[1]);
+	if ((int64_t)ts >= c->s[c->n - 1].time)
+		return host_ts(a, ts, &c->s[c->n - 2], &c->s[c->n - 1]);
+	/* The samples around @ts */
+	for (lo = 0, hi = c->n - 1; hi - lo > 1;) {
+		int mid = lo + (hi - lo) / 2;
+
+		if ((int64_t)ts < c->s[mid].time)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return host_ts(a, ts, &c->s[lo], &c->s[lo + 1]);
+}
+
+uint64_t bm_ts_adjusted(const struct bm_ts_adjust *a, int cpu, uint64_t ts)
+{
+	if (a->ncpus)
+		ts = synced(a, cpu, ts);
+	if (a->mult)
+		ts = mul_shr(ts, a->mult, a->shift);
+	return ts + (uint64_t)a->offset;
 }
 
 uint64_t bm_cpustat_value(const char *stats, const char *key)

@@ -419,6 +419,127 @@ static void keep_clock(struct bm_trace *t, const char *data)
 		t->meta.clock = strndup(open + 1, close - open - 1);
 }
 
+static int by_sample_time(const void *x, const void *y)
+{
+	const struct bm_ts_sample *a = x, *b = y;
+
+	return (a->time > b->time) - (a->time < b->time);
+}
+
+/* The file's numbers, in its byte order. */
+static uint32_t file_u32(const struct bm_trace *t, const char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return t->swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t file_u64(const struct bm_trace *t, const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return t->swap ? __builtin_bswap64(v) : v;
+}
+
+/*
+ * TIME_SHIFT (a guest's trace, recorded with its host's): a trace id (8
+ * bytes), flags (4), a CPU count (4), then per CPU a sample count (4) and
+ * that many times, offsets and scalings (8 bytes each); then, if there is
+ * room, per CPU that many fraction bits (8 each). Samples sorted by time,
+ * one a time, as trace-cmd keeps them.
+ */
+static int keep_time_shift(struct bm_trace *t, const char *p, uint32_t len)
+{
+	struct bm_ts_adjust *a = &t->meta.ts;
+	const char *end = p + len;
+	uint32_t ncpus, i;
+	int k, j, f;
+
+	if (len < 16 || a->ncpus)
+		return 0;
+	a->interpolate = file_u32(t, p + 8) & 1;
+	ncpus = file_u32(t, p + 12);
+	p += 16;
+	if (ncpus > MAX_CPUS)
+		return -1;
+	a->cpu = calloc(ncpus ? ncpus : 1, sizeof(*a->cpu));
+	if (!a->cpu)
+		return -1;
+	a->ncpus = ncpus;
+	for (i = 0; i < ncpus; i++) {
+		struct bm_ts_samples *c = &a->cpu[i];
+		uint32_t n;
+
+		if (end - p < 4 || (n = file_u32(t, p)) > (uint32_t)((end - p - 4) / 24))
+			return -1;
+		p += 4;
+		c->s = calloc(n ? n : 1, sizeof(*c->s));
+		if (!c->s)
+			return -1;
+		c->n = n;
+		for (f = 0; f < 3; f++)
+			for (k = 0; k < c->n; k++, p += 8) {
+				int64_t v = (int64_t)file_u64(t, p);
+
+				if (f == 0)
+					c->s[k].time = v;
+				else if (f == 1)
+					c->s[k].offset = v;
+				else
+					c->s[k].scaling = v;
+			}
+	}
+	for (i = 0; i < ncpus && end - p >= 8 * (ptrdiff_t)a->cpu[i].n; i++)
+		for (k = 0; k < a->cpu[i].n; k++, p += 8)
+			a->cpu[i].s[k].fraction = (int64_t)file_u64(t, p);
+	for (i = 0; i < ncpus; i++) {
+		struct bm_ts_samples *c = &a->cpu[i];
+
+		for (k = 0; k < c->n; k++)
+			if (c->s[k].fraction < 0 || c->s[k].fraction > 63)
+				return -1;
+		qsort(c->s, c->n, sizeof(*c->s), by_sample_time);
+		for (k = 0, j = 0; k < c->n; k++)
+			if (!k || c->s[k].time != c->s[k - 1].time)
+				c->s[j++] = c->s[k];
+		c->n = j;
+	}
+	return 0;
+}
+
+/*
+ * The options that say how trace-cmd turns the timestamps into what it
+ * prints: DATE (microseconds, as "0x..."), OFFSET (ns), TSC2NSEC
+ * (multiplier, shift: cycles to ns), TIME_SHIFT. A malformed one is left
+ * out, as trace-cmd leaves it.
+ */
+static void keep_time_option(struct bm_trace *t, uint16_t id, const char *data, uint32_t len)
+{
+	struct bm_ts_adjust *a = &t->meta.ts;
+	char text[32];
+
+	if (id == BM_OPTION_DATE || id == BM_OPTION_OFFSET) {
+		snprintf(text, sizeof(text), "%.*s", (int)(len < sizeof(text) ? len : sizeof(text) - 1),
+			 data);
+		a->offset += strtoll(text, NULL, 0) * (id == BM_OPTION_DATE ? 1000 : 1);
+	} else if (id == BM_OPTION_TSC2NSEC && len >= 16) {
+		uint32_t shift = file_u32(t, data + 4);
+
+		if (shift > 32)
+			return;
+		a->mult = file_u32(t, data);
+		a->shift = shift;
+	} else if (id == BM_OPTION_TIME_SHIFT && keep_time_shift(t, data, len) < 0) {
+		bm_ts_adjust_release(a);
+		return;
+	} else if (id != BM_OPTION_TIME_SHIFT) {
+		return;
+	}
+	a->any = a->offset || a->mult || a->ncpus;
+}
+
 /* Version 6: the options between the CPU count and the flyrecord. */
 static int read_options(struct bm_trace *t)
 {
@@ -449,6 +570,8 @@ static int read_options(struct bm_trace *t)
 			keep_clock(t, data);
 		else if (id == BM_OPTION_CPUSTAT)
 			keep_cpustat(t, data);
+		else
+			keep_time_option(t, id, data, len);
 		free(data);
 	}
 }
@@ -1137,6 +1260,8 @@ static int read_option_section(struct bm_trace *t, struct sections *sec, uint64_
 		} else if (id >= BM_OPTION_HEADER_INFO && id <= BM_OPTION_CMDLINES && len == 8) {
 			memcpy(&offset, data, 8);
 			sec->at[id] = t->swap ? __builtin_bswap64(offset) : offset;
+		} else {
+			keep_time_option(t, id, data, len);
 		}
 		free(data);
 		if (ret < 0)

@@ -21,10 +21,14 @@
  * option that locates it (the options sections' is DONE's, 0).
  */
 #define BM_OPTION_DONE		0
+#define BM_OPTION_DATE		1
 #define BM_OPTION_CPUSTAT	2
 #define BM_OPTION_BUFFER	3
 #define BM_OPTION_TRACECLOCK	4
+#define BM_OPTION_OFFSET	7
 #define BM_OPTION_CPUCOUNT	8
+#define BM_OPTION_TIME_SHIFT	12
+#define BM_OPTION_TSC2NSEC	14
 #define BM_OPTION_HEADER_INFO	16
 #define BM_OPTION_FTRACE_EVENTS	17
 #define BM_OPTION_EVENT_FORMATS	18

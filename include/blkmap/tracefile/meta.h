@@ -6,6 +6,7 @@
  * What a trace file holds besides its pages, as record collects it and
  * report reads it back (meta.c); the format itself is in format.h.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,32 @@ struct bm_format {
 	size_t len;
 	uint64_t offset;	/* in the file it was read from */
 };
+
+/*
+ * How trace-cmd turns a file's timestamps into the ones it prints, from
+ * its options: a guest's per-CPU offsets to its host's clock (TIME_SHIFT),
+ * TSC cycles to nanoseconds (TSC2NSEC), then a constant (OFFSET, and DATE
+ * in microseconds). None for the files blkmap records.
+ */
+struct bm_ts_sample {
+	int64_t time, offset, scaling, fraction;
+};
+
+struct bm_ts_adjust {
+	bool any;
+	int64_t offset;			/* ns */
+	uint32_t mult, shift;		/* TSC2NSEC; mult 0: none */
+	bool interpolate;		/* TIME_SHIFT: between samples */
+	int ncpus;			/* TIME_SHIFT's, 0: none */
+	struct bm_ts_samples {
+		int n;
+		struct bm_ts_sample *s;	/* by time, no two at one time */
+	} *cpu;
+};
+
+/* @ts of @cpu as trace-cmd reports it. */
+uint64_t bm_ts_adjusted(const struct bm_ts_adjust *a, int cpu, uint64_t ts);
+void bm_ts_adjust_release(struct bm_ts_adjust *a);
 
 /* Everything in a trace file but the per-CPU pages. */
 struct bm_trace_meta {
@@ -36,6 +63,7 @@ struct bm_trace_meta {
 	int ncpus;
 	uint32_t page_size;		/* of a ring-buffer sub-buffer, header included */
 	int long_size;			/* the kernel's long, 4 or 8 */
+	struct bm_ts_adjust ts;		/* of the timestamps, as trace-cmd reports them */
 };
 
 /* A run of whole pages to write: @size bytes at @mem, or at @offset of @fd. */
