@@ -244,6 +244,10 @@ int cmd_report(int argc, char **argv)
 		a.file = "blkmap.dat";
 	if (a.opts.plot && !a.view_set)
 		a.opts.view = BM_VIEW_NONE;
+	if (a.opts.plot && !strcmp(a.opts.plot, "-") && a.view_set) {
+		say("--plot=- writes the plot to standard output: give no other view with it");
+		return 1;
+	}
 	if (!a.opts.jobs) {
 		long online = sysconf(_SC_NPROCESSORS_ONLN);
 

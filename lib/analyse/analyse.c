@@ -144,6 +144,15 @@ static uint64_t start_of(const struct bm_analysis *a, const struct bm_inflight *
 }
 
 /*
+ * @t, in jiffies for a bio-based device, from @e's queue: the pieces' sums
+ * stay small numbers, exact in a double.
+ */
+static double since_base(const struct bm_analysis *a, const struct bm_inflight *e, uint64_t t)
+{
+	return (double)jiffy(a, t) - (double)jiffy(a, e->q);
+}
+
+/*
  * Device-mapper counts each piece of a split bio as an I/O of its own, from
  * when it takes the piece up to the end of its clones and of the target's
  * work after them (dm-crypt's decryption, dm-thin's commit); only the bio's
@@ -164,7 +173,7 @@ void an_piece_done(struct bm_analysis *a, struct bm_inflight *e, uint32_t sector
 	if (sectors > e->nr_sector - e->done)
 		sectors = e->nr_sector - e->done;
 	e->done += sectors;
-	c->piece_ends += (double)sectors * jiffy(a, now);
+	c->piece_ends += (double)sectors * since_base(a, e, now);
 	if (now > c->last_end)
 		c->last_end = now;
 }
@@ -175,7 +184,7 @@ void an_piece_split(struct bm_analysis *a, struct bm_inflight *e, uint64_t now)
 
 	if (!e->splits)
 		c->piece_starts = c->piece_ends = c->last_end = 0;
-	c->piece_starts += jiffy(a, now);
+	c->piece_starts += since_base(a, e, now);
 	c->last_start = now;
 	e->splits++;
 }
@@ -209,9 +218,10 @@ static double pieces_in_queue(const struct bm_analysis *a, const struct bm_infli
 {
 	const struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
 	double pieces = e->splits + 1, after = c->last_end && now > c->last_end ? now - c->last_end : 0;
+	uint32_t left = e->done < e->nr_sector ? e->nr_sector - e->done : 0;
 	/* the pieces no clone's end was seen of end now */
-	double ends = c->piece_ends + after * e->done + (double)(e->nr_sector - e->done) * jiffy(a, now);
-	double t = pieces * ends / e->nr_sector - (jiffy(a, start_of(a, e)) + c->piece_starts);
+	double ends = c->piece_ends + after * e->done + (double)left * since_base(a, e, now);
+	double t = pieces * ends / e->nr_sector - (since_base(a, e, start_of(a, e)) + c->piece_starts);
 
 	return e->nr_sector && t > 0 ? t : 0;
 }
@@ -326,12 +336,17 @@ static void cross_gap(struct bm_analysis *a, uint64_t at)
 
 		if (e->used && !e->tail) {
 			settle(a, e, at);
-			e->has_q = e->has_d = e->active = e->mapping = false;
+			e->has_q = e->has_d = e->active = e->mapping = e->has_start = false;
 			e->disk = e->part = -1;
 		}
 	}
 	for (i = 0; i < a->ranges.ndevs; i++)
 		a->ranges.devs[i].n = 0;
+	/* Flushes issued before it may have completed inside. */
+	for (i = 0; i < a->ndisks; i++) {
+		a->disks[i]->flush_starts.n = a->disks[i]->preflush_starts.n = 0;
+		a->disks[i]->flush_starts.requeued = 0;
+	}
 }
 
 /* ---- processes ---- */
@@ -495,7 +510,7 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 		if (e->active)
 			an_account(&d->bio_time, io->ts, -1);
 	}
-	if (request) {
+	if (request && (e->has_start || e->has_q || e->has_d)) {	/* else its start is unknown */
 		uint64_t start = start_of(a, e);
 		double in_queue = io->ts > start ? io->ts - start : 0;
 
@@ -527,6 +542,20 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 }
 
 static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk);
+
+/*
+ * @t of a bio-based device's time in queue, @e's, to @d and to the
+ * partition it was submitted to (the kernel's part_stat_add).
+ */
+static void add_queue(struct bm_analysis *a, struct bm_disk_stats *d, const struct bm_inflight *e,
+		      double t)
+{
+	if (d->rq_time.changed)
+		return;	/* a request-based disk: its requests have it */
+	d->queue_ns += t;
+	if (e->part >= 0)
+		a->disks[e->part]->queue_ns += t;
+}
 
 /* nvme counts a head's bio from its path's request's issue (nvme_mpath_start_request). */
 static void path_started(struct bm_analysis *a, struct bm_inflight *head,
@@ -648,7 +677,7 @@ static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk
 		return;
 	}
 	if (e->splits) {
-		d->queue_ns += pieces_in_queue(a, e, io->ts);
+		add_queue(a, d, e, pieces_in_queue(a, e, io->ts));
 		count(d->bio_counts, io->op, 1 + e->splits, e->nr_sector);
 		bytes = (uint64_t)e->nr_sector * 512;
 	} else {
@@ -656,7 +685,7 @@ static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk
 
 		count(d->bio_counts, io->op, 1, io->nr_sector);
 		if (end > start)	/* each of md's pieces, from the bio's first remap */
-			d->queue_ns += end - start;
+			add_queue(a, d, e, end - start);
 		bytes = (uint64_t)io->nr_sector * 512;
 		e->done += io->nr_sector;
 		if (e->done < e->nr_sector && io->sector + io->nr_sector < e->sector + e->nr_sector) {
@@ -750,8 +779,12 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		 */
 		if (flush && io->kind == BM_EV_RQ_GETRQ)
 			starts_push(&d->preflush_starts, io->ts);
+		else if (flush && io->kind == BM_EV_RQ_ISSUE && d->flush_starts.requeued)
+			d->flush_starts.requeued--;	/* issued again: it started at the first */
 		else if (flush && io->kind == BM_EV_RQ_ISSUE)
 			starts_push(&d->flush_starts, io->ts);
+		else if (flush && io->kind == BM_EV_RQ_REQUEUE && d->flush_starts.n)
+			d->flush_starts.requeued++;
 		if (io->kind == BM_EV_RQ_COMPLETE || io->kind == BM_EV_BIO_COMPLETE) {
 			seen(d, io->ts);
 			count(io->kind == BM_EV_RQ_COMPLETE ? d->rq_counts : d->bio_counts, io->op, 1, 0);

@@ -56,6 +56,9 @@ static const char *details(struct bm_events_view *v, const struct bm_rec *rec,
 		trace_seq_puts(&v->seq, "(record shorter than its format says)");
 	else
 		tep_print_event(v->tep, &v->seq, &trec, "%s", TEP_PRINT_INFO);
+	/* A marker's text ends with its newline: trace-cmd leaves it out, as here. */
+	while (v->seq.len && v->seq.buffer[v->seq.len - 1] == '\n')
+		v->seq.len--;
 	trace_seq_terminate(&v->seq);
 	return v->seq.buffer;
 }

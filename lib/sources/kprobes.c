@@ -395,7 +395,8 @@ static int create(struct bm_kprobes *k, struct probe *p)
 		return -1;
 	}
 	if (bm_session_enable(k->session, spec) < 0) {
-		remove_probe(k, p, true);	/* enabled in part, perhaps */
+		p->enabled = true;	/* perhaps it was, before what failed: disable it to be sure */
+		remove_probe(k, p, true);
 		return -1;
 	}
 	p->enabled = true;

@@ -84,14 +84,15 @@ static uint64_t host_ts(const struct bm_ts_adjust *a, uint64_t ts, const struct 
 	int64_t cor = lo->offset;
 
 	if (a->interpolate && hi->time != lo->time) {
-		int64_t delta = hi->time - lo->time;
+		__int128 delta = (__int128)hi->time - lo->time;
 
-		cor = lo->offset + (((int64_t)ts - lo->time) * (hi->offset - lo->offset) + delta / 2) /
-		      delta;
+		/* In 128 bits: a hostile file's samples must not overflow (trace-cmd's long long) */
+		cor = (int64_t)(lo->offset + (((__int128)(int64_t)ts - lo->time) *
+					      ((__int128)hi->offset - lo->offset) + delta / 2) / delta);
 	}
 	/* In 64 bits, as trace-cmd computes it; the reader keeps fraction below 64 */
 	ts = (ts * (uint64_t)lo->scaling) >> lo->fraction;
-	return cor < 0 ? ts - (uint64_t)-cor : ts + (uint64_t)cor;
+	return ts + (uint64_t)cor;	/* modulo 2^64: a negative correction subtracts */
 }
 
 static uint64_t synced(const struct bm_ts_adjust *a, int cpu, uint64_t ts)

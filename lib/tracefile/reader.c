@@ -457,8 +457,8 @@ static int keep_time_shift(struct bm_trace *t, const char *p, uint32_t len)
 	uint32_t ncpus, i;
 	int k, j, f;
 
-	if (len < 16 || a->ncpus)
-		return 0;
+	if (len < 16 || a->cpu)
+		return 0;	/* trace-cmd keeps the first */
 	a->interpolate = file_u32(t, p + 8) & 1;
 	ncpus = file_u32(t, p + 12);
 	p += 16;
@@ -519,11 +519,18 @@ static void keep_time_option(struct bm_trace *t, uint16_t id, const char *data, 
 {
 	struct bm_ts_adjust *a = &t->meta.ts;
 	char text[32];
+	int i;
 
 	if (id == BM_OPTION_DATE || id == BM_OPTION_OFFSET) {
+		long long v, sum;
+
 		snprintf(text, sizeof(text), "%.*s", (int)(len < sizeof(text) ? len : sizeof(text) - 1),
 			 data);
-		a->offset += strtoll(text, NULL, 0) * (id == BM_OPTION_DATE ? 1000 : 1);
+		v = strtoll(text, NULL, 0);
+		if (__builtin_mul_overflow(v, id == BM_OPTION_DATE ? 1000 : 1, &v) ||
+		    __builtin_add_overflow((long long)a->offset, v, &sum))
+			return;	/* no clock is that far off */
+		a->offset = sum;
 	} else if (id == BM_OPTION_TSC2NSEC && len >= 16) {
 		uint32_t shift = file_u32(t, data + 4);
 
@@ -532,8 +539,12 @@ static void keep_time_option(struct bm_trace *t, uint16_t id, const char *data, 
 		a->mult = file_u32(t, data);
 		a->shift = shift;
 	} else if (id == BM_OPTION_TIME_SHIFT && keep_time_shift(t, data, len) < 0) {
-		bm_ts_adjust_release(a);
-		return;
+		/* Malformed: left out, the other options kept. */
+		for (i = 0; i < a->ncpus; i++)
+			free(a->cpu[i].s);
+		free(a->cpu);
+		a->cpu = NULL;
+		a->ncpus = 0;
 	} else if (id != BM_OPTION_TIME_SHIFT) {
 		return;
 	}
@@ -860,7 +871,7 @@ static char *tep_key_of(const struct bm_trace *t, size_t *len)
 {
 	const struct bm_trace_meta *m = &t->meta;
 	const size_t n = sizeof(size_t);
-	int sizes[4] = { t->swap, m->long_size, (int)m->page_size, with_plugins };
+	int sizes[3] = { t->swap, m->long_size, (int)m->page_size };
 	size_t total = 5 * n + sizeof(sizes) + m->header_page_len + m->kallsyms_len +
 		       m->printk_len + m->cmdlines_len, i;
 	char *key, *p;
@@ -1009,9 +1020,6 @@ static int load_tep(struct bm_trace *t)
 				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_long_size(t->tep, t->meta.long_size);
 	tep_set_page_size(t->tep, m->page_size);
-	/* Events print as trace-cmd prints them: through the plugins it loads (sched_switch...). */
-	if (with_plugins)
-		t->plugins = tep_load_plugins(t->tep);
 	if (tep_parse_header_page(t->tep, m->header_page, m->header_page_len,
 				  t->meta.long_size) < 0)
 		return fail(t, 0, "the header_page section does not parse");
@@ -1518,8 +1526,22 @@ static int spill(int fd, const char *name)
 	ssize_t n;
 	int out;
 
+	size_t got = 0;
+
 	if (isatty(fd)) {
 		bm_error("'%s' is a terminal, not a recording", name);
+		return -1;
+	}
+	/* A trace file's magic first: nothing else is copied (a disk, /dev/zero...). */
+	while (got < BM_TRACE_MAGIC_LEN &&
+	       ((n = read(fd, buf + got, BM_TRACE_MAGIC_LEN - got)) > 0 || (n < 0 && errno == EINTR)))
+		got += n > 0 ? n : 0;
+	if (n < 0) {
+		bm_error_errno("cannot read '%s'", name);
+		return -1;
+	}
+	if (got < BM_TRACE_MAGIC_LEN || memcmp(buf, BM_TRACE_MAGIC, BM_TRACE_MAGIC_LEN)) {
+		bm_error("'%s': offset 0: not a trace file (no trace.dat magic)", name);
 		return -1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/blkmap-input-XXXXXX", dir);
@@ -1530,6 +1552,11 @@ static int spill(int fd, const char *name)
 		return -1;
 	}
 	unlink(tmp);
+	if (bm_write_full(out, buf, got) < 0) {
+		bm_error_errno("cannot copy '%s' into %s", name, dir);
+		close(out);
+		return -1;
+	}
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -1571,6 +1598,10 @@ struct bm_trace *bm_trace_open(const char *path)
 	}
 	if (fstat(t->fd, &st) < 0) {
 		bm_error_errno("cannot open '%s'", path);
+		goto fail;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		bm_error("'%s' is a block device, not a recording", path);
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -1630,6 +1661,13 @@ struct tep_handle *bm_trace_tep(const struct bm_trace *t) { return t->tep; }
 
 struct tep_handle *bm_trace_tep_printing(struct bm_trace *t)
 {
+	/*
+	 * Events print as trace-cmd prints them, through the plugins it loads
+	 * (sched_switch...): loaded only for printing, so that a recorder (or
+	 * a view that only counts) never loads code from plugin directories.
+	 */
+	if (with_plugins && !t->plugins && !t->tep_printed)
+		t->plugins = tep_load_plugins(t->tep);
 	t->tep_printed = true;
 	return t->tep;
 }

@@ -21,7 +21,7 @@ struct bm_tick bm_tick_parse(const char *text)
 	static const int hzs[] = { 100, 250, 300, 1000 };
 	struct bm_tick t = { 0, 0 };
 	uint64_t now, jiffies, last_tick;
-	double best = -1;
+	int64_t best = -1;
 	size_t i;
 	int hz = 0;
 
@@ -30,9 +30,12 @@ struct bm_tick bm_tick_parse(const char *text)
 		return t;
 	/* jiffies = (u32)(-300 HZ) + HZ x seconds since boot, less what the boot took */
 	for (i = 0; i < sizeof(hzs) / sizeof(hzs[0]); i++) {
-		double want = 4294967296.0 + hzs[i] * (now / 1e9 - 300);
-		double off = (double)jiffies - want;
+		int64_t want = 4294967296LL + (int64_t)hzs[i] * (int64_t)(now / 1000000000) -
+			       300LL * hzs[i];
+		int64_t off = (int64_t)(jiffies - (uint64_t)want);
 
+		if (jiffies <= UINT32_MAX)	/* a 32-bit kernel's jiffies wraps */
+			off = (int32_t)(uint32_t)off;
 		if (off < 0)
 			off = -off;
 		if (best < 0 || off < best) {
@@ -40,7 +43,7 @@ struct bm_tick bm_tick_parse(const char *text)
 			hz = hzs[i];
 		}
 	}
-	if (best > 10.0 * hz)	/* not one of them, or a jiffies that says nothing */
+	if (best > 10LL * hz)	/* not one of them, or a jiffies that says nothing */
 		return t;
 	t.ns = (1000000000ULL + hz / 2) / hz;
 	t.at = last_tick;

@@ -60,6 +60,7 @@ struct bm_disk_stats {
 	struct bm_starts {
 		uint64_t t[8];
 		unsigned first, n;
+		unsigned requeued;	/* flushes requeued, to be issued again */
 	} flush_starts, preflush_starts;
 	struct bm_inflight_time {
 		unsigned inflight;

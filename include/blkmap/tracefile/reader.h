@@ -21,11 +21,12 @@ const struct bm_cpu_data *bm_trace_cpu(const struct bm_trace *trace, int cpu);
 /* The event parser, loaded with the file's own formats and cmdlines. */
 struct tep_handle *bm_trace_tep(const struct bm_trace *trace);
 /*
- * The same, to print events through: the plugins learn commands from the
+ * The same, to print events through, with libtraceevent's plugins loaded
+ * (unless bm_trace_plugins(false)): the plugins learn commands from the
  * events they print (sched_switch's), so it is not kept for another file.
  */
 struct tep_handle *bm_trace_tep_printing(struct bm_trace *trace);
-/* Load libtraceevent's plugins into the files opened from now on (default), or not. */
+/* Load libtraceevent's plugins for printing (default), or not. */
 void bm_trace_plugins(bool on);
 
 #endif

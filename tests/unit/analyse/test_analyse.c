@@ -148,6 +148,26 @@ START_TEST(time_in_queue_has_flushes_and_flush_sequences)
 }
 END_TEST
 
+/*
+ * A flush requeued (the device was busy) is issued again: it started at its
+ * first issue, and the next flush is not counted from a stale start.
+ */
+START_TEST(a_requeued_flush_starts_at_its_first_issue)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+
+	event(a, BM_EV_RQ_ISSUE, 10 * US, 0, 0, "FF");
+	event(a, BM_EV_RQ_REQUEUE, 12 * US, 0, 0, "FF");
+	event(a, BM_EV_RQ_ISSUE, 20 * US, 0, 0, "FF");
+	event(a, BM_EV_RQ_COMPLETE, 30 * US, UINT64_MAX, 0, "FF");	/* 20 */
+	event(a, BM_EV_RQ_ISSUE, 40 * US, 0, 0, "FF");
+	event(a, BM_EV_RQ_COMPLETE, 45 * US, UINT64_MAX, 0, "FF");	/* 5 */
+	bm_analysis_finish(a);
+	ck_assert(fabs(find(a, DISK)->queue_ns - 25.0 * US) < 1);
+	bm_analysis_free(a);
+}
+END_TEST
+
 START_TEST(partition_io_is_counted_for_the_partition_and_its_disk)
 {
 	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
@@ -932,6 +952,7 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, request_latencies_match_a_hand_computation);
 	tcase_add_test(tc, time_in_queue_runs_from_each_request_s_start);
 	tcase_add_test(tc, time_in_queue_has_flushes_and_flush_sequences);
+	tcase_add_test(tc, a_requeued_flush_starts_at_its_first_issue);
 	tcase_add_test(tc, partition_io_is_counted_for_the_partition_and_its_disk);
 	tcase_add_test(tc, a_merged_bio_ends_with_its_request);
 	tcase_add_test(tc, an_analysis_without_io_has_empty_tables);

@@ -156,6 +156,10 @@ START_TEST(the_kernel_s_tick_is_read_from_its_timer_list)
 	t = bm_tick_parse("now at 5000000000 nsecs\n  .last_tick      : 4999000000 nsecs\n"
 			  "jiffies: 4294672296\n");
 	ck_assert_uint_eq(t.ns, 1000000);
+	/* A 32-bit kernel's jiffies, wrapped past 2^32 five minutes after boot */
+	t = bm_tick_parse("now at 10461947096860 nsecs\n  .last_tick      : 10461804000000 nsecs\n"
+			  "jiffies: 2540420\n");
+	ck_assert_uint_eq(t.ns, 4000000);
 	t = bm_tick_parse("now at 5000000000 nsecs\n  .last_tick      : 4999000000 nsecs\n"
 			  "jiffies: 12\n");
 	ck_assert_uint_eq(t.ns, 0);	/* says no HZ */
