@@ -1,11 +1,6 @@
 # Recorded fixtures read in every view and format, without privileges; damaged
 # files are refused with the offset of the problem, never a crash.
-set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BLKMAP=${BLKMAP:-$top/blkmap}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "# $*"; }
+. "$(dirname "$0")/lib.sh"
 . "$top/tests/lib/labels.sh"
 
 command -v python3 >/dev/null || fail "python3 is needed to parse CSV and JSON (scripts/install-deps)"

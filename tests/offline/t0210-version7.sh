@@ -3,12 +3,7 @@
 # zstd, or not): every view reads exactly as the version 6 original does, and
 # damaged version 7 files are refused with the offset of the problem, but a
 # chunk that does not decompress costs only its own events.
-set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BLKMAP=${BLKMAP:-$top/blkmap}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "# $*"; }
+. "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || fail "trace-cmd is needed to write version 7 files (scripts/install-deps)"
 command -v python3 >/dev/null || fail "python3 is needed to damage files (scripts/install-deps)"

@@ -4,14 +4,9 @@
 # (and, for a remap, its source's), in every recording of tests/data and in a
 # compressed version 7 one.
 # sanitized: no (KernelShark cannot load ASan code)
-set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BLKMAP=${BLKMAP:-$top/blkmap}
+. "$(dirname "$0")/lib.sh"
 PLUGIN=${PLUGIN:-$top/build/kernelshark/plugin-blkmap.so}
 KS_LABELS=${KS_LABELS:-$top/build/tests/kernelshark/ks-labels}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "# $*"; }
 
 if [ "${SANITIZED:-}" = 1 ]; then
 	echo "SKIP: the sanitized build has no KernelShark plugin (KernelShark cannot load ASan code); the normal build's check tests it"

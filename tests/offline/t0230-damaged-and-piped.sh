@@ -4,12 +4,7 @@
 # marks the incarnations the gap may touch. A recording read from standard
 # input ("-"), a pipe or a FIFO reads as the file does, and leaves no copy
 # behind.
-set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BLKMAP=${BLKMAP:-$top/blkmap}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "# $*"; }
+. "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || fail "trace-cmd is needed to find a CPU's pages (scripts/install-deps)"
 f=$top/tests/data/vm61-module.dat

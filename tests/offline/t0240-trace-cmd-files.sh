@@ -4,13 +4,9 @@
 # as `trace-cmd report -t`, in the same order, with the same times, CPUs
 # and pids, and prints them as trace-cmd does (its plugins, trace_printk's
 # formats, markers' addresses, whole kernel stacks).
-set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BLKMAP=${BLKMAP:-$top/blkmap}
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || fail "trace-cmd is needed to compare with (scripts/install-deps)"
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 mkdir "$T/bin"
 ln -s "$BLKMAP" "$T/bin/blkmap"
 PATH=$T/bin:$PATH python3 "$top/tests/lib/compare_tracecmd.py" "$top"/tests/data/real/*.dat >"$T/out" ||

@@ -1,9 +1,5 @@
 # statedump lists what /sys/dev/block has, each device under its name.
-set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BLKMAP=${BLKMAP:-$top/blkmap}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 [ -d /sys/dev/block ] || { echo "no /sys/dev/block"; exit 77; }
 for link in /sys/dev/block/*:*; do

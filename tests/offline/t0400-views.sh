@@ -2,12 +2,7 @@
 # I/O has a row under its name, the views agree with each other, and the plot
 # is well-formed SVG that names each incarnation and marks its add and removal;
 # a recording's gaps are shaded on the plot and mark the rows they touch.
-set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BLKMAP=${BLKMAP:-$top/blkmap}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "# $*"; }
+. "$(dirname "$0")/lib.sh"
 . "$top/tests/lib/labels.sh"
 rec=$top/tests/data/vm61-module.dat
 log=$top/tests/data/vm61-module.writes

@@ -1,11 +1,7 @@
 # report --jobs: every view, every format, the same bytes (and the same
 # warnings) whatever the number of threads, on the fixtures and on a
 # recording large enough for many batches on every CPU.
-set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BLKMAP=${BLKMAP:-$top/blkmap}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 [ -x "${MKBIG:-}" ] || fail "MKBIG must name bench/mkbig (make check builds it and sets it)"
 
 "$MKBIG" "$top/tests/data/vm61-module.dat" "$T/many.dat" 1000 >/dev/null ||

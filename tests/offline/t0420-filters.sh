@@ -3,12 +3,7 @@
 # of the trace clock) and times from the recording's start; filters that
 # cannot mean anything are refused, never read as "everything" or "nothing";
 # --plot never replaces what is not a plot.
-set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BLKMAP=${BLKMAP:-$top/blkmap}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "# $*"; }
+. "$(dirname "$0")/lib.sh"
 rec=$top/tests/data/vm61-module.dat
 
 # refused EXIT PATTERN ARGS...: the report exits EXIT and says PATTERN.
