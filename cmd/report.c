@@ -9,6 +9,7 @@
 
 #include "blkmap/map/feed.h"
 #include "blkmap/report/report.h"
+#include "blkmap/report/schema.h"
 #include "blkmap/tracefile/reader.h"
 
 #include "cmd.h"
@@ -31,7 +32,7 @@ static char doc[] =
 
 enum {
 	OPT_MAP = 256, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
-	OPT_DISK, OPT_DEV, OPT_PLOT,
+	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA,
 };
 
 /* Above this, more threads than a report can use: a typo, not a machine. */
@@ -50,6 +51,9 @@ static struct argp_option options[] = {
 	  "Also draw throughput and latency over time per disk into FILE (.svg or .html)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", 'f', "FORMAT", 0, "text, csv or json", 2 },
+	{ "schema", OPT_SCHEMA, "VIEW", OPTION_ARG_OPTIONAL,
+	  "Print the keys of every view's CSV and JSON (or of VIEW: events, map, conflicts, "
+	  "disks, latency, top, stack, interval) as JSON Lines, and read no recording", 2 },
 	{ "explain", OPT_EXPLAIN, NULL, 0,
 	  "Say how each name was obtained and when it was valid (events, text)", 2 },
 	{ "no-plugins", 'N', NULL, 0,
@@ -71,6 +75,8 @@ struct args {
 	struct bm_report_opts opts;
 	const char *file;
 	bool view_set;
+	bool schema;
+	const char *schema_view;	/* NULL: every view */
 };
 
 /*
@@ -197,6 +203,13 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_EXPLAIN:
 		a->opts.explain = true;
 		break;
+	case OPT_SCHEMA:
+		if (arg && !bm_schema_find(arg))
+			argp_error(state, "--schema takes a view: events, map, conflicts, disks, "
+				   "latency, top, stack or interval, not '%s'", arg);
+		a->schema = true;
+		a->schema_view = arg;
+		break;
 	case 'j': {
 		char *end;
 		long n;
@@ -240,6 +253,14 @@ int cmd_report(int argc, char **argv)
 	struct args a = { .file = NULL };
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	if (a.schema) {
+		bm_schema_print(stdout, a.schema_view);
+		if (fflush(stdout) || ferror(stdout)) {
+			say("cannot write the schema: %s", strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
 	if (!a.file)
 		a.file = "blkmap.dat";
 	if (a.opts.plot && !a.view_set)

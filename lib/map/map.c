@@ -673,6 +673,7 @@ void bm_map_finish(struct bm_map *m, uint64_t first, uint64_t last)
 			/* "Since the recording began" is the first timestamp. */
 			if (s->from.known && s->from.lo < first)
 				s->from.lo = min64(first, s->from.hi);
+			s->nth = j + 1;
 			m->sorted[m->nsorted++] = s;
 		}
 	}
@@ -870,4 +871,10 @@ bool bm_span_named(const struct bm_span *s, const char *name)
 		if (!strcmp(s->dm_names[i].name, name))
 			return true;
 	return false;
+}
+
+const char *bm_span_key(const struct bm_span *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u:%u#%u", BM_MAJOR(s->dev), BM_MINOR(s->dev), s->nth);
+	return buf;
 }

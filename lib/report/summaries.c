@@ -7,6 +7,7 @@
 #include <event-parse.h>
 
 #include "blkmap/map/map.h"
+#include "blkmap/report/schema.h"
 #include "blkmap/report/summaries.h"
 
 static const char *name_of(const struct bm_disk_stats *d)
@@ -64,104 +65,148 @@ struct latency {
 
 static const double percentiles[] = { 50, 90, 99, 99.9 };
 
+/* Text that is there: an empty one is absent (null). */
+static void row_text(struct bm_row *r, const char *key, const char *s)
+{
+	if (s && s[0])
+		bm_row_str(r, key, s);
+}
+
+/* The keys every per-incarnation row has: incarnation, from_ns, to_ns. */
+static void row_span(struct bm_row *r, const struct bm_span *s)
+{
+	char key[40];
+
+	if (!s)
+		return;
+	bm_row_str(r, "incarnation", bm_span_key(s, key, sizeof(key)));
+	if (s->from.known)
+		bm_row_u64(r, "from_ns", s->from.hi);
+	if (s->to.known)
+		bm_row_u64(r, "to_ns", s->to.hi);
+}
+
+/* The incarnation in text: its key, and when it came and went ("-": outside the recording). */
+static const char *span_key(const struct bm_span *s, char *buf, size_t size)
+{
+	return s ? bm_span_key(s, buf, size) : "?";
+}
+
+static const char *bound_time(const struct bm_span *s, bool from, char *buf, size_t size)
+{
+	const struct bm_bound *b = s ? (from ? &s->from : &s->to) : NULL;
+
+	if (!b || !b->known)
+		return "-";
+	return bm_ts_str(b->hi, buf, size);
+}
+
+static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
+{
+	static const char *const pct_keys[2][4] = {
+		{ "q2c_p50_us", "q2c_p90_us", "q2c_p99_us", "q2c_p999_us" },
+		{ "d2c_p50_us", "d2c_p90_us", "d2c_p99_us", "d2c_p999_us" },
+	};
+	static const char *const keys[2][3] = { { "q2c_count", "q2c_avg_us", "q2c_max_us" },
+						{ "d2c_count", "d2c_avg_us", "d2c_max_us" } };
+	const struct bm_hist *lat[2] = { &d->q2c, &d->d2c };
+	uint64_t ios = d->reads + d->writes, bytes = d->read_bytes + d->write_bytes;
+	char dev[16];
+	int j, k;
+
+	if (d->span) {
+		bm_row_str(r, "name", d->span->name);
+		row_text(r, "parent", d->span->parent);
+		row_text(r, "dm", d->span->dm);
+		if (d->span->diskseq)
+			bm_row_u64(r, "diskseq", d->span->diskseq);
+		row_text(r, "serial", d->span->serial);
+		bm_row_str(r, "kind", kind_of(d));
+	}
+	row_span(r, d->span);
+	bm_row_str(r, "dev", bm_dev_str(d->dev, dev, sizeof(dev)));
+	bm_row_u64(r, "reads", d->reads);
+	bm_row_u64(r, "writes", d->writes);
+	bm_row_u64(r, "read_bytes", d->read_bytes);
+	bm_row_u64(r, "write_bytes", d->write_bytes);
+	bm_row_str(r, "basis", model_of(d));
+	bm_row_u64(r, "window_from_ns", d->life_from);
+	bm_row_u64(r, "window_to_ns", d->life_to);
+	bm_row_num(r, "seconds", seconds(d));
+	bm_row_num(r, "read_iops", per_second(d->reads, d));
+	bm_row_num(r, "write_iops", per_second(d->writes, d));
+	bm_row_num(r, "read_bytes_per_s", per_second(d->read_bytes, d));
+	bm_row_num(r, "write_bytes_per_s", per_second(d->write_bytes, d));
+	bm_row_num(r, "avg_request_bytes", ios ? (double)bytes / ios : 0);
+	bm_row_num(r, "queue_depth", seconds(d) > 0 ? d->depth_ns / (seconds(d) * 1e9) : 0);
+	bm_row_num(r, "aqu_sz", seconds(d) > 0 ? d->queue_ns / (seconds(d) * 1e9) : 0);
+	bm_row_num(r, "util_pct", seconds(d) > 0 ? 100.0 * d->busy_ns / (seconds(d) * 1e9) : 0);
+	for (j = 0; j < 2; j++) {
+		const struct bm_hist *h = lat[j];
+
+		bm_row_u64(r, keys[j][0], h->count);
+		if (!h->count)
+			continue;
+		bm_row_num(r, keys[j][1], us(h->sum / h->count));
+		for (k = 0; k < 4; k++)
+			bm_row_num(r, pct_keys[j][k], us(bm_hist_percentile(h, percentiles[k])));
+		bm_row_num(r, keys[j][2], us(h->max));
+	}
+	bm_row_u64(r, "others", d->others);
+	bm_row_bool(r, "events_lost", d->events_lost);
+	bm_row_end(r);
+}
+
+static void disks_text(FILE *out, const struct bm_disk_stats *d)
+{
+	struct latency lat[2] = { { "q2c", &d->q2c }, { "d2c", &d->d2c } };
+	const struct latency *l = d->d2c.count ? &lat[1] : &lat[0];
+	uint64_t ios = d->reads + d->writes, bytes = d->read_bytes + d->write_bytes;
+	double depth = seconds(d) > 0 ? d->depth_ns / (seconds(d) * 1e9) : 0;
+	double aqu = seconds(d) > 0 ? d->queue_ns / (seconds(d) * 1e9) : 0;
+	double util = seconds(d) > 0 ? 100.0 * d->busy_ns / (seconds(d) * 1e9) : 0;
+	char key[40], name[200], shown[204], from[32], to[32];
+
+	snprintf(shown, sizeof(shown), "%s%s", shown_name(d, name, sizeof(name)),
+		 d->events_lost ? "*" : "");
+	fprintf(out, "%-14s %-10s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f %8.1f "
+		"%8.1f %6.2f %6.2f %6.1f %9.1f %9.1f %9.1f %4s %-15s %s\n",
+		shown, span_key(d->span, key, sizeof(key)), model_of(d), d->reads, d->writes,
+		d->read_bytes / 1024.0, d->write_bytes / 1024.0, per_second(ios, d),
+		per_second(bytes, d) / 1024, depth, aqu, util,
+		l->h->count ? us(l->h->sum / l->h->count) : 0,
+		us(bm_hist_percentile(l->h, 99)), us(l->h->max),
+		l->h->count ? l->name : "-", bound_time(d->span, true, from, sizeof(from)),
+		bound_time(d->span, false, to, sizeof(to)));
+}
+
 void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a)
 {
 	const struct bm_disk_stats *const *disks;
-	size_t i, j, k, n = bm_analysis_disks(a, &disks), lost = 0;
+	size_t i, n = bm_analysis_disks(a, &disks), lost = 0;
+	struct bm_row *r = NULL;
 
-	if (format == BM_FORMAT_CSV)
-		fputs("name,dev,reads,writes,read_bytes,write_bytes,kind,parent,basis,from_ns,to_ns,"
-		      "seconds,read_iops,write_iops,read_bytes_per_s,write_bytes_per_s,"
-		      "avg_request_bytes,queue_depth,aqu_sz,util_pct,"
-		      "q2c_count,q2c_avg_us,q2c_p50_us,q2c_p90_us,q2c_p99_us,q2c_p999_us,q2c_max_us,"
-		      "d2c_count,d2c_avg_us,d2c_p50_us,d2c_p90_us,d2c_p99_us,d2c_p999_us,d2c_max_us,"
-		      "others,events_lost\n", out);
-	else if (format == BM_FORMAT_TEXT)
-		fprintf(out, "%-14s %-8s %-7s %8s %8s %10s %10s %8s %8s %6s %6s %6s %9s %9s %9s %9s\n",
-			"NAME", "DEV", "BASIS", "READS", "WRITES", "READ_KB", "WRITE_KB", "IOPS",
-			"KB/S", "DEPTH", "AQU-SZ", "UTIL%", "LAT_AVG", "LAT_P99", "LAT_MAX", "LAT");
-	for (i = 0; i < n; i++) {
-		const struct bm_disk_stats *d = disks[i];
-		struct latency lat[2] = { { "q2c", &d->q2c }, { "d2c", &d->d2c } };
-		uint64_t ios = d->reads + d->writes, bytes = d->read_bytes + d->write_bytes;
-		double depth = seconds(d) > 0 ? d->depth_ns / (seconds(d) * 1e9) : 0;
-		double aqu = seconds(d) > 0 ? d->queue_ns / (seconds(d) * 1e9) : 0;
-		double util = seconds(d) > 0 ? 100.0 * d->busy_ns / (seconds(d) * 1e9) : 0;
-		char dev[16], name[200], shown[204];
-
-		bm_dev_str(d->dev, dev, sizeof(dev));
-		lost += d->events_lost;
-		if (format == BM_FORMAT_TEXT) {
-			const struct latency *l = d->d2c.count ? &lat[1] : &lat[0];
-
-			snprintf(shown, sizeof(shown), "%s%s", shown_name(d, name, sizeof(name)),
-				 d->events_lost ? "*" : "");
-			fprintf(out, "%-14s %-8s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f %8.1f "
-				"%8.1f %6.2f %6.2f %6.1f %9.1f %9.1f %9.1f %9s\n",
-				shown, dev, model_of(d), d->reads, d->writes,
-				d->read_bytes / 1024.0, d->write_bytes / 1024.0, per_second(ios, d),
-				per_second(bytes, d) / 1024, depth, aqu, util,
-				l->h->count ? us(l->h->sum / l->h->count) : 0,
-				us(bm_hist_percentile(l->h, 99)), us(l->h->max),
-				l->h->count ? l->name : "-");
-			continue;
-		}
-		if (format == BM_FORMAT_CSV) {
-			bm_csv_str(out, name_of(d));
-			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,", dev,
-				d->reads, d->writes, d->read_bytes, d->write_bytes, kind_of(d));
-			bm_csv_str(out, d->span ? d->span->parent : "");
-			fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.3f,%.3f,%.1f,%.1f,%.1f,%.3f,%.3f,"
-				"%.2f", model_of(d), d->life_from, d->life_to, seconds(d),
-				per_second(d->reads, d), per_second(d->writes, d),
-				per_second(d->read_bytes, d), per_second(d->write_bytes, d),
-				ios ? (double)bytes / ios : 0, depth, aqu, util);
-			for (j = 0; j < 2; j++) {
-				const struct bm_hist *h = lat[j].h;
-
-				if (!h->count) {
-					fputs(",0,,,,,,", out);
-					continue;
-				}
-				fprintf(out, ",%" PRIu64 ",%.3f", h->count, us(h->sum / h->count));
-				for (k = 0; k < 4; k++)
-					fprintf(out, ",%.3f", us(bm_hist_percentile(h, percentiles[k])));
-				fprintf(out, ",%.3f", us(h->max));
-			}
-			fprintf(out, ",%" PRIu64 ",%s\n", d->others, d->events_lost ? "yes" : "");
-			continue;
-		}
-		fputs("{\"name\":", out);
-		bm_json_str(out, name_of(d));
-		fprintf(out, ",\"dev\":\"%s\",\"reads\":%" PRIu64 ",\"writes\":%" PRIu64
-			",\"read_bytes\":%" PRIu64 ",\"write_bytes\":%" PRIu64 ",\"kind\":\"%s\","
-			"\"parent\":", dev, d->reads, d->writes, d->read_bytes, d->write_bytes,
-			kind_of(d));
-		bm_json_str(out, d->span ? d->span->parent : "");
-		fprintf(out, ",\"basis\":\"%s\",\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64
-			",\"seconds\":%.6f,\"read_iops\":%.3f,\"write_iops\":%.3f,"
-			"\"read_bytes_per_s\":%.1f,\"write_bytes_per_s\":%.1f,"
-			"\"avg_request_bytes\":%.1f,\"queue_depth\":%.3f,\"aqu_sz\":%.3f,"
-			"\"util_pct\":%.2f", model_of(d), d->life_from, d->life_to, seconds(d),
-			per_second(d->reads, d), per_second(d->writes, d), per_second(d->read_bytes, d),
-			per_second(d->write_bytes, d), ios ? (double)bytes / ios : 0, depth, aqu, util);
-		for (j = 0; j < 2; j++) {
-			const struct bm_hist *h = lat[j].h;
-
-			fprintf(out, ",\"%s\":", lat[j].name);
-			if (!h->count) {
-				fputs("null", out);
-				continue;
-			}
-			fprintf(out, "{\"count\":%" PRIu64 ",\"avg_us\":%.3f,\"p50_us\":%.3f,"
-				"\"p90_us\":%.3f,\"p99_us\":%.3f,\"p999_us\":%.3f,\"max_us\":%.3f}",
-				h->count, us(h->sum / h->count), us(bm_hist_percentile(h, 50)),
-				us(bm_hist_percentile(h, 90)), us(bm_hist_percentile(h, 99)),
-				us(bm_hist_percentile(h, 99.9)), us(h->max));
-		}
-		fprintf(out, ",\"others\":%" PRIu64 ",\"events_lost\":%s}\n", d->others,
-			d->events_lost ? "true" : "false");
+	if (format != BM_FORMAT_TEXT) {
+		r = malloc(sizeof(*r));
+		if (!r)
+			return;
+		bm_row_start(r, out, format, bm_schema_find("disks"));
 	}
+	if (format == BM_FORMAT_CSV)
+		bm_schema_csv_header(out, r->schema);
+	else if (format == BM_FORMAT_TEXT)
+		fprintf(out, "%-14s %-10s %-7s %8s %8s %10s %10s %8s %8s %6s %6s %6s %9s %9s %9s %4s "
+			"%-15s %s\n", "NAME", "DEV#N", "BASIS", "READS", "WRITES", "READ_KB",
+			"WRITE_KB", "IOPS", "KB/S", "DEPTH", "AQU-SZ", "UTIL%", "LAT_AVG", "LAT_P99",
+			"LAT_MAX", "LAT", "ADDED", "REMOVED");
+	for (i = 0; i < n; i++) {
+		lost += disks[i]->events_lost;
+		if (r)
+			disks_row(r, disks[i]);
+		else
+			disks_text(out, disks[i]);
+	}
+	free(r);
 	if (format == BM_FORMAT_TEXT && lost)
 		fputs("* events were lost while it existed: its figures may lack some I/O\n", out);
 	if (format == BM_FORMAT_TEXT && bm_analysis_stack(a, &(const struct bm_stack_row *){ 0 })) {

@@ -71,7 +71,7 @@ loss=$top/tests/data/host-loss.dat
 	fail "the plot of host-loss.dat does not show its two gaps"
 "$BLKMAP" report --disks -f csv "$loss" 2>/dev/null >"$T/loss.csv"
 el=$(csv_col "$T/loss.csv" events_lost)
-[ "$(awk -F, -v e="$el" 'NR > 1 {print $e}' "$T/loss.csv")" = yes ] ||
+[ "$(awk -F, -v e="$el" 'NR > 1 {print $e}' "$T/loss.csv")" = true ] ||
 	fail "--disks does not mark loop0 of host-loss.dat: $(cat "$T/loss.csv")"
 "$BLKMAP" report --disks "$loss" 2>/dev/null | grep -q '^loop0\* ' ||
 	fail "--disks text does not mark loop0 of host-loss.dat"

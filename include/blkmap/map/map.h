@@ -48,6 +48,7 @@ struct bm_span {
 	uint64_t diskseq;	/* 0 if unknown */
 	uint64_t size;		/* sectors, 0 if unknown */
 	struct bm_bound from, to;
+	unsigned nth;		/* which incarnation of its number, from 1 (bm_map_finish) */
 	uint64_t seen;		/* latest time the device certainly existed */
 	uint64_t removed_before;	/* internal: its removal precedes this (0: not known) */
 };
@@ -133,6 +134,12 @@ struct bm_conflict {
 size_t bm_map_conflicts(const struct bm_map *map, const struct bm_conflict **list);
 
 const char *bm_label_basis_name(enum bm_label_basis basis);
+
+/*
+ * @s's key, stable within a recording: "MAJ:MIN#N", its number and which
+ * incarnation of that number it is, counted from 1 in time order.
+ */
+const char *bm_span_key(const struct bm_span *s, char *buf, size_t size);
 
 /*
  * @s's device-mapper name at @ts ("" for other devices): the newest name
