@@ -31,7 +31,7 @@ static char doc[] =
 	"'guess' when several could and the nearest was taken, 'unknown' when none fits.";
 
 enum {
-	OPT_MAP = 256, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
+	OPT_MAP = 256, OPT_CONFLICTS, OPT_NO_HEADER, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
 	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA,
 };
 
@@ -41,6 +41,8 @@ enum {
 static struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Views (default: the events):", 1 },
 	{ "map", OPT_MAP, NULL, 0, "When each device number carried which name", 1 },
+	{ "conflicts", OPT_CONFLICTS, NULL, 0,
+	  "Where the map's sources disagreed (in text, --map prints them too)", 1 },
 	{ "disks", OPT_DISKS, NULL, 0,
 	  "Per disk and partition incarnation: I/O, rates, depth, utilisation, latency", 1 },
 	{ "latency", OPT_LATENCY, NULL, 0, "Per incarnation: a log2 latency histogram", 1 },
@@ -51,6 +53,7 @@ static struct argp_option options[] = {
 	  "Also draw throughput and latency over time per disk into FILE (.svg or .html)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", 'f', "FORMAT", 0, "text, csv or json", 2 },
+	{ "no-header", OPT_NO_HEADER, NULL, 0, "CSV without its header row", 2 },
 	{ "schema", OPT_SCHEMA, "VIEW", OPTION_ARG_OPTIONAL,
 	  "Print the keys of every view's CSV and JSON (or of VIEW: events, map, conflicts, "
 	  "disks, latency, top, stack, interval) as JSON Lines, and read no recording", 2 },
@@ -140,7 +143,8 @@ static void set_view(struct argp_state *state, enum bm_view view)
 	struct args *a = state->input;
 
 	if (a->view_set && a->opts.view != view)
-		argp_error(state, "one view at a time: --map, --disks, --latency, --top or --stack");
+		argp_error(state, "one view at a time: --map, --conflicts, --disks, --latency, --top or "
+			   "--stack");
 	a->opts.view = view;
 	a->view_set = true;
 }
@@ -159,6 +163,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MAP:
 		set_view(state, BM_VIEW_MAP);
+		break;
+	case OPT_CONFLICTS:
+		set_view(state, BM_VIEW_CONFLICTS);
+		break;
+	case OPT_NO_HEADER:
+		a->opts.no_header = true;
 		break;
 	case OPT_DISKS:
 		set_view(state, BM_VIEW_DISKS);

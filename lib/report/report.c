@@ -323,7 +323,8 @@ static int list_events(struct report *r)
 {
 	struct tep_handle *tep = bm_trace_tep_printing(r->trace);
 
-	r->listing = bm_events_view_start(r->out, r->opts->format, r->opts->explain, r->dec);
+	r->listing = bm_events_view_start(r->out, r->opts->format, r->opts->explain,
+					  r->opts->no_header, r->dec);
 	if (!r->listing) {
 		bm_error_errno("cannot list the events of '%s'", bm_trace_path(r->trace));
 		return -1;
@@ -512,7 +513,12 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	case BM_VIEW_MAP:
 		bm_view_map(out, opts->format, r.map, &(struct bm_map_view_opts){
 			.disk = opts->disk, .dev = opts->dev, .since = r.since, .until = r.until,
-			.losses = r.pass.losses, .nlosses = r.pass.nlosses });
+			.losses = r.pass.losses, .nlosses = r.pass.nlosses,
+			.no_header = opts->no_header });
+		break;
+	case BM_VIEW_CONFLICTS:
+		bm_view_conflicts(out, opts->format, r.map, &(struct bm_map_view_opts){
+			.no_header = opts->no_header });
 		break;
 	case BM_VIEW_EVENTS:
 		if (list_events(&r) < 0)

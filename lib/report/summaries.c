@@ -215,65 +215,89 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 	}
 }
 
+/* A view's rows, or NULL for text (and on no memory, with nothing written). */
+static struct bm_row *rows_start(FILE *out, enum bm_output_format format, const char *view,
+				 bool header)
+{
+	struct bm_row *r;
+
+	if (format == BM_FORMAT_TEXT)
+		return NULL;
+	r = malloc(sizeof(*r));
+	if (!r)
+		return NULL;
+	bm_row_start(r, out, format, bm_schema_find(view));
+	if (format == BM_FORMAT_CSV && header)
+		bm_schema_csv_header(out, r->schema);
+	return r;
+}
+
+static void stack_row(struct bm_row *r, const struct bm_stack_row *s)
+{
+	char dev[16], key[40];
+
+	if (s->lower->span)
+		bm_row_str(r, "name", s->lower->span->name);
+	row_span(r, s->lower->span);
+	bm_row_str(r, "dev", bm_dev_str(s->lower->dev, dev, sizeof(dev)));
+	if (s->upper->span) {
+		bm_row_str(r, "via", s->upper->span->name);
+		row_text(r, "via_dm", s->upper->span->dm);
+		bm_row_str(r, "via_incarnation", bm_span_key(s->upper->span, key, sizeof(key)));
+	}
+	bm_row_str(r, "via_dev", bm_dev_str(s->upper->dev, dev, sizeof(dev)));
+	bm_row_u64(r, "reads", s->reads);
+	bm_row_u64(r, "writes", s->writes);
+	bm_row_u64(r, "read_bytes", s->read_bytes);
+	bm_row_u64(r, "write_bytes", s->write_bytes);
+	bm_row_end(r);
+}
+
 void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a)
 {
 	const struct bm_stack_row *rows;
 	size_t i, n = bm_analysis_stack(a, &rows);
+	struct bm_row *row = rows_start(out, format, "stack", true);
 
-	if (format == BM_FORMAT_CSV)
-		fputs("name,dev,via,via_dev,via_dm,reads,writes,read_bytes,write_bytes\n", out);
-	else if (format == BM_FORMAT_TEXT)
-		fprintf(out, "%-14s %-8s %-24s %-8s %8s %8s %10s %10s\n", "NAME", "DEV", "VIA",
-			"VIA_DEV", "READS", "WRITES", "READ_KB", "WRITE_KB");
+	if (format == BM_FORMAT_TEXT)
+		fprintf(out, "%-14s %-10s %-24s %-10s %8s %8s %10s %10s\n", "NAME", "DEV#N", "VIA",
+			"VIA_DEV#N", "READS", "WRITES", "READ_KB", "WRITE_KB");
+	else if (!row)
+		return;
 	for (i = 0; i < n; i++) {
 		const struct bm_stack_row *r = &rows[i];
-		const char *dm = r->upper->span ? r->upper->span->dm : "";
-		char dev[16], via_dev[16], lower[200], upper[200];
+		char dev[40], via_dev[40], lower[200], upper[200];
 
-		bm_dev_str(r->lower->dev, dev, sizeof(dev));
-		bm_dev_str(r->upper->dev, via_dev, sizeof(via_dev));
-		if (format == BM_FORMAT_TEXT) {
-			fprintf(out, "%-14s %-8s %-24s %-8s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
-				shown_name(r->lower, lower, sizeof(lower)), dev,
-				shown_name(r->upper, upper, sizeof(upper)), via_dev, r->reads,
-				r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
-		} else if (format == BM_FORMAT_CSV) {
-			bm_csv_str(out, name_of(r->lower));
-			fprintf(out, ",%s,", dev);
-			bm_csv_str(out, name_of(r->upper));
-			fprintf(out, ",%s,", via_dev);
-			bm_csv_str(out, dm);
-			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r->reads,
-				r->writes, r->read_bytes, r->write_bytes);
-		} else {
-			fputs("{\"name\":", out);
-			bm_json_str(out, name_of(r->lower));
-			fprintf(out, ",\"dev\":\"%s\",\"via\":", dev);
-			bm_json_str(out, name_of(r->upper));
-			fprintf(out, ",\"via_dev\":\"%s\",\"via_dm\":", via_dev);
-			bm_json_str(out, dm);
-			fprintf(out, ",\"reads\":%" PRIu64 ",\"writes\":%" PRIu64 ",\"read_bytes\":%"
-				PRIu64 ",\"write_bytes\":%" PRIu64 "}\n", r->reads, r->writes,
-				r->read_bytes, r->write_bytes);
+		if (row) {
+			stack_row(row, r);
+			continue;
 		}
+		fprintf(out, "%-14s %-10s %-24s %-10s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
+			shown_name(r->lower, lower, sizeof(lower)),
+			span_key(r->lower->span, dev, sizeof(dev)),
+			shown_name(r->upper, upper, sizeof(upper)),
+			span_key(r->upper->span, via_dev, sizeof(via_dev)), r->reads, r->writes,
+			r->read_bytes / 1024.0, r->write_bytes / 1024.0);
 	}
+	free(row);
 }
 
 void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks);
+	struct bm_row *row = rows_start(out, format, "latency", true);
 	int k;
 
-	if (format == BM_FORMAT_CSV)
-		fputs("name,dev,latency,from_us,to_us,count\n", out);
+	if (format != BM_FORMAT_TEXT && !row)
+		return;
 	for (i = 0; i < n; i++) {
 		const struct bm_disk_stats *d = disks[i];
 		const struct bm_hist *h = d->d2c.count ? &d->d2c : &d->q2c;
 		const char *which = d->d2c.count ? "d2c" : "q2c";
 		uint64_t buckets[64], most = 0;
 		int last = -1;
-		char dev[16];
+		char dev[16], key[40], from[32], to[32];
 
 		if (!h->count)
 			continue;
@@ -285,38 +309,57 @@ void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_an
 			if (buckets[k] > most)
 				most = buckets[k];
 		}
-		if (format == BM_FORMAT_TEXT)
-			fprintf(out, "\n%s (%s), %s latency (%s):\n%20s : %-8s %s\n",
-				d->span ? name_of(d) : "?", dev, which,
+		if (!row)
+			fprintf(out, "\n%s (%s, added %s, removed %s), %s latency (%s):\n"
+				"%20s : %-8s %s\n", d->span ? name_of(d) : "?",
+				span_key(d->span, key, sizeof(key)),
+				bound_time(d->span, true, from, sizeof(from)),
+				bound_time(d->span, false, to, sizeof(to)), which,
 				d->d2c.count ? "issue to complete" : "queue to complete",
 				"usecs", "count", "distribution");
 		for (k = 0; k <= last; k++) {
 			uint64_t lo = k ? 1ULL << k : 0, hi = (2ULL << k) - 1;
+			char range[48], bar[41];
+			int w = most ? (int)(40 * buckets[k] / most) : 0;
 
-			if (format == BM_FORMAT_TEXT) {
-				char range[48], bar[41];
-				int w = most ? (int)(40 * buckets[k] / most) : 0;
-
-				memset(bar, '*', w);
-				bar[w] = '\0';
-				snprintf(range, sizeof(range), "%" PRIu64 " -> %" PRIu64, lo, hi);
-				fprintf(out, "%20s : %-8" PRIu64 " |%-40s|\n", range, buckets[k], bar);
-			} else if (format == BM_FORMAT_CSV) {
-				bm_csv_str(out, name_of(d));
-				fprintf(out, ",%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", dev, which,
-					lo, hi, buckets[k]);
+			if (row) {
+				if (d->span)
+					bm_row_str(row, "name", d->span->name);
+				row_span(row, d->span);
+				bm_row_str(row, "dev", dev);
+				bm_row_str(row, "latency", which);
+				bm_row_u64(row, "from_us", lo);
+				bm_row_u64(row, "to_us", hi);
+				bm_row_u64(row, "count", buckets[k]);
+				bm_row_end(row);
+				continue;
 			}
-		}
-		if (format == BM_FORMAT_JSON) {
-			fputs("{\"name\":", out);
-			bm_json_str(out, name_of(d));
-			fprintf(out, ",\"dev\":\"%s\",\"latency\":\"%s\",\"buckets\":[", dev, which);
-			for (k = 0; k <= last; k++)
-				fprintf(out, "%s{\"from_us\":%llu,\"to_us\":%llu,\"count\":%" PRIu64 "}",
-					k ? "," : "", k ? 1ULL << k : 0ULL, (2ULL << k) - 1, buckets[k]);
-			fputs("]}\n", out);
+			memset(bar, '*', w);
+			bar[w] = '\0';
+			snprintf(range, sizeof(range), "%" PRIu64 " -> %" PRIu64, lo, hi);
+			fprintf(out, "%20s : %-8" PRIu64 " |%-40s|\n", range, buckets[k], bar);
 		}
 	}
+	free(row);
+}
+
+static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *comm)
+{
+	char dev[16];
+
+	if (r->disk->span) {
+		bm_row_str(row, "name", r->disk->span->name);
+		row_text(row, "dm", r->disk->span->dm);
+	}
+	row_span(row, r->disk->span);
+	bm_row_str(row, "dev", bm_dev_str(r->disk->dev, dev, sizeof(dev)));
+	bm_row_int(row, "pid", r->pid);
+	bm_row_str(row, "comm", comm);
+	bm_row_u64(row, "reads", r->reads);
+	bm_row_u64(row, "writes", r->writes);
+	bm_row_u64(row, "read_bytes", r->read_bytes);
+	bm_row_u64(row, "write_bytes", r->write_bytes);
+	bm_row_end(row);
 }
 
 void bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
@@ -324,38 +367,28 @@ void bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analys
 {
 	const struct bm_top_row *rows;
 	size_t i, n = bm_analysis_top(a, &rows);
+	struct bm_row *row = rows_start(out, format, "top", true);
 
-	if (format == BM_FORMAT_CSV)
-		fputs("name,dev,pid,comm,reads,writes,read_bytes,write_bytes\n", out);
-	else if (format == BM_FORMAT_TEXT)
-		fprintf(out, "%-14s %-8s %7s %-16s %8s %8s %10s %10s\n", "NAME", "DEV", "PID",
+	if (format == BM_FORMAT_TEXT)
+		fprintf(out, "%-14s %-10s %7s %-16s %8s %8s %10s %10s\n", "NAME", "DEV#N", "PID",
 			"COMM", "READS", "WRITES", "READ_KB", "WRITE_KB");
+	else if (!row)
+		return;
 	for (i = 0; i < n; i++) {
 		const struct bm_top_row *r = &rows[i];
 		const char *comm = r->pid ? tep_data_comm_from_pid(tep, r->pid) : "<idle>";
-		char dev[16], shown[200];
+		char key[40], shown[200];
 
-		bm_dev_str(r->disk->dev, dev, sizeof(dev));
-		if (format == BM_FORMAT_TEXT) {
-			fprintf(out, "%-14s %-8s %7d %-16s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
-				shown_name(r->disk, shown, sizeof(shown)), dev, r->pid, comm, r->reads,
-				r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
-		} else if (format == BM_FORMAT_CSV) {
-			bm_csv_str(out, name_of(r->disk));
-			fprintf(out, ",%s,%d,", dev, r->pid);
-			bm_csv_str(out, comm);
-			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r->reads,
-				r->writes, r->read_bytes, r->write_bytes);
-		} else {
-			fputs("{\"name\":", out);
-			bm_json_str(out, name_of(r->disk));
-			fprintf(out, ",\"dev\":\"%s\",\"pid\":%d,\"comm\":", dev, r->pid);
-			bm_json_str(out, comm);
-			fprintf(out, ",\"reads\":%" PRIu64 ",\"writes\":%" PRIu64 ",\"read_bytes\":%"
-				PRIu64 ",\"write_bytes\":%" PRIu64 "}\n", r->reads, r->writes,
-				r->read_bytes, r->write_bytes);
+		if (row) {
+			top_row(row, r, comm);
+			continue;
 		}
+		fprintf(out, "%-14s %-10s %7d %-16s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
+			shown_name(r->disk, shown, sizeof(shown)),
+			span_key(r->disk->span, key, sizeof(key)), r->pid, comm, r->reads,
+			r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
 	}
+	free(row);
 }
 
 /* ---- blkmap top: one interval ---- */
@@ -449,23 +482,65 @@ static double ms(uint64_t ns)
 	return ns / 1e6;
 }
 
+static void interval_row(struct bm_row *row, const struct interval_row *r,
+			 const struct bm_interval_opts *o)
+{
+	static const char *const keys[2][3] = { { "q2c_p50_us", "q2c_p99_us", "q2c_max_us" },
+						{ "d2c_p50_us", "d2c_p99_us", "d2c_max_us" } };
+	const struct bm_disk_stats *d = r->d;
+	double secs = d ? seconds(d) : 0;
+	uint64_t ios = d ? d->reads + d->writes : 0;
+	uint64_t bytes = d ? d->read_bytes + d->write_bytes : 0;
+	char dev[16];
+	int j;
+
+	bm_row_u64(row, "time_ns", o->until);
+	bm_row_num(row, "interval_s", (o->until - o->since) / 1e9);
+	if (r->span) {
+		bm_row_str(row, "name", r->span->name);
+		row_text(row, "dm", r->span->dm);
+	}
+	row_span(row, r->span);
+	bm_row_str(row, "dev", bm_dev_str(r->dev, dev, sizeof(dev)));
+	row_text(row, "state", state_of(r));
+	bm_row_u64(row, "reads", d ? d->reads : 0);
+	bm_row_u64(row, "writes", d ? d->writes : 0);
+	bm_row_num(row, "r_s", d ? per_second(d->reads, d) : 0);
+	bm_row_num(row, "w_s", d ? per_second(d->writes, d) : 0);
+	bm_row_num(row, "rkb_s", d ? per_second(d->read_bytes, d) / 1024 : 0);
+	bm_row_num(row, "wkb_s", d ? per_second(d->write_bytes, d) / 1024 : 0);
+	bm_row_num(row, "areq_kb", ios ? bytes / 1024.0 / ios : 0);
+	bm_row_num(row, "aqu_sz", secs > 0 ? d->queue_ns / (secs * 1e9) : 0);
+	bm_row_num(row, "util_pct", secs > 0 ? 100.0 * d->busy_ns / (secs * 1e9) : 0);
+	for (j = 0; d && j < 2; j++) {
+		const struct bm_hist *h = j ? &d->d2c : &d->q2c;
+
+		if (!h->count)
+			continue;
+		bm_row_num(row, keys[j][0], us(bm_hist_percentile(h, 50)));
+		bm_row_num(row, keys[j][1], us(bm_hist_percentile(h, 99)));
+		bm_row_num(row, keys[j][2], us(h->max));
+	}
+	bm_row_end(row);
+}
+
 void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		      const struct bm_map *map, const struct bm_interval_opts *o)
 {
 	static const struct bm_hist none;
-	double interval = (o->until - o->since) / 1e9;
 	struct interval_row *rows;
+	struct bm_row *row = rows_start(out, format, "interval", o->header);
 	size_t i, n;
 	int j;
 
-	rows = interval_rows(a, map, o, &n);
-	if (!rows)
+	if (format != BM_FORMAT_TEXT && !row)
 		return;
-	if (format == BM_FORMAT_CSV && o->header)
-		fputs("time_ns,interval_s,name,dm,dev,state,reads,writes,r_s,w_s,rkb_s,wkb_s,"
-		      "areq_kb,aqu_sz,util_pct,q2c_p50_us,q2c_p99_us,q2c_max_us,"
-		      "d2c_p50_us,d2c_p99_us,d2c_max_us\n", out);
-	else if (format == BM_FORMAT_TEXT && o->header)
+	rows = interval_rows(a, map, o, &n);
+	if (!rows) {
+		free(row);
+		return;
+	}
+	if (format == BM_FORMAT_TEXT && o->header)
 		fprintf(out, "%-20s %-8s %8s %8s %9s %9s %7s %6s %5s %8s %8s %8s %8s %8s %8s\n",
 			"NAME", "DEV", "r/s", "w/s", "rkB/s", "wkB/s", "areq-kB", "aqu-sz", "%util",
 			"Q2C-p50", "p99", "max", "D2C-p50", "p99", "max");
@@ -484,66 +559,27 @@ void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_a
 		double util = secs > 0 ? 100.0 * d->busy_ns / (secs * 1e9) : 0;
 		char dev[16], name[200];
 
+		if (row) {
+			interval_row(row, r, o);
+			continue;
+		}
 		bm_dev_str(r->dev, dev, sizeof(dev));
 		snprintf(name, sizeof(name), "%s%s%s%s%s", r->span ? r->span->name : "?",
 			 r->span && r->span->dm[0] ? " [" : "", r->span ? r->span->dm : "",
 			 r->span && r->span->dm[0] ? "]" : "",
 			 r->gone ? " (gone)" : r->born ? " (new)" : "");
-		if (format == BM_FORMAT_TEXT) {
-			fprintf(out, "%-20s %-8s %8.1f %8.1f %9.1f %9.1f %7.1f %6.2f %5.1f", name,
-				dev, v[0], v[1], v[2], v[3], v[4], v[5], util);
-			for (j = 0; j < 2; j++) {
-				if (!lat[j]->count) {
-					fprintf(out, " %8s %8s %8s", "-", "-", "-");
-					continue;
-				}
-				fprintf(out, " %8.3f %8.3f %8.3f", ms(bm_hist_percentile(lat[j], 50)),
-					ms(bm_hist_percentile(lat[j], 99)), ms(lat[j]->max));
-			}
-			putc('\n', out);
-			continue;
-		}
-		if (format == BM_FORMAT_CSV) {
-			fprintf(out, "%" PRIu64 ",%.3f,", o->until, interval);
-			bm_csv_str(out, r->span ? r->span->name : "");
-			putc(',', out);
-			bm_csv_str(out, r->span ? r->span->dm : "");
-			fprintf(out, ",%s,%s,%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%.1f,%.1f,%.2f,%.1f",
-				dev, state_of(r), d ? d->reads : 0, d ? d->writes : 0, v[0], v[1],
-				v[2], v[3], v[4], v[5], util);
-			for (j = 0; j < 2; j++) {
-				if (!lat[j]->count) {
-					fputs(",,,", out);
-					continue;
-				}
-				fprintf(out, ",%.3f,%.3f,%.3f", us(bm_hist_percentile(lat[j], 50)),
-					us(bm_hist_percentile(lat[j], 99)), us(lat[j]->max));
-			}
-			putc('\n', out);
-			continue;
-		}
-		fprintf(out, "{\"time_ns\":%" PRIu64 ",\"interval_s\":%.3f,\"name\":", o->until,
-			interval);
-		bm_json_str(out, r->span ? r->span->name : "");
-		fputs(",\"dm\":", out);
-		bm_json_str(out, r->span ? r->span->dm : "");
-		fprintf(out, ",\"dev\":\"%s\",\"state\":\"%s\",\"reads\":%" PRIu64 ",\"writes\":%"
-			PRIu64 ",\"r_s\":%.1f,\"w_s\":%.1f,\"rkb_s\":%.1f,\"wkb_s\":%.1f,"
-			"\"areq_kb\":%.1f,\"aqu_sz\":%.2f,\"util_pct\":%.1f", dev, state_of(r),
-			d ? d->reads : 0, d ? d->writes : 0, v[0], v[1], v[2], v[3], v[4], v[5], util);
+		fprintf(out, "%-20s %-8s %8.1f %8.1f %9.1f %9.1f %7.1f %6.2f %5.1f", name,
+			dev, v[0], v[1], v[2], v[3], v[4], v[5], util);
 		for (j = 0; j < 2; j++) {
-			const char *k = j ? "d2c" : "q2c";
-
 			if (!lat[j]->count) {
-				fprintf(out, ",\"%s_p50_us\":null,\"%s_p99_us\":null,\"%s_max_us\":null",
-					k, k, k);
+				fprintf(out, " %8s %8s %8s", "-", "-", "-");
 				continue;
 			}
-			fprintf(out, ",\"%s_p50_us\":%.3f,\"%s_p99_us\":%.3f,\"%s_max_us\":%.3f", k,
-				us(bm_hist_percentile(lat[j], 50)), k, us(bm_hist_percentile(lat[j], 99)),
-				k, us(lat[j]->max));
+			fprintf(out, " %8.3f %8.3f %8.3f", ms(bm_hist_percentile(lat[j], 50)),
+				ms(bm_hist_percentile(lat[j], 99)), ms(lat[j]->max));
 		}
-		fputs("}\n", out);
+		putc('\n', out);
 	}
 	free(rows);
+	free(row);
 }

@@ -18,6 +18,7 @@
 enum bm_view {
 	BM_VIEW_EVENTS,
 	BM_VIEW_MAP,
+	BM_VIEW_CONFLICTS,	/* the map's conflicts between sources */
 	BM_VIEW_DISKS,		/* per incarnation: counts, rates, depth, latency */
 	BM_VIEW_LATENCY,	/* per incarnation: log2 latency histograms */
 	BM_VIEW_TOP,		/* per incarnation and process */
@@ -37,8 +38,9 @@ struct bm_report_opts {
 	const char *disk;
 	uint32_t dev;
 	const char *plot;	/* write an SVG or HTML picture here */
-	/* BM_VIEW_INTERVAL: without the column names; the order of the rows. */
+	/* CSV (and blkmap top's text) without the column names. */
 	bool no_header;
+	/* BM_VIEW_INTERVAL: the order of the rows. */
 	int sort;		/* enum bm_interval_sort */
 	/* Threads to read with, the caller's included; 0 or 1: the caller's alone. */
 	int jobs;
