@@ -32,7 +32,7 @@ static char doc[] =
 
 enum {
 	OPT_MAP = 256, OPT_CONFLICTS, OPT_NO_HEADER, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
-	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA,
+	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP,
 };
 
 /* Above this, more threads than a report can use: a typo, not a machine. */
@@ -54,6 +54,8 @@ static struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", 'f', "FORMAT", 0, "text, csv or json", 2 },
 	{ "no-header", OPT_NO_HEADER, NULL, 0, "CSV without its header row", 2 },
+	{ "quiet", 'q', NULL, 0, "Print only errors on standard error: no warnings, no progress",
+	  2 },
 	{ "schema", OPT_SCHEMA, "VIEW", OPTION_ARG_OPTIONAL,
 	  "Print the keys of every view's CSV and JSON (or of VIEW: events, map, conflicts, "
 	  "disks, latency, top, stack, interval) as JSON Lines, and read no recording", 2 },
@@ -65,8 +67,17 @@ static struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Filters, on every view:", 3 },
 	{ "since", OPT_SINCE, "TIME", 0, "Only from TIME on", 3 },
 	{ "until", OPT_UNTIL, "TIME", 0, "Only up to TIME", 3 },
-	{ "disk", OPT_DISK, "NAME", 0, "Only the disk or partition NAME, whenever it existed", 3 },
-	{ "dev", OPT_DEV, "MAJ:MIN", 0, "Only the device number MAJ:MIN", 3 },
+	{ "disk", OPT_DISK, "NAME", 0,
+	  "Only the disk or partition NAME, whenever it existed (again: or that one too)", 3 },
+	{ "dev", OPT_DEV, "MAJ:MIN", 0, "Only the device number MAJ:MIN (again: or that one too)",
+	  3 },
+	{ "pid", OPT_PID, "PID", 0, "Only the events (or --top rows) of process PID (again: or "
+	  "that one too)", 3 },
+	{ "comm", OPT_COMM, "COMMAND", 0, "Only the events (or --top rows) of processes named "
+	  "COMMAND (again: or that one too)", 3 },
+	{ "op", OPT_OP, "OP", 0, "Only the block events that are a read, write, flush or discard "
+	  "(again: or that one too)", 3 },
+	{ NULL, 'h', NULL, 0, "Describe the options (as --help)", -1 },
 	{ NULL, 0, NULL, 0, "Speed:", 4 },
 	{ "jobs", 'j', "N", 0,
 	  "Read the CPUs' pages with N threads (default: one per online CPU); the output "
@@ -79,6 +90,7 @@ struct args {
 	const char *file;
 	bool view_set;
 	bool schema;
+	bool quiet;
 	const char *schema_view;	/* NULL: every view */
 };
 
@@ -138,6 +150,13 @@ static int parse_time(const char *arg, uint64_t *ns, bool *relative)
 	return 0;
 }
 
+/* A filter given more often than a report keeps. */
+static void room(struct argp_state *state, unsigned n, const char *option)
+{
+	if (n >= BM_FILTER_MAX)
+		argp_error(state, "at most %d %s filters", BM_FILTER_MAX, option);
+}
+
 static void set_view(struct argp_state *state, enum bm_view view)
 {
 	struct args *a = state->input;
@@ -166,6 +185,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_CONFLICTS:
 		set_view(state, BM_VIEW_CONFLICTS);
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case 'q':
+		a->quiet = true;
 		break;
 	case OPT_NO_HEADER:
 		a->opts.no_header = true;
@@ -199,16 +224,42 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	}
 	case OPT_DISK:
-		if (a->opts.disk)
-			argp_error(state, "one --disk at a time ('%s' and '%s')", a->opts.disk, arg);
-		a->opts.disk = arg;
+		room(state, a->opts.devices.nnames, "--disk");
+		a->opts.devices.names[a->opts.devices.nnames++] = arg;
 		break;
-	case OPT_DEV:
-		if (a->opts.dev)
-			argp_error(state, "one --dev at a time");
-		if (bm_parse_dev(arg, &a->opts.dev) < 0 || !a->opts.dev)
+	case OPT_DEV: {
+		uint32_t dev;
+
+		room(state, a->opts.devices.ndevs, "--dev");
+		if (bm_parse_dev(arg, &dev) < 0 || !dev)
 			argp_error(state, "--dev takes a block device's MAJ:MIN (major below 4096, "
 				   "minor below 1048576, not 0:0), not '%s'", arg);
+		a->opts.devices.devs[a->opts.devices.ndevs++] = dev;
+		break;
+	}
+	case OPT_PID: {
+		char *end;
+		long pid;
+
+		room(state, a->opts.npids, "--pid");
+		errno = 0;
+		pid = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || !(*arg >= '0' && *arg <= '9') || pid > INT32_MAX)
+			argp_error(state, "--pid takes a process id (0 for the idle task), not '%s'",
+				   arg);
+		a->opts.pids[a->opts.npids++] = pid;
+		break;
+	}
+	case OPT_COMM:
+		room(state, a->opts.ncomms, "--comm");
+		if (!arg[0])
+			argp_error(state, "--comm takes a command name, not ''");
+		a->opts.comms[a->opts.ncomms++] = arg;
+		break;
+	case OPT_OP:
+		if (!bm_ops_parse(arg))
+			argp_error(state, "--op takes read, write, flush or discard, not '%s'", arg);
+		a->opts.ops |= bm_ops_parse(arg);
 		break;
 	case OPT_EXPLAIN:
 		a->opts.explain = true;
@@ -275,6 +326,12 @@ int cmd_report(int argc, char **argv)
 		a.file = "blkmap.dat";
 	if (a.opts.plot && !a.view_set)
 		a.opts.view = BM_VIEW_NONE;
+	if ((a.opts.npids || a.opts.ncomms || a.opts.ops) && a.opts.view != BM_VIEW_EVENTS &&
+	    !(a.opts.view == BM_VIEW_TOP && !a.opts.ops)) {
+		say("--pid, --comm and --op filter the events, and --pid and --comm --top's rows: "
+		    "not the other views, whose figures are the devices' whole");
+		return 64;
+	}
 	if (a.opts.plot && !strcmp(a.opts.plot, "-") && a.view_set) {
 		say("--plot=- writes the plot to standard output: give no other view with it");
 		return 1;
@@ -284,8 +341,9 @@ int cmd_report(int argc, char **argv)
 
 		a.opts.jobs = online < 1 ? 1 : online > MAX_JOBS ? MAX_JOBS : online;
 	}
-	a.opts.warn = warn;
-	if (isatty(STDERR_FILENO))
+	if (!a.quiet)
+		a.opts.warn = warn;
+	if (isatty(STDERR_FILENO) && !a.quiet)
 		a.opts.progress = progress;
 	if (bm_report(a.file, &a.opts, stdout) < 0) {
 		if (a.opts.progress)
@@ -294,7 +352,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (a.opts.progress)
 		fputs("\r\033[K", stderr);
-	if (a.opts.plot)
+	if (a.opts.plot && !a.quiet)
 		say("wrote %s", a.opts.plot);
 	return 0;
 }

@@ -878,3 +878,18 @@ const char *bm_span_key(const struct bm_span *s, char *buf, size_t size)
 	snprintf(buf, size, "%u:%u#%u", BM_MAJOR(s->dev), BM_MINOR(s->dev), s->nth);
 	return buf;
 }
+
+bool bm_span_filter_match(const struct bm_span_filter *f, const struct bm_span *s, uint32_t dev)
+{
+	bool ok = !f || !f->nnames;
+	unsigned i;
+
+	for (i = 0; s && !ok && i < f->nnames; i++)
+		ok = bm_span_named(s, f->names[i]);
+	if (!ok || !f || !f->ndevs)
+		return ok;
+	for (i = 0; i < f->ndevs; i++)
+		if (f->devs[i] == dev)
+			return true;
+	return false;
+}

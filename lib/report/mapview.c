@@ -33,9 +33,7 @@ static bool span_wanted(const struct map_view *v, const struct bm_span *s)
 {
 	const struct bm_map_view_opts *o = v->opts;
 
-	if (o->disk && !bm_span_named(s, o->disk))
-		return false;
-	if (o->dev && s->dev != o->dev)
+	if (!bm_span_filter_match(o->filter, s, s->dev))
 		return false;
 	return (!s->from.known || s->from.lo <= o->until) && (!s->to.known || s->to.hi >= o->since);
 }

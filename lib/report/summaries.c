@@ -362,33 +362,38 @@ static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *
 	bm_row_end(row);
 }
 
-void bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		 struct tep_handle *tep)
+size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   struct tep_handle *tep, bool (*wanted)(int pid, const char *comm, void *ctx),
+		   void *ctx)
 {
 	const struct bm_top_row *rows;
-	size_t i, n = bm_analysis_top(a, &rows);
+	size_t i, n = bm_analysis_top(a, &rows), shown = 0;
 	struct bm_row *row = rows_start(out, format, "top", true);
 
 	if (format == BM_FORMAT_TEXT)
 		fprintf(out, "%-14s %-10s %7s %-16s %8s %8s %10s %10s\n", "NAME", "DEV#N", "PID",
 			"COMM", "READS", "WRITES", "READ_KB", "WRITE_KB");
 	else if (!row)
-		return;
+		return 0;
 	for (i = 0; i < n; i++) {
 		const struct bm_top_row *r = &rows[i];
 		const char *comm = r->pid ? tep_data_comm_from_pid(tep, r->pid) : "<idle>";
-		char key[40], shown[200];
+		char key[40], name[200];
 
+		if (wanted && !wanted(r->pid, comm, ctx))
+			continue;
+		shown++;
 		if (row) {
 			top_row(row, r, comm);
 			continue;
 		}
 		fprintf(out, "%-14s %-10s %7d %-16s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
-			shown_name(r->disk, shown, sizeof(shown)),
+			shown_name(r->disk, name, sizeof(name)),
 			span_key(r->disk->span, key, sizeof(key)), r->pid, comm, r->reads,
 			r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
 	}
 	free(row);
+	return shown;
 }
 
 /* ---- blkmap top: one interval ---- */
@@ -456,7 +461,7 @@ static struct interval_row *interval_rows(const struct bm_analysis *a, const str
 		bool born = s->from.known && s->from.hi >= o->since && s->from.lo <= o->until;
 		bool gone = s->to.known && s->to.lo >= o->since && s->to.lo <= o->until;
 
-		if (o->disk && !bm_span_named(s, o->disk))
+		if (!bm_span_filter_match(o->filter, s, s->dev))
 			continue;
 		for (j = 0; j < n && rows[j].span != s; j++)
 			;

@@ -149,4 +149,24 @@ const char *bm_span_dm_at(const struct bm_span *s, uint64_t ts);
 /* Is @name @s's kernel name or one of its device-mapper names? */
 bool bm_span_named(const struct bm_span *s, const char *name);
 
+/*
+ * Which incarnations a report keeps: those with any of @names (kernel or
+ * device-mapper names) and any of @devs; a list left empty keeps all.
+ */
+#define BM_FILTER_MAX	32
+struct bm_span_filter {
+	const char *names[BM_FILTER_MAX];
+	unsigned nnames;
+	uint32_t devs[BM_FILTER_MAX];
+	unsigned ndevs;
+};
+
+/* Does the incarnation @s of number @dev (@s NULL: none fits) pass @f? */
+bool bm_span_filter_match(const struct bm_span_filter *f, const struct bm_span *s, uint32_t dev);
+
+static inline bool bm_span_filter_set(const struct bm_span_filter *f)
+{
+	return f && (f->nnames || f->ndevs);
+}
+
 #endif

@@ -15,8 +15,7 @@ struct bm_bound;
 struct bm_map;
 
 struct bm_map_view_opts {
-	const char *disk;		/* only incarnations of this name (NULL: all) */
-	uint32_t dev;			/* only this device number (0: all) */
+	const struct bm_span_filter *filter;	/* only these incarnations (NULL: all) */
 	uint64_t since, until;		/* only incarnations alive in this window */
 	const struct bm_loss *losses;	/* the recording's gaps, to flag incarnations near one */
 	size_t nlosses;

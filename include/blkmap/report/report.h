@@ -12,8 +12,24 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "blkmap/map/map.h"
 #include "blkmap/report/output.h"
 #include "blkmap/util/tell.h"
+
+/* Operations, as --op names them, from a block event's RWBS. */
+enum {
+	BM_OPS_READ = 1 << 0,		/* R */
+	BM_OPS_WRITE = 1 << 1,		/* W */
+	BM_OPS_FLUSH = 1 << 2,		/* F: a flush, a preflush or FUA */
+	BM_OPS_DISCARD = 1 << 3,	/* D */
+};
+
+/* The BM_OPS_* bits of @rwbs. */
+unsigned bm_rwbs_ops(const char *rwbs);
+/* "read", "write", "flush", "discard": the bit, or 0. */
+unsigned bm_ops_parse(const char *name);
+/* The names of @ops, joined with ", ", into @buf. */
+const char *bm_ops_str(unsigned ops, char *buf, size_t size);
 
 enum bm_view {
 	BM_VIEW_EVENTS,
@@ -31,12 +47,16 @@ struct bm_report_opts {
 	enum bm_view view;
 	enum bm_output_format format;
 	bool explain;		/* say how each label was obtained */
-	/* Filters: a time window, a disk name, a device number (0: none). */
+	/* Filters: a time window, disk names and numbers, processes, operations. */
 	uint64_t since, until;	/* ns, if set */
 	bool since_set, until_set;
 	bool since_relative, until_relative;	/* from the recording's start */
-	const char *disk;
-	uint32_t dev;
+	struct bm_span_filter devices;
+	int pids[BM_FILTER_MAX];
+	unsigned npids;
+	const char *comms[BM_FILTER_MAX];
+	unsigned ncomms;
+	unsigned ops;		/* BM_OPS_* bits; 0: every operation */
 	const char *plot;	/* write an SVG or HTML picture here */
 	/* CSV (and blkmap top's text) without the column names. */
 	bool no_header;

@@ -18,8 +18,10 @@ struct bm_map;
 
 void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
 void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
-void bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		 struct tep_handle *tep);
+/* Rows of the processes @wanted says (NULL: all); the rows written. */
+size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   struct tep_handle *tep, bool (*wanted)(int pid, const char *comm, void *ctx),
+		   void *ctx);
 /* Per lower incarnation, the I/O that came down to it from each upper one (dm, md, partition). */
 void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
 
@@ -30,7 +32,7 @@ struct bm_interval_opts {
 	uint64_t since, until;	/* the interval */
 	bool header;		/* print the column names (text, CSV) */
 	enum bm_interval_sort sort;	/* by number, or the most first */
-	const char *disk;	/* only incarnations of this name (or dm name) */
+	const struct bm_span_filter *filter;	/* only these incarnations (NULL: all) */
 };
 
 /*
