@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blkmap/map/feed.h"
@@ -32,7 +33,7 @@ static char doc[] =
 
 enum {
 	OPT_MAP = 256, OPT_CONFLICTS, OPT_NO_HEADER, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
-	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP,
+	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP, OPT_TIME,
 };
 
 /* Above this, more threads than a report can use: a typo, not a machine. */
@@ -53,6 +54,8 @@ static struct argp_option options[] = {
 	  "Also draw throughput and latency over time per disk into FILE (.svg or .html)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", 'f', "FORMAT", 0, "text, csv or json", 2 },
+	{ "time", OPT_TIME, "CLOCK", 0, "Print times (text) as abs: seconds of the trace clock "
+	  "(default); rel: from the recording's start; wall: the wall clock, ISO 8601", 2 },
 	{ "no-header", OPT_NO_HEADER, NULL, 0, "CSV without its header row", 2 },
 	{ "quiet", 'q', NULL, 0, "Print only errors on standard error: no warnings, no progress",
 	  2 },
@@ -95,13 +98,54 @@ struct args {
 };
 
 /*
+ * A wall-clock time as --time=wall prints it: ISO 8601, 2026-12-01T21:03:32,
+ * a fraction of up to 9 digits, then Z, +HH:MM, -HH:MM or nothing (local
+ * time). Nanoseconds since the epoch, or -1.
+ */
+static int parse_wall(const char *arg, uint64_t *ns)
+{
+	struct tm tm = { 0 };
+	const char *p = strptime(arg, "%Y-%m-%dT%H:%M:%S", &tm);
+	uint64_t frac = 0;
+	int digits = 0, oh, om, n = 0;
+	time_t t;
+
+	if (!p || arg[0] < '0' || arg[0] > '9')
+		return -1;
+	if (*p == '.' || *p == ',') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+			if (digits < 9)
+				frac = frac * 10 + (*p - '0');
+		if (!digits)
+			return -1;
+		for (; digits < 9; digits++)
+			frac *= 10;
+	}
+	if (*p == 'Z' && !p[1]) {
+		t = timegm(&tm);
+	} else if ((*p == '+' || *p == '-') && sscanf(p + 1, "%2d:%2d%n", &oh, &om, &n) == 2 &&
+		   !p[1 + n] && oh < 24 && om < 60) {
+		t = timegm(&tm) - (*p == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+	} else if (!*p) {
+		tm.tm_isdst = -1;
+		t = mktime(&tm);
+	} else {
+		return -1;
+	}
+	if (t < 0 || (uint64_t)t > (UINT64_C(1) << 63) / 1000000000)
+		return -1;
+	*ns = (uint64_t)t * 1000000000 + frac;
+	return 0;
+}
+
+/*
  * A time as the output prints it, absolute on the trace clock: seconds
  * ("775.917350", the text) or nanoseconds ("775917350123ns", CSV and
  * JSON); or from the recording's start: "+2.5", "2.5s", "250ms", "40us".
  * Decimal digits and one point only (no sign but "+", exponent, hex,
  * inf or nan), and at most 2^63 ns; -1 otherwise.
  */
-static int parse_time(const char *arg, uint64_t *ns, bool *relative)
+static int parse_time(const char *arg, uint64_t *ns, bool *relative, bool *wall)
 {
 	static const struct {
 		const char *suffix;
@@ -112,6 +156,11 @@ static int parse_time(const char *arg, uint64_t *ns, bool *relative)
 	unsigned i, frac = 0, places;
 	bool point = false, digits = false;
 
+	*wall = strchr(arg, 'T') && !parse_wall(arg, ns);
+	if (*wall) {
+		*relative = false;
+		return 0;
+	}
 	*relative = *p == '+';
 	p += *relative;
 	for (end = p; (*end >= '0' && *end <= '9') || *end == '.'; end++)
@@ -192,6 +241,16 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'q':
 		a->quiet = true;
 		break;
+	case OPT_TIME:
+		if (!strcmp(arg, "abs"))
+			a->opts.time = BM_TIME_ABS;
+		else if (!strcmp(arg, "rel"))
+			a->opts.time = BM_TIME_REL;
+		else if (!strcmp(arg, "wall"))
+			a->opts.time = BM_TIME_WALL;
+		else
+			argp_error(state, "--time takes abs, rel or wall, not '%s'", arg);
+		break;
 	case OPT_NO_HEADER:
 		a->opts.no_header = true;
 		break;
@@ -215,11 +274,13 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		bool since = key == OPT_SINCE;
 
 		if (parse_time(arg, since ? &a->opts.since : &a->opts.until,
-			       since ? &a->opts.since_relative : &a->opts.until_relative) < 0)
+			       since ? &a->opts.since_relative : &a->opts.until_relative,
+			       since ? &a->opts.since_wall : &a->opts.until_wall) < 0)
 			argp_error(state, "--%s takes a time of the trace clock as the report prints "
-				   "it (775.917350 or 775917350123ns) or one from the recording's "
-				   "start (+2.5, 2.5s, 250ms, 40us), not '%s'", since ? "since" : "until",
-				   arg);
+				   "it (775.917350 or 775917350123ns), one from the recording's "
+				   "start (+2.5, 2.5s, 250ms, 40us) or a wall-clock time as "
+				   "--time=wall prints it (2026-12-01T21:03:32.5+01:00), not '%s'",
+				   since ? "since" : "until", arg);
 		*(since ? &a->opts.since_set : &a->opts.until_set) = true;
 		break;
 	}

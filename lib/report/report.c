@@ -597,6 +597,38 @@ refused:
 	return -1;
 }
 
+/* A time of the wall clock (ns since the epoch) on the trace clock; 0 if before it began. */
+static uint64_t from_wall(struct report *r, uint64_t wall)
+{
+	int64_t d = (int64_t)(wall - r->pass.wall_ns);
+
+	return d < 0 && (uint64_t)-d > r->pass.mono_ns ? 0 : r->pass.mono_ns + d;
+}
+
+/*
+ * How text prints times (--time), and the wall clock that --time=wall and
+ * wall-clock --since/--until need: refused where the recording has none.
+ */
+static int show_times(struct report *r)
+{
+	const struct bm_report_opts *o = r->opts;
+	const char *clock = bm_trace_get_meta(r->trace)->clock;
+	bool wall = r->pass.wall_ns && r->pass.mono_ns && clock && !strcmp(clock, "mono");
+
+	if ((o->time == BM_TIME_WALL || (o->since_set && o->since_wall) ||
+	     (o->until_set && o->until_wall)) && !wall) {
+		bm_error("'%s' holds no wall-clock time (its record-begin marker has none: recorded "
+			 "by an older blkmap or another tool): --time=wall and wall-clock --since and "
+			 "--until cannot be placed; use --time=abs or --time=rel",
+			 bm_trace_path(r->trace));
+		errno = EINVAL;
+		return -1;
+	}
+	bm_time_show(&(struct bm_timefmt){ .mode = o->time, .first = r->pass.first,
+					   .wall_ns = r->pass.wall_ns, .mono_ns = r->pass.mono_ns });
+	return 0;
+}
+
 /*
  * The window of interest, from the filters, within the recording. Events
  * are looked at within a flight recording's window of them only: before
@@ -608,8 +640,10 @@ static int window(struct report *r)
 	uint64_t first = r->pass.first, last = r->pass.last;
 	char a[32], b[32], since[32], until[32];
 
-	r->since = !o->since_set ? first : o->since_relative ? first + o->since : o->since;
-	r->until = !o->until_set ? last : o->until_relative ? first + o->until : o->until;
+	r->since = !o->since_set ? first : o->since_relative ? first + o->since :
+		   o->since_wall ? from_wall(r, o->since) : o->since;
+	r->until = !o->until_set ? last : o->until_relative ? first + o->until :
+		   o->until_wall ? from_wall(r, o->until) : o->until;
 	/* An empty window is a mistake (a time pasted from another recording): say why. */
 	if (o->view != BM_VIEW_INTERVAL && r->pass.events &&
 	    (r->since > r->until || r->since > last || r->until < first)) {
@@ -618,7 +652,7 @@ static int window(struct report *r)
 		bm_ts_str(r->since, since, sizeof(since));
 		bm_ts_str(r->until, until, sizeof(until));
 		bm_error("the window from %s to %s holds nothing of '%s': %s; the recording runs "
-			 "from %s to %s (seconds of its clock; +S for seconds from its start)", since,
+			 "from %s to %s (as --time prints; +S for seconds from its start)", since,
 			 until, bm_trace_path(r->trace), r->since > last || r->until < first ?
 			 "it lies outside the recording" : "it ends before it starts", a, b);
 		errno = EINVAL;
@@ -662,6 +696,8 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 				       .jobs = opts->jobs };
 	r.map = bm_map_build(r.stream, r.dec, &r.pass);
 	if (!r.map || check_device_filter(&r) < 0)
+		goto out;
+	if (show_times(&r) < 0)
 		goto out;
 	report_missing_map(&r);
 	report_loss(&r);
@@ -717,6 +753,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	}
 	ret = 0;
 out:
+	bm_time_show(NULL);
 	bm_events_view_free(r.listing);
 	free(r.pass.losses);
 	bm_analysis_free(r.analysis);

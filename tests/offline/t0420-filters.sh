@@ -37,6 +37,20 @@ for off in +0.25 0.25s 250ms 250000us; do
 done
 note "pasted seconds and nanoseconds, and +S, Ss, ms, us offsets, select what they say"
 
+# --time=rel prints seconds from the start, which --since takes back as printed;
+# the views' times follow it; a recording without a wall clock refuses --time=wall.
+"$BLKMAP" report --time=rel "$rec" 2>/dev/null >"$T/rel"
+[ "$(awk 'NR == 1 {print $1}' "$T/rel")" = "+0.000000000" ] || fail "--time=rel starts at $(head -c 40 "$T/rel")"
+t=$(awk 'NR == 40 {print $1}' "$T/rel")
+"$BLKMAP" report --time=rel --since "$t" "$rec" 2>/dev/null | head -n 1 | awk '{print $1}' >"$T/first"
+[ "$(cat "$T/first")" = "$t" ] || fail "--since $t (pasted from --time=rel) starts at $(cat "$T/first")"
+"$BLKMAP" report --disks --time=rel "$rec" 2>/dev/null | grep -q '^zram1 .* +0\.[0-9]\{9\} *+0\.[0-9]\{9\}$' ||
+	fail "--disks --time=rel does not print zram1's times from the start"
+refused 1 "holds no wall-clock time .*use --time=abs or --time=rel" --time=wall
+refused 1 "holds no wall-clock time" --since 2026-12-01T21:00:00Z
+refused 64 "time takes abs, rel or wall" --time=utc
+note "--time=rel printed and pasted back; --time=wall refused without a wall clock"
+
 # What cannot mean a time.
 for bad in nan inf -1 0x10 1e3 1.2.3 "" +-1 2.5m; do
 	refused 64 "takes a time of the trace clock" --since "$bad"
