@@ -60,23 +60,26 @@ static void map_text(const struct map_view *v)
 	size_t i, n;
 	unsigned k;
 
-	fprintf(v->out, "%-9s %-16s %-9s %-48s %s\n", "DEV", "NAME", "KIND", "FROM", "TO");
+	fprintf(v->out, "%-10s %-16s %-9s %-7s %-48s %s\n", "DEV#N", "NAME", "KIND", "DISKSEQ",
+		"FROM", "TO");
 	for (i = 0; i < bm_map_count(v->map); i++) {
 		const struct bm_span *s = bm_map_span(v->map, i);
-		char dev[16], from[160], to[160], name[200];
+		char key[40], seq[24] = "-", from[160], to[160], name[200];
 
 		if (!span_wanted(v, s))
 			continue;
 		snprintf(name, sizeof(name), "%s%s%s%s", s->name, s->dm[0] ? " (" : "", s->dm,
 			 s->dm[0] ? ")" : "");
-		fprintf(v->out, "%-9s %-16s %-9s %-48s %s%s\n",
-			bm_dev_str(s->dev, dev, sizeof(dev)), name,
-			s->kind == BM_PARTITION ? "partition" : "disk",
+		if (s->diskseq)
+			snprintf(seq, sizeof(seq), "%" PRIu64, s->diskseq);
+		fprintf(v->out, "%-10s %-16s %-9s %-7s %-48s %s%s\n",
+			bm_span_key(s, key, sizeof(key)), name,
+			s->kind == BM_PARTITION ? "partition" : "disk", seq,
 			bm_bound_str(&s->from, true, from, sizeof(from)),
 			bm_bound_str(&s->to, false, to, sizeof(to)),
 			span_near_loss(v, s) ? " [events lost meanwhile]" : "");
 		if (s->via[0])
-			fprintf(v->out, "%-26s path via %s\n", "", s->via);
+			fprintf(v->out, "%-35s path via %s\n", "", s->via);
 		for (k = 1; k < s->ndm; k++) {
 			const struct bm_dm_name *r = &s->dm_names[k];
 			char lo[32], hi[32];
@@ -84,9 +87,9 @@ static void map_text(const struct map_view *v)
 			bm_ts_str(r->lo, lo, sizeof(lo));
 			bm_ts_str(r->hi, hi, sizeof(hi));
 			if (r->lo == r->hi)
-				fprintf(v->out, "%-26s renamed %s at %s\n", "", r->name, hi);
+				fprintf(v->out, "%-35s renamed %s at %s\n", "", r->name, hi);
 			else
-				fprintf(v->out, "%-26s renamed %s between %s and %s\n", "", r->name,
+				fprintf(v->out, "%-35s renamed %s between %s and %s\n", "", r->name,
 					lo, hi);
 		}
 	}

@@ -310,11 +310,14 @@ void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_an
 				most = buckets[k];
 		}
 		if (!row)
-			fprintf(out, "\n%s (%s, added %s, removed %s), %s latency (%s):\n"
-				"%20s : %-8s %s\n", d->span ? name_of(d) : "?",
-				span_key(d->span, key, sizeof(key)),
-				bound_time(d->span, true, from, sizeof(from)),
-				bound_time(d->span, false, to, sizeof(to)), which,
+			fprintf(out, "\n%s (%s%s%s%s%s), %s latency (%s):\n%20s : %-8s %s\n",
+				d->span ? name_of(d) : "?", span_key(d->span, key, sizeof(key)),
+				d->span && d->span->from.known ? ", added " : "",
+				d->span && d->span->from.known ?
+				bound_time(d->span, true, from, sizeof(from)) : "",
+				d->span && d->span->to.known ? ", removed " : "",
+				d->span && d->span->to.known ?
+				bound_time(d->span, false, to, sizeof(to)) : "", which,
 				d->d2c.count ? "issue to complete" : "queue to complete",
 				"usecs", "count", "distribution");
 		for (k = 0; k <= last; k++) {

@@ -49,6 +49,7 @@ struct bm_span {
 	uint64_t size;		/* sectors, 0 if unknown */
 	struct bm_bound from, to;
 	unsigned nth;		/* which incarnation of its number, from 1 (bm_map_finish) */
+	bool reseq;		/* opened by its disk's diskseq growing, no removal before */
 	uint64_t seen;		/* latest time the device certainly existed */
 	uint64_t removed_before;	/* internal: its removal precedes this (0: not known) */
 };
