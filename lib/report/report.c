@@ -723,19 +723,19 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 			goto out;
 		break;
 	case BM_VIEW_DISKS:
-		bm_view_disks(out, opts->format, r.analysis);
+		bm_view_disks(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_LATENCY:
-		bm_view_latency(out, opts->format, r.analysis);
+		bm_view_latency(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_TOP:
-		r.listed = bm_view_top(out, opts->format, r.analysis, r.tep,
+		r.listed = bm_view_top(out, opts->format, r.analysis, !opts->no_header, r.tep,
 				       process_filter_set(opts) ? top_wanted : NULL, &r);
 		if (process_filter_set(opts) && !r.listed && nothing_matched(&r) < 0)
 			goto out;
 		break;
 	case BM_VIEW_STACK:
-		bm_view_stack(out, opts->format, r.analysis);
+		bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_INTERVAL:
 		bm_view_interval(out, opts->format, r.analysis, r.map, &(struct bm_interval_opts){

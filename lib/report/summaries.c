@@ -180,7 +180,8 @@ static void disks_text(FILE *out, const struct bm_disk_stats *d)
 		bound_time(d->span, false, to, sizeof(to)));
 }
 
-void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a)
+void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   bool header)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks), lost = 0;
@@ -192,7 +193,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 			return;
 		bm_row_start(r, out, format, bm_schema_find("disks"));
 	}
-	if (format == BM_FORMAT_CSV)
+	if (format == BM_FORMAT_CSV && header)
 		bm_schema_csv_header(out, r->schema);
 	else if (format == BM_FORMAT_TEXT)
 		fprintf(out, "%-14s %-10s %-7s %8s %8s %10s %10s %8s %8s %6s %6s %6s %9s %9s %9s %4s "
@@ -211,7 +212,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 		fputs("* events were lost while it existed: its figures may lack some I/O\n", out);
 	if (format == BM_FORMAT_TEXT && bm_analysis_stack(a, &(const struct bm_stack_row *){ 0 })) {
 		fputs("\nStacked: I/O that reached a device from the one it was submitted to\n", out);
-		bm_view_stack(out, format, a);
+		bm_view_stack(out, format, a, true);
 	}
 }
 
@@ -253,11 +254,12 @@ static void stack_row(struct bm_row *r, const struct bm_stack_row *s)
 	bm_row_end(r);
 }
 
-void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a)
+void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   bool header)
 {
 	const struct bm_stack_row *rows;
 	size_t i, n = bm_analysis_stack(a, &rows);
-	struct bm_row *row = rows_start(out, format, "stack", true);
+	struct bm_row *row = rows_start(out, format, "stack", header);
 
 	if (format == BM_FORMAT_TEXT)
 		fprintf(out, "%-14s %-10s %-24s %-10s %8s %8s %10s %10s\n", "NAME", "DEV#N", "VIA",
@@ -282,11 +284,12 @@ void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_anal
 	free(row);
 }
 
-void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a)
+void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		     bool header)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks);
-	struct bm_row *row = rows_start(out, format, "latency", true);
+	struct bm_row *row = rows_start(out, format, "latency", header);
 	int k;
 
 	if (format != BM_FORMAT_TEXT && !row)
@@ -366,12 +369,12 @@ static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *
 }
 
 size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   struct tep_handle *tep, bool (*wanted)(int pid, const char *comm, void *ctx),
-		   void *ctx)
+		   bool header, struct tep_handle *tep,
+		   bool (*wanted)(int pid, const char *comm, void *ctx), void *ctx)
 {
 	const struct bm_top_row *rows;
 	size_t i, n = bm_analysis_top(a, &rows), shown = 0;
-	struct bm_row *row = rows_start(out, format, "top", true);
+	struct bm_row *row = rows_start(out, format, "top", header);
 
 	if (format == BM_FORMAT_TEXT)
 		fprintf(out, "%-14s %-10s %7s %-16s %8s %8s %10s %10s\n", "NAME", "DEV#N", "PID",

@@ -12,6 +12,16 @@ command -v python3 >/dev/null || { echo "python3 is needed to check the schema";
 if "$BLKMAP" report --schema=nosuch >/dev/null 2>"$T/err"; then fail "--schema=nosuch exited 0"; fi
 grep -q "schema takes a view" "$T/err" || fail "--schema=nosuch said: $(cat "$T/err")"
 
+# --no-header: the same rows without the header row, in every view; -q: no warnings.
+loss=$top/tests/data/host-loss.dat
+for view in "" --map --conflicts --disks --latency --top --stack; do
+	"$BLKMAP" report -q $view -f csv "$loss" >"$T/with.csv" 2>"$T/err" || fail "$view: exit $?"
+	[ ! -s "$T/err" ] || fail "report -q $view said: $(cat "$T/err")"
+	"$BLKMAP" report -q $view -f csv --no-header "$loss" >"$T/without.csv" 2>/dev/null
+	tail -n +2 "$T/with.csv" | cmp -s - "$T/without.csv" || fail "$view --no-header: not the rows alone"
+done
+"$BLKMAP" report --disks "$loss" 2>&1 >/dev/null | grep -q 'lost' || fail "host-loss.dat warns of no loss without -q"
+
 python3 - "$BLKMAP" "$T" "$top/man/blkmap-report.1" "$top"/tests/data/*.dat \
 	"$top"/tests/data/real/*.dat "$top"/tests/data/v7/*.dat <<'PY'
 import csv, io, json, subprocess, sys
