@@ -22,7 +22,7 @@ struct bm_events_view {
 	struct bm_line line;
 	int comm_pid;		/* the last pid looked up, and its command */
 	const char *comm;
-	const enum column *order;	/* the schema's */
+	unsigned char order[32];	/* the schema's order of the columns (enum column) */
 };
 
 static const char *comm_of(struct bm_events_view *v, int pid)
@@ -216,29 +216,26 @@ static const struct {
 };
 
 /*
- * The order of the schema's "events" table: every key on every line, CSV
- * and JSON alike. NULL if the table names a key this file does not fill.
+ * The order of the schema's "events" table into @order: every key on every
+ * line, CSV and JSON alike. -1 if the table names a key this file does not
+ * fill, or leaves one out.
  */
-static const enum column *column_order(void)
+static int column_order(unsigned char *order)
 {
-	static enum column order[NCOLUMNS];
-	static bool done;
 	const struct bm_schema *sc = bm_schema_find("events");
 	size_t i, c;
 
-	if (done)
-		return order;
+	_Static_assert(NCOLUMNS <= 32, "a view's order holds 32 columns");
 	if (sc->nkeys != NCOLUMNS)
-		return NULL;
+		return -1;
 	for (i = 0; i < sc->nkeys; i++) {
 		for (c = 0; c < NCOLUMNS && strcmp(columns[c].key, sc->keys[i].key); c++)
 			;
 		if (c == NCOLUMNS)
-			return NULL;
+			return -1;
 		order[i] = c;
 	}
-	done = true;
-	return order;
+	return 0;
 }
 
 struct record {
@@ -347,7 +344,7 @@ put_value(struct bm_line *o, const struct record *r, enum column c, bool json)
 		bm_line_char(o, '"');
 }
 
-static void event_csv(struct bm_line *o, const enum column *order, const struct record *r)
+static void event_csv(struct bm_line *o, const unsigned char *order, const struct record *r)
 {
 	size_t i;
 
@@ -359,7 +356,7 @@ static void event_csv(struct bm_line *o, const enum column *order, const struct 
 	bm_line_char(o, '\n');
 }
 
-static void event_json(struct bm_line *o, const enum column *order, const struct record *r)
+static void event_json(struct bm_line *o, const unsigned char *order, const struct record *r)
 {
 	size_t i;
 
@@ -384,8 +381,7 @@ struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format for
 
 	if (!v)
 		return NULL;
-	v->order = column_order();
-	if (!v->order) {
+	if (column_order(v->order) < 0) {
 		free(v);
 		errno = EINVAL;
 		return NULL;
@@ -416,8 +412,7 @@ struct bm_events_view *bm_events_view_lines(enum bm_output_format format,
 
 	if (!v)
 		return NULL;
-	v->order = column_order();
-	if (!v->order) {
+	if (column_order(v->order) < 0) {
 		free(v);
 		errno = EINVAL;
 		return NULL;
