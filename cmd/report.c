@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blkmap/map/feed.h"
 #include "blkmap/report/report.h"
+#include "blkmap/report/schema.h"
 #include "blkmap/tracefile/reader.h"
 
 #include "cmd.h"
@@ -20,18 +22,21 @@ static char doc[] =
 	"--latency, --top or --stack, what it did. FILE may also be a recorder's spool directory, "
 	"or - for standard input.\v"
 	"Times for --since and --until: as the report prints them, seconds (\"775.917350\") "
-	"or nanoseconds (\"775917350123ns\") of the trace clock; or from the start of the "
-	"recording: \"+2.5\", \"2.5s\", \"250ms\", \"40us\".\n\n"
+	"or nanoseconds (\"775917350123ns\") of the trace clock; from the start of the "
+	"recording: \"+2.5\", \"2.5s\", \"250ms\", \"40us\" (as --time=rel prints); or the "
+	"wall clock as --time=wall prints it: \"2026-12-01T21:03:32.5+01:00\".\n\n"
 	"Formats: text (default); csv with a header row; json as JSON Lines, one object "
-	"per line. The columns are listed in blkmap-report(1).\n"
+	"per line. CSV and JSON carry the same keys on every line, as --schema lists them "
+	"(and blkmap-report(1) describes); each row about a disk has its incarnation "
+	"(MAJ:MIN#N).\n"
 	"\n"
 	"Name basis: 'only' when one incarnation of the device number can have existed "
 	"at that time, 'parent' when the partition's disk picked one of several, "
 	"'guess' when several could and the nearest was taken, 'unknown' when none fits.";
 
 enum {
-	OPT_MAP = 256, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
-	OPT_DISK, OPT_DEV, OPT_PLOT,
+	OPT_MAP = 256, OPT_CONFLICTS, OPT_NO_HEADER, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
+	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP, OPT_TIME,
 };
 
 /* Above this, more threads than a report can use: a typo, not a machine. */
@@ -40,6 +45,8 @@ enum {
 static struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Views (default: the events):", 1 },
 	{ "map", OPT_MAP, NULL, 0, "When each device number carried which name", 1 },
+	{ "conflicts", OPT_CONFLICTS, NULL, 0,
+	  "Where the map's sources disagreed (in text, --map prints them too)", 1 },
 	{ "disks", OPT_DISKS, NULL, 0,
 	  "Per disk and partition incarnation: I/O, rates, depth, utilisation, latency", 1 },
 	{ "latency", OPT_LATENCY, NULL, 0, "Per incarnation: a log2 latency histogram", 1 },
@@ -50,6 +57,14 @@ static struct argp_option options[] = {
 	  "Also draw throughput and latency over time per disk into FILE (.svg or .html)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", 'f', "FORMAT", 0, "text, csv or json", 2 },
+	{ "time", OPT_TIME, "CLOCK", 0, "Print times (text) as abs: seconds of the trace clock "
+	  "(default); rel: from the recording's start; wall: the wall clock, ISO 8601", 2 },
+	{ "no-header", OPT_NO_HEADER, NULL, 0, "CSV without its header row", 2 },
+	{ "quiet", 'q', NULL, 0, "Print only errors on standard error: no warnings, no progress",
+	  2 },
+	{ "schema", OPT_SCHEMA, "VIEW", OPTION_ARG_OPTIONAL,
+	  "Print the keys of every view's CSV and JSON (or of VIEW: events, map, conflicts, "
+	  "disks, latency, top, stack, interval) as JSON Lines, and read no recording", 2 },
 	{ "explain", OPT_EXPLAIN, NULL, 0,
 	  "Say how each name was obtained and when it was valid (events, text)", 2 },
 	{ "no-plugins", 'N', NULL, 0,
@@ -58,8 +73,17 @@ static struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Filters, on every view:", 3 },
 	{ "since", OPT_SINCE, "TIME", 0, "Only from TIME on", 3 },
 	{ "until", OPT_UNTIL, "TIME", 0, "Only up to TIME", 3 },
-	{ "disk", OPT_DISK, "NAME", 0, "Only the disk or partition NAME, whenever it existed", 3 },
-	{ "dev", OPT_DEV, "MAJ:MIN", 0, "Only the device number MAJ:MIN", 3 },
+	{ "disk", OPT_DISK, "NAME", 0,
+	  "Only the disk or partition NAME, whenever it existed (again: or that one too)", 3 },
+	{ "dev", OPT_DEV, "MAJ:MIN", 0, "Only the device number MAJ:MIN (again: or that one too)",
+	  3 },
+	{ "pid", OPT_PID, "PID", 0, "Only the events (or --top rows) of process PID (again: or "
+	  "that one too)", 3 },
+	{ "comm", OPT_COMM, "COMMAND", 0, "Only the events (or --top rows) of processes named "
+	  "COMMAND (again: or that one too)", 3 },
+	{ "op", OPT_OP, "OP", 0, "Only the block events that are a read, write, flush or discard "
+	  "(again: or that one too)", 3 },
+	{ NULL, 'h', NULL, 0, "Describe the options (as --help)", -1 },
 	{ NULL, 0, NULL, 0, "Speed:", 4 },
 	{ "jobs", 'j', "N", 0,
 	  "Read the CPUs' pages with N threads (default: one per online CPU); the output "
@@ -71,7 +95,51 @@ struct args {
 	struct bm_report_opts opts;
 	const char *file;
 	bool view_set;
+	bool schema;
+	bool quiet;
+	const char *schema_view;	/* NULL: every view */
 };
+
+/*
+ * A wall-clock time as --time=wall prints it: ISO 8601, 2026-12-01T21:03:32,
+ * a fraction of up to 9 digits, then Z, +HH:MM, -HH:MM or nothing (local
+ * time). Nanoseconds since the epoch, or -1.
+ */
+static int parse_wall(const char *arg, uint64_t *ns)
+{
+	struct tm tm = { 0 };
+	const char *p = strptime(arg, "%Y-%m-%dT%H:%M:%S", &tm);
+	uint64_t frac = 0;
+	int digits = 0, oh, om, n = 0;
+	time_t t;
+
+	if (!p || arg[0] < '0' || arg[0] > '9')
+		return -1;
+	if (*p == '.' || *p == ',') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+			if (digits < 9)
+				frac = frac * 10 + (*p - '0');
+		if (!digits)
+			return -1;
+		for (; digits < 9; digits++)
+			frac *= 10;
+	}
+	if (*p == 'Z' && !p[1]) {
+		t = timegm(&tm);
+	} else if ((*p == '+' || *p == '-') && sscanf(p + 1, "%2d:%2d%n", &oh, &om, &n) == 2 &&
+		   !p[1 + n] && oh < 24 && om < 60) {
+		t = timegm(&tm) - (*p == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+	} else if (!*p) {
+		tm.tm_isdst = -1;
+		t = mktime(&tm);
+	} else {
+		return -1;
+	}
+	if (t < 0 || (uint64_t)t > (UINT64_C(1) << 63) / 1000000000)
+		return -1;
+	*ns = (uint64_t)t * 1000000000 + frac;
+	return 0;
+}
 
 /*
  * A time as the output prints it, absolute on the trace clock: seconds
@@ -80,7 +148,7 @@ struct args {
  * Decimal digits and one point only (no sign but "+", exponent, hex,
  * inf or nan), and at most 2^63 ns; -1 otherwise.
  */
-static int parse_time(const char *arg, uint64_t *ns, bool *relative)
+static int parse_time(const char *arg, uint64_t *ns, bool *relative, bool *wall)
 {
 	static const struct {
 		const char *suffix;
@@ -91,6 +159,11 @@ static int parse_time(const char *arg, uint64_t *ns, bool *relative)
 	unsigned i, frac = 0, places;
 	bool point = false, digits = false;
 
+	*wall = strchr(arg, 'T') && !parse_wall(arg, ns);
+	if (*wall) {
+		*relative = false;
+		return 0;
+	}
 	*relative = *p == '+';
 	p += *relative;
 	for (end = p; (*end >= '0' && *end <= '9') || *end == '.'; end++)
@@ -129,12 +202,20 @@ static int parse_time(const char *arg, uint64_t *ns, bool *relative)
 	return 0;
 }
 
+/* A filter given more often than a report keeps. */
+static void room(struct argp_state *state, unsigned n, const char *option)
+{
+	if (n >= BM_FILTER_MAX)
+		argp_error(state, "at most %d %s filters", BM_FILTER_MAX, option);
+}
+
 static void set_view(struct argp_state *state, enum bm_view view)
 {
 	struct args *a = state->input;
 
 	if (a->view_set && a->opts.view != view)
-		argp_error(state, "one view at a time: --map, --disks, --latency, --top or --stack");
+		argp_error(state, "one view at a time: --map, --conflicts, --disks, --latency, --top or "
+			   "--stack");
 	a->opts.view = view;
 	a->view_set = true;
 }
@@ -153,6 +234,28 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MAP:
 		set_view(state, BM_VIEW_MAP);
+		break;
+	case OPT_CONFLICTS:
+		set_view(state, BM_VIEW_CONFLICTS);
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case 'q':
+		a->quiet = true;
+		break;
+	case OPT_TIME:
+		if (!strcmp(arg, "abs"))
+			a->opts.time = BM_TIME_ABS;
+		else if (!strcmp(arg, "rel"))
+			a->opts.time = BM_TIME_REL;
+		else if (!strcmp(arg, "wall"))
+			a->opts.time = BM_TIME_WALL;
+		else
+			argp_error(state, "--time takes abs, rel or wall, not '%s'", arg);
+		break;
+	case OPT_NO_HEADER:
+		a->opts.no_header = true;
 		break;
 	case OPT_DISKS:
 		set_view(state, BM_VIEW_DISKS);
@@ -174,28 +277,63 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		bool since = key == OPT_SINCE;
 
 		if (parse_time(arg, since ? &a->opts.since : &a->opts.until,
-			       since ? &a->opts.since_relative : &a->opts.until_relative) < 0)
+			       since ? &a->opts.since_relative : &a->opts.until_relative,
+			       since ? &a->opts.since_wall : &a->opts.until_wall) < 0)
 			argp_error(state, "--%s takes a time of the trace clock as the report prints "
-				   "it (775.917350 or 775917350123ns) or one from the recording's "
-				   "start (+2.5, 2.5s, 250ms, 40us), not '%s'", since ? "since" : "until",
-				   arg);
+				   "it (775.917350 or 775917350123ns), one from the recording's "
+				   "start (+2.5, 2.5s, 250ms, 40us) or a wall-clock time as "
+				   "--time=wall prints it (2026-12-01T21:03:32.5+01:00), not '%s'",
+				   since ? "since" : "until", arg);
 		*(since ? &a->opts.since_set : &a->opts.until_set) = true;
 		break;
 	}
 	case OPT_DISK:
-		if (a->opts.disk)
-			argp_error(state, "one --disk at a time ('%s' and '%s')", a->opts.disk, arg);
-		a->opts.disk = arg;
+		room(state, a->opts.devices.nnames, "--disk");
+		a->opts.devices.names[a->opts.devices.nnames++] = arg;
 		break;
-	case OPT_DEV:
-		if (a->opts.dev)
-			argp_error(state, "one --dev at a time");
-		if (bm_parse_dev(arg, &a->opts.dev) < 0 || !a->opts.dev)
+	case OPT_DEV: {
+		uint32_t dev;
+
+		room(state, a->opts.devices.ndevs, "--dev");
+		if (bm_parse_dev(arg, &dev) < 0 || !dev)
 			argp_error(state, "--dev takes a block device's MAJ:MIN (major below 4096, "
 				   "minor below 1048576, not 0:0), not '%s'", arg);
+		a->opts.devices.devs[a->opts.devices.ndevs++] = dev;
+		break;
+	}
+	case OPT_PID: {
+		char *end;
+		long pid;
+
+		room(state, a->opts.npids, "--pid");
+		errno = 0;
+		pid = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || !(*arg >= '0' && *arg <= '9') || pid > INT32_MAX)
+			argp_error(state, "--pid takes a process id (0 for the idle task), not '%s'",
+				   arg);
+		a->opts.pids[a->opts.npids++] = pid;
+		break;
+	}
+	case OPT_COMM:
+		room(state, a->opts.ncomms, "--comm");
+		if (!arg[0])
+			argp_error(state, "--comm takes a command name, not ''");
+		a->opts.comms[a->opts.ncomms++] = arg;
+		break;
+	case OPT_OP:
+		if (!bm_ops_parse(arg))
+			argp_error(state, "--op takes read, write, flush or discard, not '%s'", arg);
+		a->opts.ops |= bm_ops_parse(arg);
 		break;
 	case OPT_EXPLAIN:
 		a->opts.explain = true;
+		break;
+	case OPT_SCHEMA:
+		if (arg && !bm_schema_find(arg))
+			argp_error(state, "--schema takes a view: events, map, conflicts, disks, "
+				   "latency, top, stack or interval, not '%s'", arg);
+		a->schema = true;
+		a->schema_view = arg;
 		break;
 	case 'j': {
 		char *end;
@@ -240,10 +378,24 @@ int cmd_report(int argc, char **argv)
 	struct args a = { .file = NULL };
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	if (a.schema) {
+		bm_schema_print(stdout, a.schema_view);
+		if (fflush(stdout) || ferror(stdout)) {
+			say("cannot write the schema: %s", strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
 	if (!a.file)
 		a.file = "blkmap.dat";
 	if (a.opts.plot && !a.view_set)
 		a.opts.view = BM_VIEW_NONE;
+	if ((a.opts.npids || a.opts.ncomms || a.opts.ops) && a.opts.view != BM_VIEW_EVENTS &&
+	    !(a.opts.view == BM_VIEW_TOP && !a.opts.ops)) {
+		say("--pid, --comm and --op filter the events, and --pid and --comm --top's rows: "
+		    "not the other views, whose figures are the devices' whole");
+		return 64;
+	}
 	if (a.opts.plot && !strcmp(a.opts.plot, "-") && a.view_set) {
 		say("--plot=- writes the plot to standard output: give no other view with it");
 		return 1;
@@ -253,8 +405,9 @@ int cmd_report(int argc, char **argv)
 
 		a.opts.jobs = online < 1 ? 1 : online > MAX_JOBS ? MAX_JOBS : online;
 	}
-	a.opts.warn = warn;
-	if (isatty(STDERR_FILENO))
+	if (!a.quiet)
+		a.opts.warn = warn;
+	if (isatty(STDERR_FILENO) && !a.quiet)
 		a.opts.progress = progress;
 	if (bm_report(a.file, &a.opts, stdout) < 0) {
 		if (a.opts.progress)
@@ -263,7 +416,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (a.opts.progress)
 		fputs("\r\033[K", stderr);
-	if (a.opts.plot)
+	if (a.opts.plot && !a.quiet)
 		say("wrote %s", a.opts.plot);
 	return 0;
 }

@@ -93,7 +93,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		t->view.sort = sorts[i].sort;
 		break;
 	case OPT_DISK:
-		t->view.disk = arg;
+		if (t->view.devices.nnames == BM_FILTER_MAX)
+			argp_error(state, "at most %d --disk filters", BM_FILTER_MAX);
+		t->view.devices.names[t->view.devices.nnames++] = arg;
 		break;
 	case 'o':
 		t->rec.output = arg;

@@ -948,26 +948,26 @@ void bm_analysis_finish(struct bm_analysis *a)
 		qsort(a->stack, a->nstack, sizeof(*a->stack), by_lower_then_upper);
 }
 
-static bool kept(const struct bm_disk_stats *d, const char *name, uint32_t dev)
+static bool kept(const struct bm_disk_stats *d, const struct bm_span_filter *f)
 {
-	return (!name || (d->span && bm_span_named(d->span, name))) && (!dev || d->dev == dev);
+	return bm_span_filter_match(f, d->span, d->dev);
 }
 
-void bm_analysis_keep(struct bm_analysis *a, const char *name, uint32_t dev)
+void bm_analysis_keep(struct bm_analysis *a, const struct bm_span_filter *f)
 {
 	size_t i, n = 0;
 
 	for (i = 0; a->sorted && i < a->ndisks; i++)
-		if (kept(a->sorted[i], name, dev))
+		if (kept(a->sorted[i], f))
 			a->sorted[n++] = a->sorted[i];
 	a->nsorted = a->sorted ? n : 0;
 	for (i = 0, n = 0; i < a->ntop; i++)
-		if (kept(a->top[i].disk, name, dev))
+		if (kept(a->top[i].disk, f))
 			a->top[n++] = a->top[i];
 	a->ntop = n;
 	/* What a device's I/O went through, or what came to it. */
 	for (i = 0, n = 0; i < a->nstack; i++)
-		if (kept(a->stack[i].lower, name, dev) || kept(a->stack[i].upper, name, dev))
+		if (kept(a->stack[i].lower, f) || kept(a->stack[i].upper, f))
 			a->stack[n++] = a->stack[i];
 	a->nstack = n;
 }

@@ -347,6 +347,8 @@ struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *d
 	pass->window_from = feeder.window_from;
 	pass->registers = feeder.registers;
 	pass->tick = feeder.tick;
+	pass->wall_ns = feeder.wall_ns;
+	pass->mono_ns = feeder.mono_ns;
 	/* Copied: a later pass rewinds the stream, and may stop at --until. */
 	nlosses = bm_stream_losses(stream, &losses);
 	if (nlosses < 0)

@@ -129,6 +129,8 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		snprintf(f->sources, sizeof(f->sources), "%s", v ? v : "");
 		f->tick.ns = number(&p, "tick_ns");
 		f->tick.at = number(&p, "tick_at");
+		f->wall_ns = number(&p, "wall_ns");
+		f->mono_ns = number(&p, "mono_ns");
 	}
 	if (!strcmp(p.type, "uevent") || !strcmp(p.type, "uevent-listen") ||
 	    !strcmp(p.type, BM_MARKER_IDLE)) {

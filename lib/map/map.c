@@ -405,6 +405,33 @@ static void observe_add(struct bm_map *m, struct devstate *d, const struct bm_ob
 	s->seen = s->from.lo;
 }
 
+/*
+ * A disk whose diskseq grew without a removal: a loop device attached to
+ * another file, a medium changed. The map model's identity rule makes it
+ * another incarnation (a different diskseq is a different disk), from the
+ * change on; diskseq only grows, so a lower one is late news of the past.
+ */
+static bool reseq(const struct bm_span *s, const struct bm_obs *o)
+{
+	return s->kind == BM_DISK && o->kind == BM_DISK && s->diskseq && o->diskseq > s->diskseq;
+}
+
+static void observe_reseq(struct devstate *d, struct bm_span *s, const struct bm_obs *o)
+{
+	uint64_t lo = o->ts;
+
+	if (!o->exact)
+		lo = min64(max64(max64(o->after, s->seen), s->from.known ? s->from.hi : 0), o->ts);
+	close_span(s, lo, o->ts, o->by);
+	d->open = false;
+	s = new_span(d, o);
+	if (!s)
+		return;
+	s->from = (struct bm_bound){ .known = true, .lo = lo, .hi = o->ts, .by = o->by };
+	s->seen = lo;
+	s->reseq = true;
+}
+
 static void observe_remove(struct bm_map *m, struct devstate *d, const struct bm_obs *o)
 {
 	struct bm_span *s = open_span(d);
@@ -459,7 +486,16 @@ static void observe_present(struct bm_map *m, struct devstate *d, const struct b
 	m->dump_listed++;	/* a device listed twice counts twice: never too few */
 	d->listed_in = m->dump_seq;
 	if (s && same_name(s, o)) {
-		learn(s, o);
+		struct bm_obs dumped = *o;
+
+		/*
+		 * A greater diskseq that no change announced (a loop detach counts
+		 * one after its uevent): the dump cannot say when, so no new
+		 * incarnation; the one the change opened keeps its own.
+		 */
+		if (reseq(s, o))
+			dumped.diskseq = 0;
+		learn(s, &dumped);
 		s->seen = max64(s->seen, o->exact ? o->ts : min64(m->dump_begin, o->ts));
 		if (s->from.hi > o->ts)
 			s->from.hi = max64(o->ts, s->from.lo);
@@ -558,8 +594,16 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 		break;
 	case BM_OBS_CHANGE:
 		s = open_span(d);
-		if (s && same_name(s, o))
-			learn(s, o);
+		if (s && same_name(s, o) && reseq(s, o)) {
+			observe_reseq(d, s, o);
+		} else if (s && same_name(s, o)) {
+			struct bm_obs older = *o;
+
+			/* diskseq only grows: a lower one is late news of a past state. */
+			if (s->diskseq && o->diskseq < s->diskseq)
+				older.diskseq = 0;
+			learn(s, &older);
+		}
 		else
 			observe_add(m, d, o);
 		break;
@@ -673,6 +717,7 @@ void bm_map_finish(struct bm_map *m, uint64_t first, uint64_t last)
 			/* "Since the recording began" is the first timestamp. */
 			if (s->from.known && s->from.lo < first)
 				s->from.lo = min64(first, s->from.hi);
+			s->nth = j + 1;
 			m->sorted[m->nsorted++] = s;
 		}
 	}
@@ -768,6 +813,13 @@ static const struct bm_span *label(const struct bm_map *m, uint32_t dev, uint64_
 	for (k = 0; k < n; k++)
 		if (certain(cand[k], ts))
 			return cand[k];
+	/*
+	 * Within the window of a diskseq change, the newer: the kernel counts
+	 * the new diskseq before the I/O of the new medium (a loop device's
+	 * partition scan), and the old one (detached) does none.
+	 */
+	if (n == 2 && cand[0]->reseq && cand[1] == cand[0] - 1)
+		return cand[0];
 	return cand[n - 1];
 }
 
@@ -868,6 +920,27 @@ bool bm_span_named(const struct bm_span *s, const char *name)
 		return true;
 	for (i = 0; i < s->ndm; i++)
 		if (!strcmp(s->dm_names[i].name, name))
+			return true;
+	return false;
+}
+
+const char *bm_span_key(const struct bm_span *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u:%u#%u", BM_MAJOR(s->dev), BM_MINOR(s->dev), s->nth);
+	return buf;
+}
+
+bool bm_span_filter_match(const struct bm_span_filter *f, const struct bm_span *s, uint32_t dev)
+{
+	bool ok = !f || !f->nnames;
+	unsigned i;
+
+	for (i = 0; s && !ok && i < f->nnames; i++)
+		ok = bm_span_named(s, f->names[i]);
+	if (!ok || !f || !f->ndevs)
+		return ok;
+	for (i = 0; i < f->ndevs; i++)
+		if (f->devs[i] == dev)
 			return true;
 	return false;
 }

@@ -142,8 +142,27 @@ static int make_spool_dir(struct recorder *r)
 	return 0;
 }
 
+/*
+ * The wall clock and the trace clock (mono) read together: the realtime
+ * reading is the middle of two around the monotonic one. 0s if a clock
+ * cannot be read.
+ */
+static void clocks(uint64_t *wall_ns, uint64_t *mono_ns)
+{
+	struct timespec r1, m, r2;
+
+	*wall_ns = *mono_ns = 0;
+	if (clock_gettime(CLOCK_REALTIME, &r1) || clock_gettime(CLOCK_MONOTONIC, &m) ||
+	    clock_gettime(CLOCK_REALTIME, &r2))
+		return;
+	*wall_ns = ((uint64_t)r1.tv_sec * 1000000000 + r1.tv_nsec) / 2 +
+		   ((uint64_t)r2.tv_sec * 1000000000 + r2.tv_nsec) / 2;
+	*mono_ns = (uint64_t)m.tv_sec * 1000000000 + m.tv_nsec;
+}
+
 static int arm_sources(struct recorder *r)
 {
+	uint64_t wall_ns, mono_ns;
 	char names[128];
 	struct bm_marker m;
 	struct bm_tick tick;
@@ -185,6 +204,7 @@ static int arm_sources(struct recorder *r)
 	bm_tell(r->opts->notify, "map sources: %s", names[0] ? names : "none");
 
 	tick = bm_tick_read();
+	clocks(&wall_ns, &mono_ns);
 	bm_marker_begin(&m, "record-begin");
 	bm_marker_addf(&m, "version", "%d", FORMAT_VERSION);
 	bm_marker_addf(&m, "pid", "%d", (int)getpid());
@@ -192,6 +212,11 @@ static int arm_sources(struct recorder *r)
 	if (tick.ns) {	/* for the time in queue of bio-based devices, counted in jiffies */
 		bm_marker_addf(&m, "tick_ns", "%" PRIu64, tick.ns);
 		bm_marker_addf(&m, "tick_at", "%" PRIu64, tick.at);
+	}
+	/* The wall clock beside the trace clock (mono): what --time=wall prints from. */
+	if (wall_ns && mono_ns) {
+		bm_marker_addf(&m, "wall_ns", "%" PRIu64, wall_ns);
+		bm_marker_addf(&m, "mono_ns", "%" PRIu64, mono_ns);
 	}
 	return bm_session_mark(r->session, m.text, m.len);
 }

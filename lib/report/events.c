@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The events view: text as trace-cmd lays it out; CSV and JSON from one list of columns. */
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +10,7 @@
 
 #include "blkmap/report/events.h"
 #include "blkmap/report/mapview.h"
+#include "blkmap/report/schema.h"
 
 struct bm_events_view {
 	FILE *out;
@@ -19,6 +22,7 @@ struct bm_events_view {
 	struct bm_line line;
 	int comm_pid;		/* the last pid looked up, and its command */
 	const char *comm;
+	unsigned char order[32];	/* the schema's order of the columns (enum column) */
 };
 
 static const char *comm_of(struct bm_events_view *v, int pid)
@@ -167,11 +171,15 @@ enum column {
 	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DETAILS,
 	C_DEV, C_NAME, C_BASIS, C_RWBS, C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR,
 	C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR, C_DM, C_OLD_DM,
+	C_INCARNATION, C_OLD_INCARNATION, C_FORMAT_VERSION,
 	NCOLUMNS
 };
 
-/* V_WORD: one of blkmap's own words, which no format needs to quote or escape. */
-enum value_type { V_U64, V_I64, V_TEXT, V_WORD, V_DEV };
+/*
+ * V_WORD: one of blkmap's own words, which no format needs to quote or
+ * escape; V_SPAN: an incarnation's key.
+ */
+enum value_type { V_U64, V_I64, V_TEXT, V_WORD, V_DEV, V_SPAN };
 
 /* Each key also as JSON writes it, after a comma: its length is known. */
 #define COLUMN(key, type) { key, ",\"" key "\":", sizeof(",\"" key "\":") - 1, type }
@@ -202,18 +210,33 @@ static const struct {
 	[C_OLD_SECTOR] = COLUMN("old_sector", V_U64),
 	[C_DM] = COLUMN("dm", V_TEXT),
 	[C_OLD_DM] = COLUMN("old_dm", V_TEXT),
+	[C_INCARNATION] = COLUMN("incarnation", V_SPAN),
+	[C_OLD_INCARNATION] = COLUMN("old_incarnation", V_SPAN),
+	[C_FORMAT_VERSION] = COLUMN("format_version", V_U64),
 };
 
-/* The orders of blkmap-report(1): every CSV column, in every row; JSON keys when present. */
-static const enum column csv_order[] = {
-	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DEV, C_NAME, C_RWBS, C_SECTOR, C_NR_SECTOR,
-	C_BYTES, C_ERROR, C_OLD_DEV, C_OLD_NAME, C_OLD_SECTOR, C_BASIS, C_OLD_BASIS, C_DM, C_OLD_DM,
-};
-static const enum column json_order[] = {
-	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DETAILS, C_DEV, C_NAME, C_BASIS, C_RWBS,
-	C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR, C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR,
-	C_DM, C_OLD_DM,
-};
+/*
+ * The order of the schema's "events" table into @order: every key on every
+ * line, CSV and JSON alike. -1 if the table names a key this file does not
+ * fill, or leaves one out.
+ */
+static int column_order(unsigned char *order)
+{
+	const struct bm_schema *sc = bm_schema_find("events");
+	size_t i, c;
+
+	_Static_assert(NCOLUMNS <= 32, "a view's order holds 32 columns");
+	if (sc->nkeys != NCOLUMNS)
+		return -1;
+	for (i = 0; i < sc->nkeys; i++) {
+		for (c = 0; c < NCOLUMNS && strcmp(columns[c].key, sc->keys[i].key); c++)
+			;
+		if (c == NCOLUMNS)
+			return -1;
+		order[i] = c;
+	}
+	return 0;
+}
 
 struct record {
 	unsigned present;	/* a bit a column */
@@ -222,6 +245,7 @@ struct record {
 		int64_t i;
 		const char *s;
 		uint32_t dev;
+		const struct bm_span *span;
 	} value[NCOLUMNS];
 };
 
@@ -232,23 +256,25 @@ static const char *name_of(const struct bm_span *s)
 	return s ? s->name : "";
 }
 
-/* @ev as a record; details (costly) only for JSON, the only format with them. */
+/* @ev as a record: what it does not have stays absent. */
 static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struct bm_event *ev,
 		 const struct bm_labelled *l, struct record *r)
 {
 	r->present = 0;
+	SET(r, C_FORMAT_VERSION, u, BM_REPORT_FORMAT);
 	SET(r, C_TS, u, ev->ts);
 	SET(r, C_CPU, i, ev->cpu);
 	SET(r, C_PID, i, ev->pid);
 	SET(r, C_COMM, s, comm_of(v, ev->pid));
 	SET(r, C_EVENT, s, ev->name);
 	if (!bm_is_block(ev->kind)) {
-		if (v->format == BM_FORMAT_JSON)
-			SET(r, C_DETAILS, s, details(v, rec, ev));
+		SET(r, C_DETAILS, s, details(v, rec, ev));
 		return;
 	}
 	SET(r, C_DEV, dev, ev->dev);
 	SET(r, C_NAME, s, name_of(l->span));
+	if (l->span)
+		SET(r, C_INCARNATION, span, l->span);
 	if (l->span && l->span->ndm)
 		SET(r, C_DM, s, bm_span_dm_at(l->span, ev->ts));
 	SET(r, C_BASIS, s, bm_label_basis_name(l->basis));
@@ -262,6 +288,8 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 	if (ev->kind == BM_EV_BIO_REMAP) {
 		SET(r, C_OLD_DEV, dev, ev->old_dev);
 		SET(r, C_OLD_NAME, s, name_of(l->old_span));
+		if (l->old_span)
+			SET(r, C_OLD_INCARNATION, span, l->old_span);
 		if (l->old_span && l->old_span->ndm)
 			SET(r, C_OLD_DM, s, bm_span_dm_at(l->old_span, ev->ts));
 		SET(r, C_OLD_BASIS, s, bm_label_basis_name(l->old_basis));
@@ -276,13 +304,25 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 static inline __attribute__((always_inline)) void
 put_value(struct bm_line *o, const struct record *r, enum column c, bool json)
 {
-	bool quoted = json && (columns[c].type == V_WORD || columns[c].type == V_DEV);
+	enum value_type type = columns[c].type;
+	bool quoted = json && (type == V_WORD || type == V_DEV || type == V_SPAN);
 
+	/* Past int64 (a completion's sector 2^64 - 1 when it has none): absent. */
+	if (!(r->present & (1U << c)) || (type == V_U64 && r->value[c].u > INT64_MAX)) {
+		if (json)
+			bm_line_str(o, "null");
+		return;
+	}
 	if (quoted)
 		bm_line_char(o, '"');
-	switch (columns[c].type) {
+	switch (type) {
 	case V_U64:
 		bm_line_u64(o, r->value[c].u);
+		break;
+	case V_SPAN:
+		bm_line_dev(o, r->value[c].span->dev);
+		bm_line_char(o, '#');
+		bm_line_u64(o, r->value[c].span->nth);
 		break;
 	case V_I64:
 		bm_line_i64(o, r->value[c].i);
@@ -304,32 +344,27 @@ put_value(struct bm_line *o, const struct record *r, enum column c, bool json)
 		bm_line_char(o, '"');
 }
 
-static void event_csv(struct bm_line *o, const struct record *r)
+static void event_csv(struct bm_line *o, const unsigned char *order, const struct record *r)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(csv_order) / sizeof(csv_order[0]); i++) {
+	for (i = 0; i < NCOLUMNS; i++) {
 		if (i)
 			bm_line_char(o, ',');
-		if (r->present & (1U << csv_order[i]))
-			put_value(o, r, csv_order[i], false);
+		put_value(o, r, order[i], false);
 	}
 	bm_line_char(o, '\n');
 }
 
-static void event_json(struct bm_line *o, const struct record *r)
+static void event_json(struct bm_line *o, const unsigned char *order, const struct record *r)
 {
-	bool first = true;
 	size_t i;
 
 	bm_line_char(o, '{');
-	for (i = 0; i < sizeof(json_order) / sizeof(json_order[0]); i++) {
-		enum column c = json_order[i];
+	for (i = 0; i < NCOLUMNS; i++) {
+		enum column c = order[i];
 
-		if (!(r->present & (1U << c)))
-			continue;
-		bm_line_strn(o, columns[c].json + first, columns[c].json_len - first);
-		first = false;
+		bm_line_strn(o, columns[c].json + !i, columns[c].json_len - !i);
 		put_value(o, r, c, true);
 	}
 	bm_line_str(o, "}\n");
@@ -338,13 +373,19 @@ static void event_json(struct bm_line *o, const struct record *r)
 /* ---- the view ---- */
 
 struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format format,
-					    bool explain, const struct bm_decoder *dec)
+					    bool explain, bool no_header,
+					    const struct bm_decoder *dec)
 {
 	struct bm_events_view *v = calloc(1, sizeof(*v));
 	size_t i;
 
 	if (!v)
 		return NULL;
+	if (column_order(v->order) < 0) {
+		free(v);
+		errno = EINVAL;
+		return NULL;
+	}
 	v->out = out;
 	v->format = format;
 	v->explain = explain;
@@ -352,11 +393,11 @@ struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format for
 	v->tep = bm_decoder_tep(dec);
 	trace_seq_init(&v->seq);
 	bm_line_init(&v->line, out);
-	if (format == BM_FORMAT_CSV) {
-		for (i = 0; i < sizeof(csv_order) / sizeof(csv_order[0]); i++) {
+	if (format == BM_FORMAT_CSV && !no_header) {
+		for (i = 0; i < NCOLUMNS; i++) {
 			if (i)
 				bm_line_char(&v->line, ',');
-			bm_line_str(&v->line, columns[csv_order[i]].key);
+			bm_line_str(&v->line, columns[v->order[i]].key);
 		}
 		bm_line_char(&v->line, '\n');
 		bm_line_write(&v->line);
@@ -371,6 +412,11 @@ struct bm_events_view *bm_events_view_lines(enum bm_output_format format,
 
 	if (!v)
 		return NULL;
+	if (column_order(v->order) < 0) {
+		free(v);
+		errno = EINVAL;
+		return NULL;
+	}
 	v->format = format;
 	v->dec = dec;
 	v->tep = bm_decoder_tep(dec);
@@ -402,9 +448,9 @@ void bm_events_view_print(struct bm_events_view *v, const struct bm_rec *rec,
 	}
 	fill(v, rec, ev, l, &r);
 	if (v->format == BM_FORMAT_CSV)
-		event_csv(&v->line, &r);
+		event_csv(&v->line, v->order, &r);
 	else
-		event_json(&v->line, &r);
+		event_json(&v->line, v->order, &r);
 }
 
 void bm_events_view_flush(struct bm_events_view *v)

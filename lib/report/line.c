@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "blkmap/report/line.h"
+#include "blkmap/report/output.h"
 #include "blkmap/tracefile/decode.h"
 
 void bm_line_write(struct bm_line *l)
@@ -107,6 +108,12 @@ void bm_line_i64(struct bm_line *l, int64_t v)
 
 void bm_line_ts(struct bm_line *l, uint64_t ns)
 {
+	char buf[64];
+
+	if (!bm_time_abs()) {
+		bm_line_str(l, bm_ts_str(ns, buf, sizeof(buf)));
+		return;
+	}
 	bm_line_u64(l, ns / 1000000000);
 	bm_line_char(l, '.');
 	bm_line_u64w(l, ns % 1000000000, 9, true);

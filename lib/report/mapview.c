@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The map view: when each device number carried which name, in three formats. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blkmap/map/map.h"
 #include "blkmap/report/mapview.h"
+#include "blkmap/report/schema.h"
 #include "blkmap/tracefile/decode.h"
 
 struct map_view {
@@ -31,9 +33,7 @@ static bool span_wanted(const struct map_view *v, const struct bm_span *s)
 {
 	const struct bm_map_view_opts *o = v->opts;
 
-	if (o->disk && !bm_span_named(s, o->disk))
-		return false;
-	if (o->dev && s->dev != o->dev)
+	if (!bm_span_filter_match(o->filter, s, s->dev))
 		return false;
 	return (!s->from.known || s->from.lo <= o->until) && (!s->to.known || s->to.hi >= o->since);
 }
@@ -60,23 +60,26 @@ static void map_text(const struct map_view *v)
 	size_t i, n;
 	unsigned k;
 
-	fprintf(v->out, "%-9s %-16s %-9s %-48s %s\n", "DEV", "NAME", "KIND", "FROM", "TO");
+	fprintf(v->out, "%-10s %-16s %-9s %-7s %-48s %s\n", "DEV#N", "NAME", "KIND", "DISKSEQ",
+		"FROM", "TO");
 	for (i = 0; i < bm_map_count(v->map); i++) {
 		const struct bm_span *s = bm_map_span(v->map, i);
-		char dev[16], from[160], to[160], name[200];
+		char key[40], seq[24] = "-", from[160], to[160], name[200];
 
 		if (!span_wanted(v, s))
 			continue;
 		snprintf(name, sizeof(name), "%s%s%s%s", s->name, s->dm[0] ? " (" : "", s->dm,
 			 s->dm[0] ? ")" : "");
-		fprintf(v->out, "%-9s %-16s %-9s %-48s %s%s\n",
-			bm_dev_str(s->dev, dev, sizeof(dev)), name,
-			s->kind == BM_PARTITION ? "partition" : "disk",
+		if (s->diskseq)
+			snprintf(seq, sizeof(seq), "%" PRIu64, s->diskseq);
+		fprintf(v->out, "%-10s %-16s %-9s %-7s %-48s %s%s\n",
+			bm_span_key(s, key, sizeof(key)), name,
+			s->kind == BM_PARTITION ? "partition" : "disk", seq,
 			bm_bound_str(&s->from, true, from, sizeof(from)),
 			bm_bound_str(&s->to, false, to, sizeof(to)),
 			span_near_loss(v, s) ? " [events lost meanwhile]" : "");
 		if (s->via[0])
-			fprintf(v->out, "%-26s path via %s\n", "", s->via);
+			fprintf(v->out, "%-35s path via %s\n", "", s->via);
 		for (k = 1; k < s->ndm; k++) {
 			const struct bm_dm_name *r = &s->dm_names[k];
 			char lo[32], hi[32];
@@ -84,9 +87,9 @@ static void map_text(const struct map_view *v)
 			bm_ts_str(r->lo, lo, sizeof(lo));
 			bm_ts_str(r->hi, hi, sizeof(hi));
 			if (r->lo == r->hi)
-				fprintf(v->out, "%-26s renamed %s at %s\n", "", r->name, hi);
+				fprintf(v->out, "%-35s renamed %s at %s\n", "", r->name, hi);
 			else
-				fprintf(v->out, "%-26s renamed %s between %s and %s\n", "", r->name,
+				fprintf(v->out, "%-35s renamed %s between %s and %s\n", "", r->name,
 					lo, hi);
 		}
 	}
@@ -99,110 +102,72 @@ static void map_text(const struct map_view *v)
 	}
 }
 
-static void csv_u64(FILE *out, bool present, uint64_t v)
+/* Renames of a dm device after its first name: NAME@LO..HI;... */
+static const char *renames(const struct bm_span *s, char *buf, size_t size)
 {
-	if (present)
-		fprintf(out, "%" PRIu64, v);
-}
-
-static void map_csv(const struct map_view *v)
-{
-	size_t i;
-
-	fputs("dev,name,kind,from_ns,to_ns,from_source,to_source,"
-	      "from_lo_ns,from_hi_ns,to_lo_ns,to_hi_ns,parent,diskseq,dm,events_lost,serial,via\n",
-	      v->out);
-	for (i = 0; i < bm_map_count(v->map); i++) {
-		const struct bm_span *s = bm_map_span(v->map, i);
-		char dev[16], by[64];
-
-		if (!span_wanted(v, s))
-			continue;
-		fprintf(v->out, "%s,", bm_dev_str(s->dev, dev, sizeof(dev)));
-		bm_csv_str(v->out, s->name);
-		fprintf(v->out, ",%s,", s->kind == BM_PARTITION ? "partition" : "disk");
-		csv_u64(v->out, s->from.known, s->from.hi);
-		putc(',', v->out);
-		csv_u64(v->out, s->to.known, s->to.hi);
-		fprintf(v->out, ",%s,", bm_sources_str(s->from.by, '+', by, sizeof(by)));
-		fprintf(v->out, "%s,", s->to.known ? bm_sources_str(s->to.by, '+', by, sizeof(by))
-						   : "");
-		csv_u64(v->out, s->from.known, s->from.lo);
-		putc(',', v->out);
-		csv_u64(v->out, s->from.known, s->from.hi);
-		putc(',', v->out);
-		csv_u64(v->out, s->to.known, s->to.lo);
-		putc(',', v->out);
-		csv_u64(v->out, s->to.known, s->to.hi);
-		putc(',', v->out);
-		bm_csv_str(v->out, s->parent);
-		putc(',', v->out);
-		csv_u64(v->out, s->diskseq, s->diskseq);
-		putc(',', v->out);
-		bm_csv_str(v->out, s->dm);
-		fprintf(v->out, ",%s,", span_near_loss(v, s) ? "yes" : "");
-		bm_csv_str(v->out, s->serial);
-		putc(',', v->out);
-		bm_csv_str(v->out, s->via);
-		putc('\n', v->out);
-	}
-}
-
-static void json_bound(FILE *out, const char *key, const struct bm_bound *b)
-{
-	char by[64];
-
-	fprintf(out, "\"%s\":", key);
-	if (!b->known) {
-		fputs("null", out);
-		return;
-	}
-	fprintf(out, "{\"lo_ns\":%" PRIu64 ",\"hi_ns\":%" PRIu64 ",\"source\":", b->lo, b->hi);
-	bm_json_str(out, bm_sources_str(b->by, '+', by, sizeof(by)));
-	putc('}', out);
-}
-
-static void map_json(const struct map_view *v)
-{
-	const struct bm_conflict *conflicts;
-	size_t i, n;
+	size_t len = 0;
 	unsigned k;
 
+	buf[0] = '\0';
+	for (k = 1; k < s->ndm && len < size; k++)
+		len += snprintf(buf + len, size - len, "%s%s@%" PRIu64 "..%" PRIu64, k > 1 ? ";" : "",
+				s->dm_names[k].name, s->dm_names[k].lo, s->dm_names[k].hi);
+	return buf;
+}
+
+static void map_row(struct bm_row *r, const struct map_view *v, const struct bm_span *s)
+{
+	char dev[16], by[64], key[40], names[1024];
+
+	bm_row_str(r, "dev", bm_dev_str(s->dev, dev, sizeof(dev)));
+	bm_row_str(r, "name", s->name);
+	bm_row_str(r, "kind", s->kind == BM_PARTITION ? "partition" : "disk");
+	bm_row_str(r, "incarnation", bm_span_key(s, key, sizeof(key)));
+	bm_row_str(r, "from_source", bm_sources_str(s->from.by, '+', by, sizeof(by)));
+	if (s->from.known) {
+		bm_row_u64(r, "from_ns", s->from.hi);
+		bm_row_u64(r, "from_lo_ns", s->from.lo);
+		bm_row_u64(r, "from_hi_ns", s->from.hi);
+	}
+	if (s->to.known) {
+		bm_row_u64(r, "to_ns", s->to.hi);
+		bm_row_str(r, "to_source", bm_sources_str(s->to.by, '+', by, sizeof(by)));
+		bm_row_u64(r, "to_lo_ns", s->to.lo);
+		bm_row_u64(r, "to_hi_ns", s->to.hi);
+	}
+	if (s->parent[0])
+		bm_row_str(r, "parent", s->parent);
+	if (s->diskseq)
+		bm_row_u64(r, "diskseq", s->diskseq);
+	if (s->dm[0])
+		bm_row_str(r, "dm", s->dm);
+	if (s->ndm > 1)
+		bm_row_str(r, "dm_renames", renames(s, names, sizeof(names)));
+	bm_row_bool(r, "events_lost", span_near_loss(v, s));
+	if (s->serial[0])
+		bm_row_str(r, "serial", s->serial);
+	if (s->via[0])
+		bm_row_str(r, "via", s->via);
+	bm_row_end(r);
+}
+
+static void map_rows(const struct map_view *v, enum bm_output_format format)
+{
+	struct bm_row *r = malloc(sizeof(*r));
+	size_t i;
+
+	if (!r)
+		return;
+	bm_row_start(r, v->out, format, bm_schema_find("map"));
+	if (format == BM_FORMAT_CSV && !v->opts->no_header)
+		bm_schema_csv_header(v->out, r->schema);
 	for (i = 0; i < bm_map_count(v->map); i++) {
 		const struct bm_span *s = bm_map_span(v->map, i);
-		char dev[16];
 
-		if (!span_wanted(v, s))
-			continue;
-		fprintf(v->out, "{\"dev\":\"%s\",\"name\":", bm_dev_str(s->dev, dev, sizeof(dev)));
-		bm_json_str(v->out, s->name);
-		fprintf(v->out, ",\"kind\":\"%s\",", s->kind == BM_PARTITION ? "partition" : "disk");
-		json_bound(v->out, "from", &s->from);
-		putc(',', v->out);
-		json_bound(v->out, "to", &s->to);
-		fputs(",\"parent\":", v->out);
-		bm_json_str(v->out, s->parent);
-		fprintf(v->out, ",\"diskseq\":%" PRIu64 ",\"dm\":", s->diskseq);
-		bm_json_str(v->out, s->dm);
-		fprintf(v->out, ",\"events_lost\":%s,\"serial\":", span_near_loss(v, s) ? "true" : "false");
-		bm_json_str(v->out, s->serial);
-		fputs(",\"via\":", v->out);
-		bm_json_str(v->out, s->via);
-		fputs(",\"dm_names\":[", v->out);
-		for (k = 0; k < s->ndm; k++) {
-			fprintf(v->out, "%s{\"name\":", k ? "," : "");
-			bm_json_str(v->out, s->dm_names[k].name);
-			fprintf(v->out, ",\"from_lo_ns\":%" PRIu64 ",\"from_hi_ns\":%" PRIu64 "}",
-				s->dm_names[k].lo, s->dm_names[k].hi);
-		}
-		fputs("]}\n", v->out);
+		if (span_wanted(v, s))
+			map_row(r, v, s);
 	}
-	n = bm_map_conflicts(v->map, &conflicts);
-	for (i = 0; i < n; i++) {
-		fprintf(v->out, "{\"conflict_ns\":%" PRIu64 ",\"text\":", conflicts[i].ts);
-		bm_json_str(v->out, conflicts[i].text);
-		fputs("}\n", v->out);
-	}
+	free(r);
 }
 
 void bm_view_map(FILE *out, enum bm_output_format format, const struct bm_map *map,
@@ -212,8 +177,36 @@ void bm_view_map(FILE *out, enum bm_output_format format, const struct bm_map *m
 
 	if (format == BM_FORMAT_TEXT)
 		map_text(&v);
-	else if (format == BM_FORMAT_CSV)
-		map_csv(&v);
 	else
-		map_json(&v);
+		map_rows(&v, format);
+}
+
+void bm_view_conflicts(FILE *out, enum bm_output_format format, const struct bm_map *map,
+		       const struct bm_map_view_opts *opts)
+{
+	const struct bm_conflict *conflicts;
+	size_t i, n = bm_map_conflicts(map, &conflicts);
+	struct bm_row *r;
+
+	if (format == BM_FORMAT_TEXT) {
+		for (i = 0; i < n; i++) {
+			char ts[32];
+
+			fprintf(out, "conflict at %s: %s\n",
+				bm_ts_str(conflicts[i].ts, ts, sizeof(ts)), conflicts[i].text);
+		}
+		return;
+	}
+	r = malloc(sizeof(*r));
+	if (!r)
+		return;
+	bm_row_start(r, out, format, bm_schema_find("conflicts"));
+	if (format == BM_FORMAT_CSV && !opts->no_header)
+		bm_schema_csv_header(out, r->schema);
+	for (i = 0; i < n; i++) {
+		bm_row_u64(r, "ts_ns", conflicts[i].ts);
+		bm_row_str(r, "text", conflicts[i].text);
+		bm_row_end(r);
+	}
+	free(r);
 }

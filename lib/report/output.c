@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The output formats: CSV, JSON and XML string encoding; device and time strings. */
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "blkmap/report/output.h"
 #include "blkmap/tracefile/decode.h"
@@ -102,11 +104,60 @@ const char *bm_dev_str(uint32_t dev, char *buf, size_t size)
 	return buf;
 }
 
+/* How times print, for the report being made: one setting a run, read by every thread. */
+static struct bm_timefmt time_shown;
+
+void bm_time_show(const struct bm_timefmt *t)
+{
+	time_shown = t ? *t : (struct bm_timefmt){ .mode = BM_TIME_ABS };
+}
+
+bool bm_time_abs(void)
+{
+	return time_shown.mode == BM_TIME_ABS;
+}
+
+const char *bm_wall_str(uint64_t wall_ns, char *buf, size_t size)
+{
+	time_t sec = wall_ns / 1000000000;
+	struct tm tm;
+	char date[32];
+	long off;
+
+	if (!localtime_r(&sec, &tm)) {
+		snprintf(buf, size, "?");
+		return buf;
+	}
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	off = tm.tm_gmtoff / 60;
+	if (!off)
+		snprintf(buf, size, "%s.%09lluZ", date,
+			 (unsigned long long)(wall_ns % 1000000000));
+	else
+		snprintf(buf, size, "%s.%09llu%c%02ld:%02ld", date,
+			 (unsigned long long)(wall_ns % 1000000000), off < 0 ? '-' : '+',
+			 labs(off) / 60, labs(off) % 60);
+	return buf;
+}
+
 const char *bm_ts_str(uint64_t ns, char *buf, size_t size)
 {
-	snprintf(buf, size, "%llu.%09llu", (unsigned long long)(ns / 1000000000),
-		 (unsigned long long)(ns % 1000000000));
-	return buf;
+	const struct bm_timefmt *t = &time_shown;
+	uint64_t d;
+
+	switch (t->mode) {
+	case BM_TIME_REL:
+		d = ns >= t->first ? ns - t->first : t->first - ns;
+		snprintf(buf, size, "%c%llu.%09llu", ns >= t->first ? '+' : '-',
+			 (unsigned long long)(d / 1000000000), (unsigned long long)(d % 1000000000));
+		return buf;
+	case BM_TIME_WALL:
+		return bm_wall_str(t->wall_ns + (ns - t->mono_ns), buf, size);
+	default:
+		snprintf(buf, size, "%llu.%09llu", (unsigned long long)(ns / 1000000000),
+			 (unsigned long long)(ns % 1000000000));
+		return buf;
+	}
 }
 
 /* The characters that make a CSV field quoted. */

@@ -42,6 +42,8 @@ struct report {
 	uint64_t map_progress_next;
 	struct bm_analysis *analysis;
 	struct bm_events_view *listing;
+	uint64_t listed;		/* events (or --top rows) the filters kept */
+	unsigned ops_seen;		/* with --op: the operations of the window's events */
 };
 
 static void progress(struct report *r, const char *what, uint64_t done, uint64_t *next)
@@ -143,20 +145,95 @@ static void label(struct report *r, struct bm_label_cache *cache, enum bm_kind k
 		l->old_span = bm_map_label_cached(r->map, cache, old_dev, ts, dev, &l->old_basis);
 }
 
+unsigned bm_rwbs_ops(const char *rwbs)
+{
+	unsigned ops = 0;
+
+	for (; *rwbs; rwbs++)
+		ops |= *rwbs == 'R' ? BM_OPS_READ : *rwbs == 'W' ? BM_OPS_WRITE :
+		       *rwbs == 'F' ? BM_OPS_FLUSH : *rwbs == 'D' ? BM_OPS_DISCARD : 0;
+	return ops;
+}
+
+static const char *const op_names[] = { "read", "write", "flush", "discard" };
+
+unsigned bm_ops_parse(const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++)
+		if (!strcmp(name, op_names[i]))
+			return 1U << i;
+	return 0;
+}
+
+const char *bm_ops_str(unsigned ops, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(op_names) / sizeof(op_names[0]) && len < size; i++)
+		if (ops & (1U << i))
+			len += snprintf(buf + len, size - len, "%s%s", len ? ", " : "", op_names[i]);
+	return buf;
+}
+
 static bool device_wanted(struct report *r, const struct bm_event *ev, const struct bm_labelled *l)
 {
-	const struct bm_report_opts *o = r->opts;
+	const struct bm_span_filter *f = &r->opts->devices;
 
-	if (!o->disk && !o->dev)
+	if (!bm_span_filter_set(f))
 		return true;
 	if (!bm_is_block(ev->kind))
 		return false;
-	if (o->dev && ev->dev != o->dev && !(ev->kind == BM_EV_BIO_REMAP && ev->old_dev == o->dev))
+	return bm_span_filter_match(f, l->span, ev->dev) ||
+	       (ev->kind == BM_EV_BIO_REMAP && bm_span_filter_match(f, l->old_span, ev->old_dev));
+}
+
+static bool process_filter_set(const struct bm_report_opts *o)
+{
+	return o->npids || o->ncomms;
+}
+
+/* Is @pid (its command @comm, or NULL to look it up) one --pid and --comm keep? */
+static bool process_wanted(const struct bm_report_opts *o, struct tep_handle *tep, int pid,
+			   const char *comm)
+{
+	bool ok = !o->npids;
+	unsigned i;
+
+	for (i = 0; !ok && i < o->npids; i++)
+		ok = o->pids[i] == pid;
+	if (!ok || !o->ncomms)
+		return ok;
+	if (!comm)
+		comm = pid ? tep_data_comm_from_pid(tep, pid) : "<idle>";
+	for (i = 0; i < o->ncomms; i++)
+		if (!strcmp(comm, o->comms[i]))
+			return true;
+	return false;
+}
+
+/* A block event's operations, noted for a message if none was wanted. */
+static bool ops_wanted(struct report *r, const struct bm_event *ev)
+{
+	unsigned ops;
+
+	if (!r->opts->ops)
+		return true;
+	if (!bm_is_block(ev->kind))
 		return false;
-	if (o->disk && !(l->span && bm_span_named(l->span, o->disk)) &&
-	    !(l->old_span && bm_span_named(l->old_span, o->disk)))
-		return false;
-	return true;
+	ops = bm_rwbs_ops(ev->rwbs);
+	__atomic_fetch_or(&r->ops_seen, ops, __ATOMIC_RELAXED);
+	return ops & r->opts->ops;
+}
+
+static bool event_wanted(struct report *r, const struct bm_event *ev, const struct bm_labelled *l)
+{
+	return ops_wanted(r, ev) &&
+	       (!process_filter_set(r->opts) ||
+		process_wanted(r->opts, bm_decoder_tep(r->dec), ev->pid, NULL)) &&
+	       device_wanted(r, ev, l);
 }
 
 /* Pass 2: every event, labelled, within the filters, to @sink. */
@@ -177,8 +254,9 @@ static int pass_events(struct report *r)
 			continue;
 		bm_decode(r->dec, &rec, &ev);
 		label(r, &r->labels, ev.kind, ev.dev, ev.old_dev, ev.ts, &l);
-		if (!device_wanted(r, &ev, &l))
+		if (!event_wanted(r, &ev, &l))
 			continue;
+		r->listed++;
 		bm_events_view_print(r->listing, &rec, &ev, &l);
 		if (ferror(r->out))
 			break;
@@ -240,16 +318,21 @@ static int fill_listed(void *ctx, void *state, int cpu, struct bm_lane_batch *b)
 		if (rec.ts < r->io_since || rec.ts > r->until)
 			continue;
 		if (!bm_is_block(bm_decoder_kind(r->dec, rec.type))) {
-			/* A listing filtered by device holds block events only. */
-			if (r->opts->disk || r->opts->dev)
+			/* A listing filtered by device or operation holds block events only. */
+			if (bm_span_filter_set(&r->opts->devices) || r->opts->ops)
 				continue;
+			if (process_filter_set(r->opts)) {
+				bm_decode(r->dec, &rec, &ev);
+				if (!process_wanted(r->opts, bm_decoder_tep(r->dec), ev.pid, NULL))
+					continue;
+			}
 			if (add_listed(b, &rec, rec.type, rec.data, rec.size) < 0)
 				goto nomem;
 			continue;
 		}
 		bm_decode(r->dec, &rec, &ev);
 		label(r, &ls->labels, ev.kind, ev.dev, ev.old_dev, ev.ts, &l);
-		if (!device_wanted(r, &ev, &l))
+		if (!event_wanted(r, &ev, &l))
 			continue;
 		bm_events_view_print(ls->view, &rec, &ev, &l);
 		line = bm_events_view_take(ls->view, &len);
@@ -288,6 +371,7 @@ static int pass_events_in_lanes(struct report *r)
 
 		if (!(++n & 0xfff))
 			progress(r, "reading events", bm_lanes_bytes_read(lanes), &next);
+		r->listed++;
 		if (it->type < 0) {
 			bm_events_view_put(r->listing, bytes + it->at, it->len);
 		} else {
@@ -323,7 +407,8 @@ static int list_events(struct report *r)
 {
 	struct tep_handle *tep = bm_trace_tep_printing(r->trace);
 
-	r->listing = bm_events_view_start(r->out, r->opts->format, r->opts->explain, r->dec);
+	r->listing = bm_events_view_start(r->out, r->opts->format, r->opts->explain,
+					  r->opts->no_header, r->dec);
 	if (!r->listing) {
 		bm_error_errno("cannot list the events of '%s'", bm_trace_path(r->trace));
 		return -1;
@@ -381,59 +466,167 @@ static int analyse(struct report *r)
 	if (analyse_events(r) < 0)
 		return -1;
 	bm_analysis_finish(r->analysis);
-	bm_analysis_keep(r->analysis, r->opts->disk, r->opts->dev);
+	bm_analysis_keep(r->analysis, &r->opts->devices);
 	return 0;
 }
 
-/*
- * A --disk or --dev that no incarnation had is a mistake, not a disk
- * without I/O: refuse it, naming what the recording holds.
- */
-static int check_device_filter(struct report *r)
+static bool top_wanted(int pid, const char *comm, void *ctx)
 {
+	struct report *r = ctx;
+
+	return process_wanted(r->opts, bm_decoder_tep(r->dec), pid, comm);
+}
+
+/*
+ * --pid, --comm or --op kept nothing: a mistake, not a quiet recording.
+ * Say what the recording has: its processes (the cmdlines it saved) and
+ * the operations of the window's block events.
+ */
+static int nothing_matched(struct report *r)
+{
+	const struct bm_trace_meta *m = bm_trace_get_meta(r->trace);
 	const struct bm_report_opts *o = r->opts;
-	char known[512] = "", dev[16];
+	char procs[512] = "", ops[64], want[64];
+	const char *p = m->cmdlines, *end = p ? p + m->cmdlines_len : NULL;
+	size_t len = 0;
+
+	while (p && p < end && len < sizeof(procs) - 64) {
+		const char *nl = memchr(p, '\n', end - p), *sp;
+		size_t n = (nl ? nl : end) - p;
+
+		sp = memchr(p, ' ', n);
+		if (sp)
+			len += snprintf(procs + len, sizeof(procs) - len, "%s%.*s (%.*s)",
+					len ? ", " : "", (int)(p + n - sp - 1), sp + 1, (int)(sp - p), p);
+		p += n + 1;
+	}
+	if (p && p < end)
+		snprintf(procs + len, sizeof(procs) - len, ", ...");
+	/* An operation the window has, but not in the processes named: say those. */
+	if (o->ops && !(process_filter_set(o) && (r->ops_seen & o->ops)))
+		bm_error("no event of '%s' in the window is a %s (its operations there: %s)",
+			 bm_trace_path(r->trace), bm_ops_str(o->ops, want, sizeof(want)),
+			 r->ops_seen ? bm_ops_str(r->ops_seen, ops, sizeof(ops)) : "none");
+	else
+		bm_error("no %s of '%s' in the window is of the processes --pid and --comm name "
+			 "(its processes: %s)", o->view == BM_VIEW_TOP ? "I/O" : "event",
+			 bm_trace_path(r->trace), procs[0] ? procs : "none saved");
+	errno = ENOENT;
+	return -1;
+}
+
+/* The names (or numbers) of the recording's incarnations, each once, into @buf. */
+static const char *known_devices(struct report *r, bool names, char *buf, size_t size)
+{
 	size_t i, j, len = 0, n = bm_map_count(r->map);
+	char dev[16];
 
-	/* A live view's disk may come later. */
-	if ((!o->disk && !o->dev) || o->view == BM_VIEW_INTERVAL)
-		return 0;
-	for (i = 0; i < n; i++) {
+	buf[0] = '\0';
+	for (i = 0; i < n && len < size - 64; i++) {
 		const struct bm_span *s = bm_map_span(r->map, i);
-
-		if ((!o->disk || bm_span_named(s, o->disk)) && (!o->dev || s->dev == o->dev))
-			return 0;
-	}
-	if (o->disk && o->dev) {
-		bm_error("no incarnation in '%s' was both '%s' and %s: give one of --disk and --dev",
-			 bm_trace_path(r->trace), o->disk, bm_dev_str(o->dev, dev, sizeof(dev)));
-		errno = ENOENT;
-		return -1;
-	}
-	for (i = 0; i < n && len < sizeof(known) - 64; i++) {
-		const struct bm_span *s = bm_map_span(r->map, i);
-		const char *item = o->disk ? s->name : bm_dev_str(s->dev, dev, sizeof(dev));
+		const char *item = names ? s->name : bm_dev_str(s->dev, dev, sizeof(dev));
 
 		for (j = 0; j < i; j++) {
 			const struct bm_span *t = bm_map_span(r->map, j);
 
-			if (o->disk ? !strcmp(t->name, s->name) : t->dev == s->dev)
+			if (names ? !strcmp(t->name, s->name) : t->dev == s->dev)
 				break;
 		}
 		if (j == i)
-			len += snprintf(known + len, sizeof(known) - len, "%s%s", len ? ", " : "", item);
+			len += snprintf(buf + len, size - len, "%s%s", len ? ", " : "", item);
 	}
 	if (i < n)
-		snprintf(known + len, sizeof(known) - len, ", ...");
-	if (o->disk)
-		bm_error("no disk or partition was named '%s' during the recording '%s' "
-			 "(its names: %s)", o->disk, bm_trace_path(r->trace), known[0] ? known : "none");
-	else
-		bm_error("no disk or partition had device number %s during the recording '%s' "
-			 "(its numbers: %s)", bm_dev_str(o->dev, dev, sizeof(dev)),
-			 bm_trace_path(r->trace), known[0] ? known : "none");
+		snprintf(buf + len, size - len, ", ...");
+	return buf[0] ? buf : "none";
+}
+
+/*
+ * A --disk or --dev that no incarnation had is a mistake, not a disk
+ * without I/O: refuse it, naming what the recording holds. So are names
+ * and numbers that no incarnation had at once.
+ */
+static int check_device_filter(struct report *r)
+{
+	const struct bm_span_filter *f = &r->opts->devices;
+	struct bm_span_filter one = { .nnames = 1 };
+	size_t i, n = bm_map_count(r->map);
+	char known[512], dev[16], names[256] = "", devs[256] = "";
+	size_t len;
+	unsigned k;
+
+	/* A live view's disk may come later. */
+	if (!bm_span_filter_set(f) || r->opts->view == BM_VIEW_INTERVAL)
+		return 0;
+	for (k = 0; k < f->nnames; k++) {
+		one.names[0] = f->names[k];
+		for (i = 0; i < n && !bm_span_filter_match(&one, bm_map_span(r->map, i), 0); i++)
+			;
+		if (i == n) {
+			bm_error("no disk or partition was named '%s' during the recording '%s' "
+				 "(its names: %s)", f->names[k], bm_trace_path(r->trace),
+				 known_devices(r, true, known, sizeof(known)));
+			goto refused;
+		}
+	}
+	for (k = 0; k < f->ndevs; k++) {
+		for (i = 0; i < n && bm_map_span(r->map, i)->dev != f->devs[k]; i++)
+			;
+		if (i == n) {
+			bm_error("no disk or partition had device number %s during the recording "
+				 "'%s' (its numbers: %s)", bm_dev_str(f->devs[k], dev, sizeof(dev)),
+				 bm_trace_path(r->trace), known_devices(r, false, known, sizeof(known)));
+			goto refused;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct bm_span *s = bm_map_span(r->map, i);
+
+		if (bm_span_filter_match(f, s, s->dev))
+			return 0;
+	}
+	for (k = 0, len = 0; k < f->nnames && len < sizeof(names); k++)
+		len += snprintf(names + len, sizeof(names) - len, "%s'%s'", k ? " or " : "",
+				f->names[k]);
+	for (k = 0, len = 0; k < f->ndevs && len < sizeof(devs); k++)
+		len += snprintf(devs + len, sizeof(devs) - len, "%s%s", k ? " or " : "",
+				bm_dev_str(f->devs[k], dev, sizeof(dev)));
+	bm_error("no incarnation in '%s' was both %s and %s: give one of --disk and --dev",
+		 bm_trace_path(r->trace), names, devs);
+refused:
 	errno = ENOENT;
 	return -1;
+}
+
+/* A time of the wall clock (ns since the epoch) on the trace clock; 0 if before it began. */
+static uint64_t from_wall(struct report *r, uint64_t wall)
+{
+	int64_t d = (int64_t)(wall - r->pass.wall_ns);
+
+	return d < 0 && (uint64_t)-d > r->pass.mono_ns ? 0 : r->pass.mono_ns + d;
+}
+
+/*
+ * How text prints times (--time), and the wall clock that --time=wall and
+ * wall-clock --since/--until need: refused where the recording has none.
+ */
+static int show_times(struct report *r)
+{
+	const struct bm_report_opts *o = r->opts;
+	const char *clock = bm_trace_get_meta(r->trace)->clock;
+	bool wall = r->pass.wall_ns && r->pass.mono_ns && clock && !strcmp(clock, "mono");
+
+	if ((o->time == BM_TIME_WALL || (o->since_set && o->since_wall) ||
+	     (o->until_set && o->until_wall)) && !wall) {
+		bm_error("'%s' holds no wall-clock time (its record-begin marker has none: recorded "
+			 "by an older blkmap or another tool): --time=wall and wall-clock --since and "
+			 "--until cannot be placed; use --time=abs or --time=rel",
+			 bm_trace_path(r->trace));
+		errno = EINVAL;
+		return -1;
+	}
+	bm_time_show(&(struct bm_timefmt){ .mode = o->time, .first = r->pass.first,
+					   .wall_ns = r->pass.wall_ns, .mono_ns = r->pass.mono_ns });
+	return 0;
 }
 
 /*
@@ -447,8 +640,10 @@ static int window(struct report *r)
 	uint64_t first = r->pass.first, last = r->pass.last;
 	char a[32], b[32], since[32], until[32];
 
-	r->since = !o->since_set ? first : o->since_relative ? first + o->since : o->since;
-	r->until = !o->until_set ? last : o->until_relative ? first + o->until : o->until;
+	r->since = !o->since_set ? first : o->since_relative ? first + o->since :
+		   o->since_wall ? from_wall(r, o->since) : o->since;
+	r->until = !o->until_set ? last : o->until_relative ? first + o->until :
+		   o->until_wall ? from_wall(r, o->until) : o->until;
 	/* An empty window is a mistake (a time pasted from another recording): say why. */
 	if (o->view != BM_VIEW_INTERVAL && r->pass.events &&
 	    (r->since > r->until || r->since > last || r->until < first)) {
@@ -457,7 +652,7 @@ static int window(struct report *r)
 		bm_ts_str(r->since, since, sizeof(since));
 		bm_ts_str(r->until, until, sizeof(until));
 		bm_error("the window from %s to %s holds nothing of '%s': %s; the recording runs "
-			 "from %s to %s (seconds of its clock; +S for seconds from its start)", since,
+			 "from %s to %s (as --time prints; +S for seconds from its start)", since,
 			 until, bm_trace_path(r->trace), r->since > last || r->until < first ?
 			 "it lies outside the recording" : "it ends before it starts", a, b);
 		errno = EINVAL;
@@ -502,6 +697,8 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	r.map = bm_map_build(r.stream, r.dec, &r.pass);
 	if (!r.map || check_device_filter(&r) < 0)
 		goto out;
+	if (show_times(&r) < 0)
+		goto out;
 	report_missing_map(&r);
 	report_loss(&r);
 	if (window(&r) < 0)
@@ -511,29 +708,39 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	switch (opts->view) {
 	case BM_VIEW_MAP:
 		bm_view_map(out, opts->format, r.map, &(struct bm_map_view_opts){
-			.disk = opts->disk, .dev = opts->dev, .since = r.since, .until = r.until,
-			.losses = r.pass.losses, .nlosses = r.pass.nlosses });
+			.filter = &opts->devices, .since = r.since, .until = r.until,
+			.losses = r.pass.losses, .nlosses = r.pass.nlosses,
+			.no_header = opts->no_header });
+		break;
+	case BM_VIEW_CONFLICTS:
+		bm_view_conflicts(out, opts->format, r.map, &(struct bm_map_view_opts){
+			.no_header = opts->no_header });
 		break;
 	case BM_VIEW_EVENTS:
 		if (list_events(&r) < 0)
 			goto out;
+		if ((process_filter_set(opts) || opts->ops) && !r.listed && nothing_matched(&r) < 0)
+			goto out;
 		break;
 	case BM_VIEW_DISKS:
-		bm_view_disks(out, opts->format, r.analysis);
+		bm_view_disks(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_LATENCY:
-		bm_view_latency(out, opts->format, r.analysis);
+		bm_view_latency(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_TOP:
-		bm_view_top(out, opts->format, r.analysis, r.tep);
+		r.listed = bm_view_top(out, opts->format, r.analysis, !opts->no_header, r.tep,
+				       process_filter_set(opts) ? top_wanted : NULL, &r);
+		if (process_filter_set(opts) && !r.listed && nothing_matched(&r) < 0)
+			goto out;
 		break;
 	case BM_VIEW_STACK:
-		bm_view_stack(out, opts->format, r.analysis);
+		bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_INTERVAL:
 		bm_view_interval(out, opts->format, r.analysis, r.map, &(struct bm_interval_opts){
 			.since = r.io_since, .until = r.until, .header = !opts->no_header,
-			.sort = opts->sort, .disk = opts->disk });
+			.sort = opts->sort, .filter = &opts->devices });
 		break;
 	case BM_VIEW_NONE:
 		break;
@@ -546,6 +753,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	}
 	ret = 0;
 out:
+	bm_time_show(NULL);
 	bm_events_view_free(r.listing);
 	free(r.pass.losses);
 	bm_analysis_free(r.analysis);

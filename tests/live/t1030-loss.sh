@@ -28,6 +28,6 @@ sum=$(sed -n 's/.*lost \(at least \)\{0,1\}\([0-9]*\) events on CPU.*/\2/p' "$T/
 
 # The map marks what the gaps may have affected: the loop device, at least.
 "$BLKMAP" report --map -f csv "$T/rec.dat" 2>/dev/null >"$T/map.csv"
-awk -F, -v d="$(devnum "$L")" 'NR > 1 && $1 == d && $15 == "yes" {found = 1} END {exit !found}' \
+awk -F, -v d="$(devnum "$L")" 'NR > 1 && $1 == d && $15 == "true" {found = 1} END {exit !found}' \
 	"$T/map.csv" || fail "the map does not mark $(devnum "$L") as affected by the loss"
 grep -q "events lost on CPU" "$T/report.err" || fail "report names no gap"

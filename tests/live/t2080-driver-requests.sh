@@ -26,11 +26,12 @@ kill -INT $rec
 wait $rec || { cat "$T/rec.err"; fail "recording failed"; }
 assert_clean
 
+# Sector 2^64-1 is no sector: past int64, CSV leaves it empty (JSON null).
 "$BLKMAP" report -f csv "$T/rec.dat" >"$T/events.csv"
 ev=$(csv_col "$T/events.csv" event) rw=$(csv_col "$T/events.csv" rwbs)
 nm=$(csv_col "$T/events.csv" name) sc=$(csv_col "$T/events.csv" sector)
 private=$(awk -F, -v e="$ev" -v r="$rw" -v n="$nm" -v s="$sc" -v d="$disk" \
-	'$e == "block_rq_complete" && $r == "N" && $n == d && $s == "18446744073709551615"' \
+	'$e == "block_rq_complete" && $r == "N" && $n == d && $s == ""' \
 	"$T/events.csv" | wc -l)
 [ "$private" -ge $READS ] ||
 	fail "premise missing: $private completions of the driver's own requests at sector 2^64-1, $READS serial reads"

@@ -34,7 +34,9 @@ for view in --map --disks --latency --top --stack; do
 	"$BLKMAP" report $view -f csv "$T/damaged.dat" >"$T/view" 2>"$T/err" ||
 		fail "$view: exit $?: $(cat "$T/err")"
 done
-"$BLKMAP" report --disks -f csv "$T/damaged.dat" 2>/dev/null | grep -q ',yes$' ||
+"$BLKMAP" report --disks -f csv "$T/damaged.dat" 2>/dev/null >"$T/disks.csv"
+el=$(head -n 1 "$T/disks.csv" | tr ',' '\n' | grep -nx events_lost | cut -d: -f1)
+awk -F, -v e="$el" 'NR > 1 && $e == "true" {found = 1} END {exit !found}' "$T/disks.csv" ||
 	fail "--disks marks no incarnation as touched by the gap"
 
 # Standard input, a pipe, a FIFO: as the file reads, and no copy left in TMPDIR.

@@ -71,7 +71,7 @@ loss=$top/tests/data/host-loss.dat
 	fail "the plot of host-loss.dat does not show its two gaps"
 "$BLKMAP" report --disks -f csv "$loss" 2>/dev/null >"$T/loss.csv"
 el=$(csv_col "$T/loss.csv" events_lost)
-[ "$(awk -F, -v e="$el" 'NR > 1 {print $e}' "$T/loss.csv")" = yes ] ||
+[ "$(awk -F, -v e="$el" 'NR > 1 {print $e}' "$T/loss.csv")" = true ] ||
 	fail "--disks does not mark loop0 of host-loss.dat: $(cat "$T/loss.csv")"
 "$BLKMAP" report --disks "$loss" 2>/dev/null | grep -q '^loop0\* ' ||
 	fail "--disks text does not mark loop0 of host-loss.dat"
@@ -96,3 +96,24 @@ done
 "$BLKMAP" report --disks --disk=alpha --until=+0 "$rec" >/dev/null 2>&1 ||
 	fail "report --disk=alpha was refused"
 echo "# a filter naming no incarnation is refused with the recording's names"
+
+# host-hotplug.dat: zram1 removed and re-created on 253:1, loop0 attached to a
+# file, detached and attached to another (its change uevents say diskseq 22,
+# then 24). Text --disks tells the incarnations apart; each attachment of
+# loop0 is an incarnation of its own, with what its partition passed down.
+hp=$top/tests/data/host-hotplug.dat
+"$BLKMAP" report --disks "$hp" 2>/dev/null >"$T/hp.txt"
+[ "$(awk '$1 == "zram1" {print $2, $(NF - 1), $NF}' "$T/hp.txt" | sort -u | wc -l)" -eq 2 ] ||
+	fail "--disks text: the two zram1 rows are not told apart: $(grep zram1 "$T/hp.txt")"
+seqs=$("$BLKMAP" report "$hp" 2>/dev/null | sed -n 's/.*uevent action=change dev=7:0 .* diskseq=\([0-9]*\) .*/\1/p' |
+	sort -un | tr '\n' ' ')
+"$BLKMAP" report --disks -f csv --disk loop0 --disk loop0p1 "$hp" 2>/dev/null >"$T/hp.csv"
+ds=$(csv_col "$T/hp.csv" diskseq) in=$(csv_col "$T/hp.csv" incarnation) wb=$(csv_col "$T/hp.csv" write_bytes)
+got=$(awk -F, -v s="$ds" '$1 == "loop0" {print $s}' "$T/hp.csv" | tr '\n' ' ')
+[ "$got" = "$seqs" ] || fail "loop0's --disks rows have diskseq '$got', its change uevents '$seqs'"
+disk=$(awk -F, -v w="$wb" '$1 == "loop0" {print $w}' "$T/hp.csv" | tr '\n' ' ')
+part=$(awk -F, -v w="$wb" '$1 == "loop0p1" {print $w}' "$T/hp.csv" | tr '\n' ' ')
+[ "$disk" = "$part" ] || fail "loop0's attachments wrote '$disk', its partitions '$part'"
+[ "$(awk -F, -v i="$in" '$1 == "loop0" {print $i}' "$T/hp.csv" | sort -u | wc -l)" -eq 2 ] ||
+	fail "loop0's attachments share an incarnation key"
+echo "# host-hotplug.dat: zram1's two incarnations told apart in text; loop0's attachments (diskseq $seqs) are two"

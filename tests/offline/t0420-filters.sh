@@ -37,6 +37,20 @@ for off in +0.25 0.25s 250ms 250000us; do
 done
 note "pasted seconds and nanoseconds, and +S, Ss, ms, us offsets, select what they say"
 
+# --time=rel prints seconds from the start, which --since takes back as printed;
+# the views' times follow it; a recording without a wall clock refuses --time=wall.
+"$BLKMAP" report --time=rel "$rec" 2>/dev/null >"$T/rel"
+[ "$(awk 'NR == 1 {print $1}' "$T/rel")" = "+0.000000000" ] || fail "--time=rel starts at $(head -c 40 "$T/rel")"
+t=$(awk 'NR == 40 {print $1}' "$T/rel")
+"$BLKMAP" report --time=rel --since "$t" "$rec" 2>/dev/null | head -n 1 | awk '{print $1}' >"$T/first"
+[ "$(cat "$T/first")" = "$t" ] || fail "--since $t (pasted from --time=rel) starts at $(cat "$T/first")"
+"$BLKMAP" report --disks --time=rel "$rec" 2>/dev/null | grep -q '^zram1 .* +0\.[0-9]\{9\} *+0\.[0-9]\{9\}$' ||
+	fail "--disks --time=rel does not print zram1's times from the start"
+refused 1 "holds no wall-clock time .*use --time=abs or --time=rel" --time=wall
+refused 1 "holds no wall-clock time" --since 2026-12-01T21:00:00Z
+refused 64 "time takes abs, rel or wall" --time=utc
+note "--time=rel printed and pasted back; --time=wall refused without a wall clock"
+
 # What cannot mean a time.
 for bad in nan inf -1 0x10 1e3 1.2.3 "" +-1 2.5m; do
 	refused 64 "takes a time of the trace clock" --since "$bad"
@@ -52,9 +66,65 @@ for bad in 4294967303:0 4096:0 7:1048576 0:0 7: :1 7:1x " 7:1"; do
 done
 # Filters that exclude each other, or that would replace one another.
 refused 1 "was both 'loop0' and 7:1" --disks --disk loop0 --dev 7:1
-refused 64 "one --disk at a time" --disk loop0 --disk loop1
-refused 64 "one --dev at a time" --dev 7:0 --dev 7:1
+refused 1 "no disk or partition was named 'nosuch'" --disk loop0 --disk nosuch
+refused 1 "no disk or partition had device number 9:9" --dev 7:0 --dev 9:9
 note "times, windows and device numbers that mean nothing are refused with the span or the form"
+
+# A repeated --disk or --dev: the union, in every view.
+"$BLKMAP" report --disks -f csv "$rec" 2>/dev/null >"$T/all.csv"
+# union ARGS AWK_CONDITION: --disks and the listing with ARGS keep what the condition says.
+union() {
+	args=$1 cond=$2
+	# shellcheck disable=SC2086
+	"$BLKMAP" report --disks -f csv $args "$rec" 2>/dev/null >"$T/union.csv" ||
+		fail "--disks $args: exit $?"
+	awk -F, "NR == 1 || ($cond)" "$T/all.csv" >"$T/want.csv"
+	cmp -s "$T/union.csv" "$T/want.csv" ||
+		fail "--disks $args: $(cut -d, -f1,2 "$T/union.csv" | tr '\n' ' ')"
+}
+union "--disk zram1 --disk alpha" '$1 == "zram1" || $1 == "alpha"'
+union "--dev 253:1 --dev 254:0" '$2 == "253:1" || $2 == "254:0"'
+[ "$(awk -F, 'NR > 1' "$T/union.csv" | wc -l)" -eq 4 ] || fail "--dev 253:1 --dev 254:0: not 4 rows"
+n=$("$BLKMAP" report -f csv --disk zram1 --disk alpha "$rec" 2>/dev/null |
+	awk -F, 'NR > 1 && $7 != "zram1" && $7 != "alpha" && $14 != "zram1" && $14 != "alpha"' | wc -l)
+[ "$n" -eq 0 ] || fail "the listing with --disk zram1 --disk alpha has $n events of other devices"
+note "a repeated --disk or --dev keeps each"
+
+# --pid, --comm and --op: the listing's events of those processes or operations,
+# as the whole listing has them; what matches nothing is refused, naming what
+# the recording has; views they cannot filter refuse them.
+"$BLKMAP" report -f csv "$rec" 2>/dev/null >"$T/events.csv"
+pid=$(awk -F, 'NR > 1 && $4 == "sh" && $5 ~ /^block_/ {print $3; exit}' "$T/events.csv")
+[ -n "$pid" ] || fail "vm61-module.dat has no block event of sh"
+awk -F, -v p="$pid" 'NR == 1 || $3 == p' "$T/events.csv" >"$T/want"
+"$BLKMAP" report -f csv --pid "$pid" "$rec" 2>/dev/null >"$T/got" || fail "--pid $pid: exit $?"
+cmp -s "$T/got" "$T/want" || fail "--pid $pid: $(wc -l <"$T/got") lines, not $(wc -l <"$T/want")"
+awk -F, 'NR == 1 || $4 == "dd" || $4 == "losetup"' "$T/events.csv" >"$T/want"
+"$BLKMAP" report -f csv --comm dd --comm losetup "$rec" 2>/dev/null >"$T/got" ||
+	fail "--comm dd --comm losetup: exit $?"
+cmp -s "$T/got" "$T/want" || fail "--comm dd --comm losetup: $(wc -l <"$T/got") lines, not $(wc -l <"$T/want")"
+awk -F, 'NR == 1 || ($5 ~ /^block_/ && $8 ~ /R/)' "$T/events.csv" >"$T/want"
+[ "$(wc -l <"$T/want")" -gt 1 ] || fail "vm61-module.dat has no read"
+"$BLKMAP" report -f csv --op read "$rec" 2>/dev/null >"$T/got" || fail "--op read: exit $?"
+cmp -s "$T/got" "$T/want" || fail "--op read: $(wc -l <"$T/got") lines, not $(wc -l <"$T/want")"
+"$BLKMAP" report -f csv -j1 --op read "$rec" 2>/dev/null | cmp -s - "$T/want" || fail "--op read -j1 differs"
+"$BLKMAP" report --top -f csv --comm dd "$rec" 2>/dev/null >"$T/top.csv"
+[ "$(awk -F, 'NR > 1 && $4 != "dd"' "$T/top.csv" | wc -l)" -eq 0 ] &&
+	[ "$(awk -F, 'NR > 1' "$T/top.csv" | wc -l)" -gt 0 ] || fail "--top --comm dd: $(cat "$T/top.csv")"
+set +e
+"$BLKMAP" report -f csv --pid 99999 "$rec" >/dev/null 2>"$T/err"; s1=$?
+"$BLKMAP" report --op discard "$rec" >/dev/null 2>"$T/err2"; s2=$?
+"$BLKMAP" report --disks --comm dd "$rec" >/dev/null 2>"$T/err3"; s3=$?
+set -e
+[ $s1 -eq 1 ] && grep -q "of the processes --pid and --comm name (its processes: .*dd (" "$T/err" ||
+	fail "--pid 99999: exit $s1, '$(cat "$T/err")'"
+[ $s2 -eq 1 ] && grep -q "is a discard (its operations there: read, write" "$T/err2" ||
+	fail "--op discard: exit $s2, '$(cat "$T/err2")'"
+[ $s3 -eq 64 ] && grep -q "not the other views" "$T/err3" ||
+	fail "--disks --comm dd: exit $s3, '$(cat "$T/err3")'"
+refused 64 "op takes read, write, flush or discard" --op trim
+refused 64 "pid takes a process id" --pid -1
+note "--pid, --comm, --op keep what they name, refuse what matches nothing"
 
 # --plot: the format from the name, in any case; never the recording, nor a
 # file that is not a plot; "-" is standard output.

@@ -74,5 +74,6 @@ Suite *suite_source(void);
 Suite *suite_util(void);
 Suite *suite_compress(void);
 Suite *suite_report(void);
+Suite *suite_schema(void);
 
 #endif

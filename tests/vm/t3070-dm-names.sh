@@ -42,8 +42,10 @@ for kernel in default 6.12; do
 		rename=$("$BLKMAP" report --map -f json "$out/rec.dat" | python3 -c '
 import json, sys
 for line in sys.stdin:
-    for n in json.loads(line).get("dm_names", [])[1:]:
-        print(n["name"], n["from_lo_ns"], n["from_hi_ns"])')
+    for item in (json.loads(line)["dm_renames"] or "").split(";"):
+        if item:
+            name, window = item.rsplit("@", 1)
+            print(name, *window.split(".."))')
 		note "$kernel, $sources: renamed $rename"
 		set -- $rename
 		[ "${1:-}" = vg0-old ] || fail "$kernel, $sources: the rename is not in the map ('$rename')"

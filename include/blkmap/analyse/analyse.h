@@ -105,8 +105,9 @@ void bm_analysis_tick(struct bm_analysis *a, const struct bm_tick *tick);
  * in flight there; each incarnation whose life overlaps one is marked.
  */
 int bm_analysis_gaps(struct bm_analysis *a, const struct bm_loss *losses, size_t n);
-/* Keep only the incarnations named @name (if not NULL) with number @dev (if not 0). */
-void bm_analysis_keep(struct bm_analysis *a, const char *name, uint32_t dev);
+struct bm_span_filter;
+/* Keep only the incarnations @f passes (NULL: all). */
+void bm_analysis_keep(struct bm_analysis *a, const struct bm_span_filter *f);
 
 /* Incarnations with I/O, ordered by device number then time. */
 size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats *const **list);

@@ -25,6 +25,8 @@ struct bm_map_pass {
 	uint64_t markers, registers;
 	/* Out: the kernel's tick, if the recording says (record-begin); ns 0 if not. */
 	struct bm_tick tick;
+	/* Out: the wall clock at trace time mono_ns, if the recording says (record-begin); 0s if not. */
+	uint64_t wall_ns, mono_ns;
 	struct bm_loss *losses;
 	size_t nlosses;
 };

@@ -35,6 +35,7 @@ struct bm_feeder {
 	bool have_listener;
 	char sources[128];	/* from record-begin */
 	struct bm_tick tick;	/* from record-begin; ns 0 if it does not say */
+	uint64_t wall_ns, mono_ns;	/* from record-begin: the wall clock at mono_ns; 0s if not */
 	uint64_t window_from;	/* a flight recording's window-begin; 0 for none */
 	uint64_t markers;	/* blkmap markers seen */
 	uint64_t registers;	/* disk registrations seen (writeback_bdi_register) */

@@ -48,6 +48,8 @@ struct bm_span {
 	uint64_t diskseq;	/* 0 if unknown */
 	uint64_t size;		/* sectors, 0 if unknown */
 	struct bm_bound from, to;
+	unsigned nth;		/* which incarnation of its number, from 1 (bm_map_finish) */
+	bool reseq;		/* opened by its disk's diskseq growing, no removal before */
 	uint64_t seen;		/* latest time the device certainly existed */
 	uint64_t removed_before;	/* internal: its removal precedes this (0: not known) */
 };
@@ -135,11 +137,37 @@ size_t bm_map_conflicts(const struct bm_map *map, const struct bm_conflict **lis
 const char *bm_label_basis_name(enum bm_label_basis basis);
 
 /*
+ * @s's key, stable within a recording: "MAJ:MIN#N", its number and which
+ * incarnation of that number it is, counted from 1 in time order.
+ */
+const char *bm_span_key(const struct bm_span *s, char *buf, size_t size);
+
+/*
  * @s's device-mapper name at @ts ("" for other devices): the newest name
  * certainly set by then (a rename seen within a window counts from its end).
  */
 const char *bm_span_dm_at(const struct bm_span *s, uint64_t ts);
 /* Is @name @s's kernel name or one of its device-mapper names? */
 bool bm_span_named(const struct bm_span *s, const char *name);
+
+/*
+ * Which incarnations a report keeps: those with any of @names (kernel or
+ * device-mapper names) and any of @devs; a list left empty keeps all.
+ */
+#define BM_FILTER_MAX	32
+struct bm_span_filter {
+	const char *names[BM_FILTER_MAX];
+	unsigned nnames;
+	uint32_t devs[BM_FILTER_MAX];
+	unsigned ndevs;
+};
+
+/* Does the incarnation @s of number @dev (@s NULL: none fits) pass @f? */
+bool bm_span_filter_match(const struct bm_span_filter *f, const struct bm_span *s, uint32_t dev);
+
+static inline bool bm_span_filter_set(const struct bm_span_filter *f)
+{
+	return f && (f->nnames || f->ndevs);
+}
 
 #endif

@@ -22,9 +22,13 @@ struct bm_labelled {
 
 struct bm_events_view;
 
-/* A view writing to @out; a CSV one has written its header row. NULL: no memory. */
+/*
+ * A view writing to @out; a CSV one has written its header row unless
+ * @no_header. NULL: no memory.
+ */
 struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format format,
-					    bool explain, const struct bm_decoder *dec);
+					    bool explain, bool no_header,
+					    const struct bm_decoder *dec);
 /* One event; its line may stay in the view's buffer until the next flush. */
 void bm_events_view_print(struct bm_events_view *v, const struct bm_rec *rec,
 			  const struct bm_event *ev, const struct bm_labelled *l);

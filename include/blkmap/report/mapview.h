@@ -15,11 +15,11 @@ struct bm_bound;
 struct bm_map;
 
 struct bm_map_view_opts {
-	const char *disk;		/* only incarnations of this name (NULL: all) */
-	uint32_t dev;			/* only this device number (0: all) */
+	const struct bm_span_filter *filter;	/* only these incarnations (NULL: all) */
 	uint64_t since, until;		/* only incarnations alive in this window */
 	const struct bm_loss *losses;	/* the recording's gaps, to flag incarnations near one */
 	size_t nlosses;
+	bool no_header;			/* CSV without its header row */
 };
 
 /*
@@ -30,5 +30,8 @@ const char *bm_bound_str(const struct bm_bound *b, bool is_from, char *buf, size
 
 void bm_view_map(FILE *out, enum bm_output_format format, const struct bm_map *map,
 		 const struct bm_map_view_opts *opts);
+/* The conflicts between sources (in text, --map prints them after its rows). */
+void bm_view_conflicts(FILE *out, enum bm_output_format format, const struct bm_map *map,
+		       const struct bm_map_view_opts *opts);
 
 #endif

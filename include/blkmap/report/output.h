@@ -28,8 +28,29 @@ void bm_json_str(FILE *out, const char *s);
 void bm_xml_str(FILE *out, const char *s);
 /* "MAJ:MIN" of a kernel dev_t into @buf. */
 const char *bm_dev_str(uint32_t dev, char *buf, size_t size);
-/* Seconds with nanoseconds: "1234.567890123". */
+/*
+ * How the text formats print a time of the trace clock (--time): its
+ * seconds ("1234.567890123"); seconds from the recording's start
+ * ("+0.250000000"); or the wall clock, ISO 8601 with nanoseconds and the
+ * local offset ("2026-12-01T21:03:32.123456789+01:00").
+ */
+enum bm_time_mode { BM_TIME_ABS, BM_TIME_REL, BM_TIME_WALL };
+struct bm_timefmt {
+	enum bm_time_mode mode;
+	uint64_t first;			/* BM_TIME_REL: the recording's start */
+	uint64_t wall_ns, mono_ns;	/* BM_TIME_WALL: the wall clock at trace time mono_ns */
+};
+/*
+ * Set how bm_ts_str() and bm_line_ts() print times, for a report's run
+ * (NULL: absolute seconds). Set before any thread formats.
+ */
+void bm_time_show(const struct bm_timefmt *t);
+/* A time as bm_time_show() said: "1234.567890123" by default. */
 const char *bm_ts_str(uint64_t ns, char *buf, size_t size);
+/* @wall_ns (since the epoch) as ISO 8601 with nanoseconds and the local offset. */
+const char *bm_wall_str(uint64_t wall_ns, char *buf, size_t size);
+/* Is bm_ts_str() printing absolute seconds (the fast path of bm_line_ts())? */
+bool bm_time_abs(void);
 
 /* A CSV field, quoted as bm_csv_str() does. */
 void bm_line_csv(struct bm_line *l, const char *s);

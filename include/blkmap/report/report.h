@@ -12,12 +12,29 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "blkmap/map/map.h"
 #include "blkmap/report/output.h"
 #include "blkmap/util/tell.h"
+
+/* Operations, as --op names them, from a block event's RWBS. */
+enum {
+	BM_OPS_READ = 1 << 0,		/* R */
+	BM_OPS_WRITE = 1 << 1,		/* W */
+	BM_OPS_FLUSH = 1 << 2,		/* F: a flush, a preflush or FUA */
+	BM_OPS_DISCARD = 1 << 3,	/* D */
+};
+
+/* The BM_OPS_* bits of @rwbs. */
+unsigned bm_rwbs_ops(const char *rwbs);
+/* "read", "write", "flush", "discard": the bit, or 0. */
+unsigned bm_ops_parse(const char *name);
+/* The names of @ops, joined with ", ", into @buf. */
+const char *bm_ops_str(unsigned ops, char *buf, size_t size);
 
 enum bm_view {
 	BM_VIEW_EVENTS,
 	BM_VIEW_MAP,
+	BM_VIEW_CONFLICTS,	/* the map's conflicts between sources */
 	BM_VIEW_DISKS,		/* per incarnation: counts, rates, depth, latency */
 	BM_VIEW_LATENCY,	/* per incarnation: log2 latency histograms */
 	BM_VIEW_TOP,		/* per incarnation and process */
@@ -30,15 +47,22 @@ struct bm_report_opts {
 	enum bm_view view;
 	enum bm_output_format format;
 	bool explain;		/* say how each label was obtained */
-	/* Filters: a time window, a disk name, a device number (0: none). */
+	enum bm_time_mode time;	/* how text prints times */
+	/* Filters: a time window, disk names and numbers, processes, operations. */
 	uint64_t since, until;	/* ns, if set */
 	bool since_set, until_set;
 	bool since_relative, until_relative;	/* from the recording's start */
-	const char *disk;
-	uint32_t dev;
+	bool since_wall, until_wall;	/* of the wall clock (ns since the epoch) */
+	struct bm_span_filter devices;
+	int pids[BM_FILTER_MAX];
+	unsigned npids;
+	const char *comms[BM_FILTER_MAX];
+	unsigned ncomms;
+	unsigned ops;		/* BM_OPS_* bits; 0: every operation */
 	const char *plot;	/* write an SVG or HTML picture here */
-	/* BM_VIEW_INTERVAL: without the column names; the order of the rows. */
+	/* CSV (and blkmap top's text) without the column names. */
 	bool no_header;
+	/* BM_VIEW_INTERVAL: the order of the rows. */
 	int sort;		/* enum bm_interval_sort */
 	/* Threads to read with, the caller's included; 0 or 1: the caller's alone. */
 	int jobs;

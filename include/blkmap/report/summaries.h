@@ -16,12 +16,18 @@
 struct tep_handle;
 struct bm_map;
 
-void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
-void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
-void bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		 struct tep_handle *tep);
+/* @header: CSV's header row (--no-header leaves it out). */
+void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   bool header);
+void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		     bool header);
+/* Rows of the processes @wanted says (NULL: all); the rows written. */
+size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   bool header, struct tep_handle *tep,
+		   bool (*wanted)(int pid, const char *comm, void *ctx), void *ctx);
 /* Per lower incarnation, the I/O that came down to it from each upper one (dm, md, partition). */
-void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
+void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   bool header);
 
 enum bm_interval_sort { BM_SORT_DEV, BM_SORT_NAME, BM_SORT_IOPS, BM_SORT_BYTES, BM_SORT_UTIL,
 			BM_SORT_LATENCY };
@@ -30,7 +36,7 @@ struct bm_interval_opts {
 	uint64_t since, until;	/* the interval */
 	bool header;		/* print the column names (text, CSV) */
 	enum bm_interval_sort sort;	/* by number, or the most first */
-	const char *disk;	/* only incarnations of this name (or dm name) */
+	const struct bm_span_filter *filter;	/* only these incarnations (NULL: all) */
 };
 
 /*

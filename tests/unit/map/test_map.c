@@ -402,6 +402,62 @@ START_TEST(another_diskseq_is_another_incarnation)
 END_TEST
 
 /*
+ * A loop device attached to one file, then another, without a removal: each
+ * attachment's change uevent carries a greater diskseq, and each is an
+ * incarnation of its own from its change (within the uevent's window). A
+ * change with the same diskseq (a detach's, sent before the kernel counts
+ * it) or an older one (late news) opens none. Its I/O is labelled by
+ * attachment.
+ */
+static void change(uint64_t ts, uint64_t diskseq, uint64_t after)
+{
+	struct bm_obs o = { .type = BM_OBS_CHANGE, .ts = ts, .dev = BM_MKDEV(7, 0),
+			    .name = "loop0", .by = BM_SRC_UEVENT, .after = after,
+			    .kind = BM_DISK, .diskseq = diskseq };
+
+	bm_map_observe(map, &o);
+}
+
+START_TEST(a_diskseq_grown_without_a_removal_is_another_incarnation)
+{
+	struct bm_obs present = { .type = BM_OBS_PRESENT, .ts = 1 * MS + 1000,
+				  .dev = BM_MKDEV(7, 0), .name = "loop0", .by = BM_SRC_SYSFS,
+				  .diskseq = 19, .kind = BM_DISK };
+	enum bm_label_basis b;
+
+	observe(BM_OBS_DUMP_BEGIN, 1 * MS, 0, NULL, BM_SRC_SYSFS, 0);
+	bm_map_observe(map, &present);
+	observe(BM_OBS_DUMP_END, 2 * MS, 0, NULL, 0, 0);
+	change(10 * MS, 22, 9 * MS);	/* attach */
+	change(20 * MS, 22, 19 * MS);	/* detach: the old diskseq */
+	change(30 * MS, 24, 29 * MS);	/* attach to another file */
+	change(31 * MS, 23, 30 * MS);	/* late news of the detach */
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), 3);
+	ck_assert_uint_eq(bm_map_span(map, 0)->diskseq, 19);
+	ck_assert_uint_eq(bm_map_span(map, 1)->diskseq, 22);
+	ck_assert_uint_eq(bm_map_span(map, 2)->diskseq, 24);
+	ck_assert_uint_eq(bm_map_span(map, 0)->to.lo, 9 * MS);
+	ck_assert_uint_eq(bm_map_span(map, 0)->to.hi, 10 * MS);
+	ck_assert_uint_eq(bm_map_span(map, 1)->from.lo, 9 * MS);
+	ck_assert_uint_eq(bm_map_span(map, 1)->from.hi, 10 * MS);
+	ck_assert_uint_eq(bm_map_span(map, 2)->from.hi, 30 * MS);
+	ck_assert(!bm_map_span(map, 2)->to.known);
+	ck_assert_uint_eq(bm_map_span(map, 2)->nth, 3);
+	ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), 5 * MS, 0, &b), bm_map_span(map, 0));
+	ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), 15 * MS, 0, &b), bm_map_span(map, 1));
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+	ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), 40 * MS, 0, &b), bm_map_span(map, 2));
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+	/* Within the change's window: the new attachment, as a guess. */
+	ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), 29 * MS + 500000, 0, &b),
+			 bm_map_span(map, 2));
+	ck_assert_int_eq(b, BM_LABEL_GUESS);
+}
+END_TEST
+
+/*
  * Two physical disks pulled and inserted as sda on 8:0, one after the
  * other: exact kprobe boundaries, then the listener's adds with the serial
  * each reported. Each incarnation carries its own.
@@ -770,6 +826,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, late_uevents_of_an_exact_remove_and_re_add_change_nothing);
 	tcase_add_test(tc, a_late_add_uevent_of_a_gone_device_opens_nothing);
 	tcase_add_test(tc, another_diskseq_is_another_incarnation);
+	tcase_add_test(tc, a_diskseq_grown_without_a_removal_is_another_incarnation);
 	tcase_add_test(tc, each_incarnation_carries_the_serial_its_disk_reported);
 	tcase_add_test(tc, device_mapper_names_are_labels_over_time);
 	tcase_add_test(tc, the_same_diskseq_from_every_source_is_one_incarnation);

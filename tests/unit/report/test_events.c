@@ -26,7 +26,7 @@ static const char *listing(enum bm_output_format format, const struct bm_event *
 	tep_register_comm(tep, "fio, job 1", 42);
 	dec = bm_decoder_new(tep);
 	ck_assert_ptr_nonnull(dec);
-	v = bm_events_view_start(f, format, false, dec);
+	v = bm_events_view_start(f, format, false, false, dec);
 	ck_assert_ptr_nonnull(v);
 	if (ev)
 		bm_events_view_print(v, &rec, ev, l);
@@ -40,8 +40,9 @@ static const char *listing(enum bm_output_format format, const struct bm_event *
 
 static struct bm_span dm0 = { .dev = BM_MKDEV(254, 0), .name = "dm-0", .dm = "vg0-data",
 			      .dm_names = { { 0, 0, "vg0-data" }, { 1000000000, 1200000000, "vg0-old" } },
-			      .ndm = 2 };
-static struct bm_span part = { .dev = BM_MKDEV(7, 1), .name = "loop0p1", .kind = BM_PARTITION };
+			      .ndm = 2, .nth = 2 };
+static struct bm_span part = { .dev = BM_MKDEV(7, 1), .name = "loop0p1", .kind = BM_PARTITION,
+			       .nth = 1 };
 
 static const struct bm_event remap = {
 	.ts = 1500000000, .cpu = 1, .pid = 42, .kind = BM_EV_BIO_REMAP,
@@ -63,23 +64,42 @@ START_TEST(csv_rows_have_every_column_in_the_documented_order)
 
 	ck_assert_str_eq(listing(BM_FORMAT_CSV, &remap, &remap_names),
 			 "ts_ns,cpu,pid,comm,event,dev,name,rwbs,sector,nr_sector,bytes,error,"
-			 "old_dev,old_name,old_sector,name_basis,old_name_basis,dm,old_dm\n"
+			 "old_dev,old_name,old_sector,name_basis,old_name_basis,dm,old_dm,details,"
+			 "incarnation,old_incarnation,format_version\n"
 			 "1500000000,1,42,\"fio, job 1\",block_bio_remap,254:0,dm-0,WS,2048,8,,,"
-			 "7:1,loop0p1,0,only,parent,vg0-old,\n");
+			 "7:1,loop0p1,0,only,parent,vg0-old,,,254:0#2,7:1#1,1\n");
 	ck_assert_str_eq(strchr(listing(BM_FORMAT_CSV, &issue, &unknown), '\n') + 1,
 			 "2000000001,0,42,\"fio, job 1\",block_rq_issue,7:0,,R,8,8,4096,,,,,"
-			 "unknown,,,\n");
+			 "unknown,,,,,,,1\n");
 }
 END_TEST
 
-START_TEST(json_records_hold_what_the_event_has)
+START_TEST(json_records_hold_every_key_null_where_absent)
 {
 	ck_assert_str_eq(listing(BM_FORMAT_JSON, &remap, &remap_names),
 			 "{\"ts_ns\":1500000000,\"cpu\":1,\"pid\":42,\"comm\":\"fio, job 1\","
 			 "\"event\":\"block_bio_remap\",\"dev\":\"254:0\",\"name\":\"dm-0\","
-			 "\"name_basis\":\"only\",\"rwbs\":\"WS\",\"sector\":2048,\"nr_sector\":8,"
-			 "\"old_dev\":\"7:1\",\"old_name\":\"loop0p1\",\"old_name_basis\":\"parent\","
-			 "\"old_sector\":0,\"dm\":\"vg0-old\"}\n");
+			 "\"rwbs\":\"WS\",\"sector\":2048,\"nr_sector\":8,\"bytes\":null,"
+			 "\"error\":null,\"old_dev\":\"7:1\",\"old_name\":\"loop0p1\","
+			 "\"old_sector\":0,\"name_basis\":\"only\",\"old_name_basis\":\"parent\","
+			 "\"dm\":\"vg0-old\",\"old_dm\":null,\"details\":null,"
+			 "\"incarnation\":\"254:0#2\",\"old_incarnation\":\"7:1#1\","
+			 "\"format_version\":1}\n");
+}
+END_TEST
+
+/* A completion without data names sector 2^64 - 1: past int64, so absent. */
+START_TEST(sectors_past_int64_are_absent)
+{
+	static const struct bm_event done = {
+		.ts = 2000000002, .pid = 0, .kind = BM_EV_RQ_COMPLETE, .name = "block_rq_complete",
+		.dev = BM_MKDEV(7, 0), .sector = UINT64_MAX, .nr_sector = 0, .rwbs = "FF",
+	};
+	static const struct bm_labelled unknown = { .basis = BM_LABEL_UNKNOWN };
+
+	ck_assert_ptr_nonnull(strstr(listing(BM_FORMAT_JSON, &done, &unknown),
+				     "\"sector\":null,\"nr_sector\":0,"));
+	ck_assert_ptr_nonnull(strstr(listing(BM_FORMAT_CSV, &done, &unknown), ",FF,,0,"));
 }
 END_TEST
 
@@ -89,7 +109,8 @@ Suite *suite_events(void)
 	TCase *tc = tcase_create("events");
 
 	tcase_add_test(tc, csv_rows_have_every_column_in_the_documented_order);
-	tcase_add_test(tc, json_records_hold_what_the_event_has);
+	tcase_add_test(tc, json_records_hold_every_key_null_where_absent);
+	tcase_add_test(tc, sectors_past_int64_are_absent);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report's schema, written down once: per view, its keys with their
+ * types, units and meanings. CSV headers, JSON keys and --schema come from
+ * these tables; blkmap-report(1) describes the same (t0430 checks both).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blkmap/report/schema.h"
+
+#define INT(k, u, m)		{ k, BM_KEY_INT, u, m, 0 }
+#define NUM(k, u, d, m)		{ k, BM_KEY_NUM, u, m, d }
+#define STR(k, m)		{ k, BM_KEY_STR, "", m, 0 }
+#define BOOL(k, m)		{ k, BM_KEY_BOOL, "", m, 0 }
+
+/* Keys every per-incarnation view shares, with one meaning in all. */
+#define INCARNATION \
+	STR("incarnation", "the incarnation: MAJ:MIN#N, the Nth (from 1, in time order) that " \
+	    "carried the device number in the recording; the same in every view")
+#define FROM_NS \
+	INT("from_ns", "ns", "when the incarnation was added, on the trace clock: the end of " \
+	    "the add's window (it existed by then); null if before the recording")
+#define TO_NS \
+	INT("to_ns", "ns", "when it was removed: the end of the removal's window (it was gone " \
+	    "by then); null if still present at the end")
+#define QUOTE(x)	#x
+#define QUOTED(x)	QUOTE(x)
+#define FORMAT_VERSION \
+	INT("format_version", "", "the version of this schema (" QUOTED(BM_REPORT_FORMAT) \
+	    "): keys are only added within a version")
+
+#define LATENCY(p) \
+	INT(p "_count", "", #p " latencies measured (0: none; the other " #p " keys null)"), \
+	NUM(p "_avg_us", "us", 3, "mean " #p " latency"), \
+	NUM(p "_p50_us", "us", 3, "median " #p " latency (log2-linear histogram)"), \
+	NUM(p "_p90_us", "us", 3, "90th percentile " #p " latency"), \
+	NUM(p "_p99_us", "us", 3, "99th percentile " #p " latency"), \
+	NUM(p "_p999_us", "us", 3, "99.9th percentile " #p " latency"), \
+	NUM(p "_max_us", "us", 3, "longest " #p " latency")
+
+static const struct bm_key events_keys[] = {
+	INT("ts_ns", "ns", "the event's time on the trace clock"),
+	INT("cpu", "", "the CPU that recorded it"),
+	INT("pid", "", "the thread that was running (0: idle or an interrupt)"),
+	STR("comm", "the command of pid, as the recording's cmdlines have it"),
+	STR("event", "the event's name (block_rq_issue, print, ...)"),
+	STR("dev", "block events: the device number, MAJ:MIN"),
+	STR("name", "block events: the kernel name the device had then (empty if unknown)"),
+	STR("rwbs", "block events: the operation flags (R, W, D, F, S, M, ...)"),
+	INT("sector", "sectors", "block events: the first sector (null when the event has none)"),
+	INT("nr_sector", "sectors", "block events: the number of sectors"),
+	INT("bytes", "bytes", "block_rq_issue, block_rq_insert: the request's bytes"),
+	INT("error", "", "completions: the error (0: success; a negative errno)"),
+	STR("old_dev", "block_bio_remap: the device the bio came from"),
+	STR("old_name", "block_bio_remap: its name then"),
+	INT("old_sector", "sectors", "block_bio_remap, block_bio_split: the sector it came from"),
+	STR("name_basis", "how name was decided: only, parent, guess or unknown"),
+	STR("old_name_basis", "how old_name was decided"),
+	STR("dm", "the device-mapper name of dev then (null for other devices)"),
+	STR("old_dm", "the device-mapper name of old_dev then"),
+	STR("details", "other events: their fields as the kernel's print format has them"),
+	STR("incarnation", "block events: the incarnation of dev (as --map's), null if none fits"),
+	STR("old_incarnation", "block_bio_remap: the incarnation of old_dev"),
+	FORMAT_VERSION,
+};
+
+static const struct bm_key map_keys[] = {
+	STR("dev", "the device number, MAJ:MIN"),
+	STR("name", "the kernel name"),
+	STR("kind", "disk or partition"),
+	FROM_NS,
+	TO_NS,
+	STR("from_source", "the sources that bounded the add (uevent, sysfs, kprobe, ...)"),
+	STR("to_source", "the sources that bounded the removal (null if still present)"),
+	INT("from_lo_ns", "ns", "the add happened within from_lo_ns..from_hi_ns"),
+	INT("from_hi_ns", "ns", "the end of the add's window (= from_ns)"),
+	INT("to_lo_ns", "ns", "the removal happened within to_lo_ns..to_hi_ns"),
+	INT("to_hi_ns", "ns", "the end of the removal's window (= to_ns)"),
+	STR("parent", "partitions: the disk's name"),
+	INT("diskseq", "", "the kernel's disk sequence number (null if not known)"),
+	STR("dm", "device-mapper devices: the first dm name"),
+	BOOL("events_lost", "a gap in the recording lies within its life: a change may be unseen"),
+	STR("serial", "disks: the serial number (or WWID) it reports"),
+	STR("via", "NVMe path disks: the controller, its transport and address"),
+	INCARNATION,
+	STR("dm_renames", "device-mapper renames: NAME@LO..HI (ns window of the rename), "
+	    "separated by ';'"),
+	FORMAT_VERSION,
+};
+
+static const struct bm_key conflicts_keys[] = {
+	INT("ts_ns", "ns", "when the sources disagreed"),
+	STR("text", "what they said, as a sentence"),
+	FORMAT_VERSION,
+};
+
+static const struct bm_key disks_keys[] = {
+	STR("name", "the kernel name (null: I/O no incarnation fits)"),
+	STR("dev", "the device number, MAJ:MIN"),
+	INT("reads", "", "reads completed, counted as the kernel counts them"),
+	INT("writes", "", "writes completed"),
+	INT("read_bytes", "bytes", "bytes read"),
+	INT("write_bytes", "bytes", "bytes written"),
+	STR("kind", "disk or partition"),
+	STR("parent", "partitions: the disk's name"),
+	STR("basis", "how its I/O is seen: request, bio or remap"),
+	FROM_NS,
+	TO_NS,
+	NUM("seconds", "s", 6, "its life within the report's window: what rates are over"),
+	NUM("read_iops", "1/s", 3, "reads per second"),
+	NUM("write_iops", "1/s", 3, "writes per second"),
+	NUM("read_bytes_per_s", "bytes/s", 1, "bytes read per second"),
+	NUM("write_bytes_per_s", "bytes/s", 1, "bytes written per second"),
+	NUM("avg_request_bytes", "bytes", 1, "bytes per read or write"),
+	NUM("queue_depth", "", 3, "mean number of I/Os from issue to completion"),
+	NUM("aqu_sz", "", 3, "the kernel's weighted time in queue over time (iostat's aqu-sz)"),
+	NUM("util_pct", "%", 2, "time with at least one I/O in flight"),
+	LATENCY("q2c"),
+	LATENCY("d2c"),
+	INT("others", "", "requests completed without data (flushes, a driver's own)"),
+	BOOL("events_lost", "its life overlaps a gap in the recording: figures may lack I/O"),
+	INCARNATION,
+	STR("dm", "device-mapper devices: the dm name"),
+	INT("diskseq", "", "the kernel's disk sequence number (null if not known)"),
+	STR("serial", "disks: the serial number it reports"),
+	INT("window_from_ns", "ns", "the start of its life within the report's window"),
+	INT("window_to_ns", "ns", "the end of its life within the report's window"),
+	FORMAT_VERSION,
+};
+
+static const struct bm_key latency_keys[] = {
+	STR("name", "the kernel name"),
+	STR("dev", "the device number, MAJ:MIN"),
+	STR("latency", "d2c (issue to completion) where requests are seen, else q2c"),
+	INT("from_us", "us", "the bucket's lower bound"),
+	INT("to_us", "us", "the bucket's upper bound"),
+	INT("count", "", "latencies in the bucket"),
+	INCARNATION,
+	FROM_NS,
+	TO_NS,
+	FORMAT_VERSION,
+};
+
+static const struct bm_key top_keys[] = {
+	STR("name", "the kernel name"),
+	STR("dev", "the device number, MAJ:MIN"),
+	INT("pid", "", "the process (at the top of a stack) that queued the I/O"),
+	STR("comm", "its command"),
+	INT("reads", "", "reads queued"),
+	INT("writes", "", "writes queued"),
+	INT("read_bytes", "bytes", "bytes read"),
+	INT("write_bytes", "bytes", "bytes written"),
+	INCARNATION,
+	FROM_NS,
+	TO_NS,
+	STR("dm", "device-mapper devices: the dm name"),
+	FORMAT_VERSION,
+};
+
+static const struct bm_key stack_keys[] = {
+	STR("name", "the lower device's kernel name"),
+	STR("dev", "its device number"),
+	STR("via", "the device the I/O was submitted to (dm, md, a partition)"),
+	STR("via_dev", "its device number"),
+	STR("via_dm", "its device-mapper name"),
+	INT("reads", "", "reads that came down from via"),
+	INT("writes", "", "writes that came down from via"),
+	INT("read_bytes", "bytes", "bytes read"),
+	INT("write_bytes", "bytes", "bytes written"),
+	INCARNATION,
+	FROM_NS,
+	TO_NS,
+	STR("via_incarnation", "the incarnation of via"),
+	FORMAT_VERSION,
+};
+
+static const struct bm_key interval_keys[] = {
+	INT("time_ns", "ns", "the end of the interval, on the trace clock"),
+	NUM("interval_s", "s", 3, "the interval's length"),
+	STR("name", "the kernel name"),
+	STR("dm", "device-mapper devices: the dm name"),
+	STR("dev", "the device number, MAJ:MIN"),
+	STR("state", "born, gone, born+gone or empty: added or removed in the interval"),
+	INT("reads", "", "reads completed"),
+	INT("writes", "", "writes completed"),
+	NUM("r_s", "1/s", 1, "reads per second"),
+	NUM("w_s", "1/s", 1, "writes per second"),
+	NUM("rkb_s", "KiB/s", 1, "KiB read per second"),
+	NUM("wkb_s", "KiB/s", 1, "KiB written per second"),
+	NUM("areq_kb", "KiB", 1, "KiB per read or write"),
+	NUM("aqu_sz", "", 2, "the kernel's weighted time in queue over time"),
+	NUM("util_pct", "%", 1, "time with at least one I/O in flight"),
+	NUM("q2c_p50_us", "us", 3, "median Q2C latency"),
+	NUM("q2c_p99_us", "us", 3, "99th percentile Q2C latency"),
+	NUM("q2c_max_us", "us", 3, "longest Q2C latency"),
+	NUM("d2c_p50_us", "us", 3, "median D2C latency"),
+	NUM("d2c_p99_us", "us", 3, "99th percentile D2C latency"),
+	NUM("d2c_max_us", "us", 3, "longest D2C latency"),
+	INCARNATION,
+	FROM_NS,
+	TO_NS,
+	FORMAT_VERSION,
+};
+
+#define SCHEMA(name, keys) { name, keys, sizeof(keys) / sizeof(keys[0]) }
+
+static const struct bm_schema schemas[] = {
+	SCHEMA("events", events_keys),
+	SCHEMA("map", map_keys),
+	SCHEMA("conflicts", conflicts_keys),
+	SCHEMA("disks", disks_keys),
+	SCHEMA("latency", latency_keys),
+	SCHEMA("top", top_keys),
+	SCHEMA("stack", stack_keys),
+	SCHEMA("interval", interval_keys),
+};
+
+#define NSCHEMAS (sizeof(schemas) / sizeof(schemas[0]))
+
+static const struct bm_schema *const schema_list[NSCHEMAS] = {
+	&schemas[0], &schemas[1], &schemas[2], &schemas[3], &schemas[4], &schemas[5],
+	&schemas[6], &schemas[7],
+};
+
+size_t bm_schemas(const struct bm_schema *const **list)
+{
+	*list = schema_list;
+	return NSCHEMAS;
+}
+
+const struct bm_schema *bm_schema_find(const char *view)
+{
+	size_t i;
+
+	for (i = 0; i < NSCHEMAS; i++)
+		if (!strcmp(schemas[i].view, view))
+			return &schemas[i];
+	return NULL;
+}
+
+int bm_schema_index(const struct bm_schema *s, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++)
+		if (!strcmp(s->keys[i].key, key))
+			return i;
+	return -1;
+}
+
+const char *bm_key_type_name(enum bm_key_type type)
+{
+	static const char *const names[] = { "integer", "number", "string", "boolean" };
+
+	return names[type];
+}
+
+static void print_view(FILE *out, const struct bm_schema *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++) {
+		const struct bm_key *k = &s->keys[i];
+
+		fprintf(out, "{\"view\":\"%s\",\"key\":\"%s\",\"type\":\"%s\",\"unit\":", s->view,
+			k->key, bm_key_type_name(k->type));
+		bm_json_str(out, k->unit);
+		fputs(",\"meaning\":", out);
+		bm_json_str(out, k->meaning);
+		fprintf(out, ",\"format_version\":%d}\n", BM_REPORT_FORMAT);
+	}
+}
+
+int bm_schema_print(FILE *out, const char *view)
+{
+	size_t i;
+
+	if (view) {
+		const struct bm_schema *s = bm_schema_find(view);
+
+		if (!s)
+			return -1;
+		print_view(out, s);
+		return 0;
+	}
+	for (i = 0; i < NSCHEMAS; i++)
+		print_view(out, &schemas[i]);
+	return 0;
+}
+
+void bm_schema_csv_header(FILE *out, const struct bm_schema *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++)
+		fprintf(out, "%s%s", i ? "," : "", s->keys[i].key);
+	putc('\n', out);
+}
+
+/* ---- rows ---- */
+
+static int slot(struct bm_row *r, const char *key, enum bm_key_type type)
+{
+	int i = bm_schema_index(r->schema, key);
+
+	if (i < 0 || i >= BM_ROW_KEYS || r->schema->keys[i].type != type) {
+		fprintf(stderr, "blkmap: bug: the %s view sets '%s' as a %s, which its schema "
+			"does not have\n", r->schema->view, key, bm_key_type_name(type));
+		abort();
+	}
+	r->v[i].set = true;
+	return i;
+}
+
+static void clear(struct bm_row *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->schema->nkeys && i < BM_ROW_KEYS; i++)
+		r->v[i].set = false;
+	r->ntext = 0;
+	bm_row_int(r, "format_version", BM_REPORT_FORMAT);
+}
+
+void bm_row_start(struct bm_row *r, FILE *out, enum bm_output_format format,
+		  const struct bm_schema *s)
+{
+	r->out = out;
+	r->format = format;
+	r->schema = s;
+	clear(r);
+}
+
+void bm_row_int(struct bm_row *r, const char *key, int64_t v)
+{
+	r->v[slot(r, key, BM_KEY_INT)].i = v;
+}
+
+void bm_row_u64(struct bm_row *r, const char *key, uint64_t v)
+{
+	int i = slot(r, key, BM_KEY_INT);
+
+	r->v[i].i = (int64_t)v;
+	r->v[i].set = v <= INT64_MAX;
+}
+
+void bm_row_num(struct bm_row *r, const char *key, double v)
+{
+	int i = slot(r, key, BM_KEY_NUM);
+
+	r->v[i].d = v;
+	r->v[i].set = isfinite(v);
+}
+
+void bm_row_str(struct bm_row *r, const char *key, const char *s)
+{
+	int i = slot(r, key, BM_KEY_STR);
+	size_t len = strlen(s), room = sizeof(r->text) - r->ntext - 1;
+
+	if (len > room)
+		len = room;	/* a row's texts are short: names, a sentence */
+	memcpy(r->text + r->ntext, s, len);
+	r->text[r->ntext + len] = '\0';
+	r->v[i].at = r->ntext;
+	r->ntext += len + 1;
+}
+
+void bm_row_bool(struct bm_row *r, const char *key, bool v)
+{
+	r->v[slot(r, key, BM_KEY_BOOL)].b = v;
+}
+
+static void put(struct bm_row *r, size_t i, bool json)
+{
+	const struct bm_key *k = &r->schema->keys[i];
+
+	if (!r->v[i].set) {
+		if (json)
+			fputs("null", r->out);
+		return;
+	}
+	switch (k->type) {
+	case BM_KEY_INT:
+		fprintf(r->out, "%" PRId64, r->v[i].i);
+		break;
+	case BM_KEY_NUM:
+		fprintf(r->out, "%.*f", k->decimals, r->v[i].d);
+		break;
+	case BM_KEY_STR:
+		if (json)
+			bm_json_str(r->out, r->text + r->v[i].at);
+		else
+			bm_csv_str(r->out, r->text + r->v[i].at);
+		break;
+	case BM_KEY_BOOL:
+		fputs(r->v[i].b ? "true" : "false", r->out);
+		break;
+	}
+}
+
+void bm_row_end(struct bm_row *r)
+{
+	bool json = r->format == BM_FORMAT_JSON;
+	size_t i;
+
+	if (json)
+		putc('{', r->out);
+	for (i = 0; i < r->schema->nkeys; i++) {
+		if (json)
+			fprintf(r->out, "%s\"%s\":", i ? "," : "", r->schema->keys[i].key);
+		else if (i)
+			putc(',', r->out);
+		put(r, i, json);
+	}
+	fputs(json ? "}\n" : "\n", r->out);
+	clear(r);
+}
