@@ -401,6 +401,26 @@ size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_anal
 
 /* ---- blkmap top: one interval ---- */
 
+int bm_sort_parse(const char *key, int *sort)
+{
+	static const struct {
+		const char *name;
+		enum bm_interval_sort sort;
+	} sorts[] = {
+		{ "dev", BM_SORT_DEV }, { "name", BM_SORT_NAME }, { "iops", BM_SORT_IOPS },
+		{ "bytes", BM_SORT_BYTES }, { "util", BM_SORT_UTIL },
+		{ "latency", BM_SORT_LATENCY },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(sorts) / sizeof(sorts[0]); i++)
+		if (!strcmp(key, sorts[i].name)) {
+			*sort = sorts[i].sort;
+			return 0;
+		}
+	return -1;
+}
+
 /* An incarnation in the interval: with I/O (@d), or only born or gone in it. */
 struct interval_row {
 	const struct bm_span *span;

@@ -28,6 +28,9 @@ void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_anal
 enum bm_interval_sort { BM_SORT_DEV, BM_SORT_NAME, BM_SORT_IOPS, BM_SORT_BYTES, BM_SORT_UTIL,
 			BM_SORT_LATENCY };
 
+/* --sort's KEY: dev, name, iops, bytes, util, latency. 0, or -1 if none of them. */
+int bm_sort_parse(const char *key, int *sort);
+
 struct bm_interval_opts {
 	uint64_t since, until;	/* the interval */
 	bool header;		/* print the column names (text, CSV) */
