@@ -744,7 +744,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 			goto out;
 		break;
 	case BM_VIEW_DISKS:
-		bm_view_disks(out, opts->format, r.analysis);
+		bm_view_disks(out, opts->format, r.analysis, opts->sort);
 		break;
 	case BM_VIEW_LATENCY:
 		bm_view_latency(out, opts->format, r.analysis);
@@ -764,6 +764,10 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 			.sort = opts->sort, .filter = &opts->devices });
 		break;
 	case BM_VIEW_SERIES:
+		bm_view_series(out, opts->format, r.analysis, &(struct bm_series_opts){
+			.since = r.io_since, .until = r.until, .header = !opts->no_header,
+			.sort = opts->sort });
+		break;
 	case BM_VIEW_NONE:
 		break;
 	}

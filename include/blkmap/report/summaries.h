@@ -16,7 +16,9 @@
 struct tep_handle;
 struct bm_map;
 
-void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
+/* Ordered by @sort (enum bm_interval_sort). */
+void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   int sort);
 void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
 /* Rows of the processes @wanted says (NULL: all); the rows written. */
 size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
@@ -45,5 +47,18 @@ struct bm_interval_opts {
  */
 void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		      const struct bm_map *map, const struct bm_interval_opts *o);
+
+struct bm_series_opts {
+	uint64_t since, until;	/* the window: the first interval starts at since */
+	bool header;		/* print the column names (text, CSV) */
+	int sort;		/* enum bm_interval_sort, within each interval */
+};
+
+/*
+ * --interval: per interval of the analysis' series, a row per incarnation
+ * alive in it, with the interval view's keys.
+ */
+void bm_view_series(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		    const struct bm_series_opts *o);
 
 #endif
