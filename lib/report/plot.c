@@ -203,12 +203,19 @@ static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t firs
 	fputs("</g>\n", f);
 }
 
-static double a_width_s(const struct bm_analysis *a)
+/* The bins' width, in the unit that suits it. */
+static const char *bin_width(const struct bm_analysis *a, char *buf, size_t size)
 {
 	uint64_t width;
 
 	bm_analysis_bins(a, &width);
-	return width / 1e9;
+	if (width >= 1000000000)
+		snprintf(buf, size, "%.6g s", width / 1e9);
+	else if (width >= 1000000)
+		snprintf(buf, size, "%.6g ms", width / 1e6);
+	else
+		snprintf(buf, size, "%.6g us", width / 1e3);
+	return buf;
 }
 
 /* Where events were lost: a band over every track, its CPU and times on hover. */
@@ -290,7 +297,7 @@ int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint6
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks), rows = 0;
 	bool html = kind_of(path) == HTML, out = !strcmp(path, "-");
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], width[32];
 	int height, t, fd;
 	FILE *f;
 
@@ -330,7 +337,7 @@ int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint6
 		LAT_FILL "'>mean latency</tspan> per bin, D2C (issue to completion) or Q2C (queue "
 		"to completion) as each track names it (scale at the right)</text>\n<text x='8' "
 		"y='58' font-size='12' fill='#555'>white: the incarnation's life; red bands: events "
-		"lost; bins of %.6f s; values on hover</text>\n", a_width_s(a));
+		"lost; bins of %s; values on hover</text>\n", bin_width(a, width, sizeof(width)));
 	for (i = 0, rows = 0; i < n; i++)
 		if (disks[i]->series && disks[i]->reads + disks[i]->writes > 0)
 			track(f, disks[i], rows++, first, last);
