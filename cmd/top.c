@@ -21,9 +21,9 @@
 
 static char doc[] =
 	"Show, every INTERVAL seconds (default 1), each disk's and partition's I/O as "
-	"iostat -x does, under the name it had then: r/s, w/s, rkB/s, wkB/s, average "
-	"request size, queue depth, utilisation, and Q2C and D2C latency (p50, p99 and "
-	"max, in ms). A disk added or removed during the interval has a row of its own, "
+	"iostat -x does, under the name it had then: r/s, w/s, rkB/s, wkB/s, r_await and "
+	"w_await (Q2C) with D2C beside them, average request size, aqu-sz, depth, "
+	"utilisation, flushes, and Q2C and D2C latency (p50, p99 and max, in ms). A disk added or removed during the interval has a row of its own, "
 	"marked (new) or (gone): one removed and another created on its number are two "
 	"rows. On a terminal the screen is redrawn; otherwise, or with --format=csv or "
 	"json, each interval adds one record per disk.\v"
