@@ -141,7 +141,7 @@ static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t firs
 	double y0 = TOP + row * TRACK, h = TRACK - 26, max_rate = 0, max_lat = 0;
 	double bin_s = s->width / 1e9, span = last > first ? (double)(last - first) : 1;
 	double bin_w = PLOT_W * (double)s->width / span;
-	char dev[16], size[32], title[160];
+	char dev[40], size[32], title[160];
 	int k = kind_drawn(d);
 	size_t i;
 
@@ -157,7 +157,11 @@ static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t firs
 		if (bin_lat_ms(&s->bins[i], k) > max_lat)
 			max_lat = bin_lat_ms(&s->bins[i], k);
 	}
-	bm_dev_str(d->dev, dev, sizeof(dev));
+	/* The incarnation's key (MAJ:MIN#N), as the views name it. */
+	if (d->span)
+		bm_span_key(d->span, dev, sizeof(dev));
+	else
+		bm_dev_str(d->dev, dev, sizeof(dev));
 	snprintf(title, sizeof(title), "%s%s", d->span ? d->span->name : "? (unknown)",
 		 d->span && d->span->kind == BM_PARTITION ? " (partition)" : "");
 	fprintf(f, "<g>\n<rect x='%d' y='%.1f' width='%d' height='%.1f' fill='#f4f4f4'/>\n", LEFT,
