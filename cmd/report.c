@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include "blkmap/map/feed.h"
+#include "blkmap/analyse/analyse.h"
 #include "blkmap/report/report.h"
 #include "blkmap/report/schema.h"
+#include "blkmap/report/summaries.h"
 #include "blkmap/tracefile/reader.h"
 
 #include "cmd.h"
@@ -36,7 +38,8 @@ static char doc[] =
 
 enum {
 	OPT_MAP = 256, OPT_CONFLICTS, OPT_NO_HEADER, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
-	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP, OPT_TIME,
+	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP, OPT_TIME, OPT_INTERVAL,
+	OPT_BINS, OPT_SORT,
 };
 
 /* Above this, more threads than a report can use: a typo, not a machine. */
@@ -53,8 +56,14 @@ static struct argp_option options[] = {
 	{ "top", OPT_TOP, NULL, 0, "Per incarnation: which processes did the I/O", 1 },
 	{ "stack", OPT_STACK, NULL, 0,
 	  "Per incarnation: the I/O that came down from a dm or md device or a partition", 1 },
+	{ "interval", OPT_INTERVAL, "DURATION", 0,
+	  "The recording interval by interval (as sar -d): per incarnation and interval, "
+	  "iostat's figures; DURATION as 1s, 500ms, 2.5 (seconds)", 1 },
 	{ "plot", OPT_PLOT, "FILE", 0,
-	  "Also draw throughput and latency over time per disk into FILE (.svg or .html)", 1 },
+	  "Also draw read and write throughput and latency over time per disk into FILE "
+	  "(.svg or .html)", 1 },
+	{ "bins", OPT_BINS, "N", 0,
+	  "The plot's time in N bins (default 400), unless --interval gives their width", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "format", 'f', "FORMAT", 0, "text, csv or json", 2 },
 	{ "time", OPT_TIME, "CLOCK", 0, "Print times (text) as abs: seconds of the trace clock "
@@ -65,6 +74,10 @@ static struct argp_option options[] = {
 	{ "schema", OPT_SCHEMA, "VIEW", OPTION_ARG_OPTIONAL,
 	  "Print the keys of every view's CSV and JSON (or of VIEW: events, map, conflicts, "
 	  "disks, latency, top, stack, interval) as JSON Lines, and read no recording", 2 },
+	{ "sort", OPT_SORT, "KEY", 0,
+	  "--disks and --interval: the order of the rows, as blkmap top's: dev (the default), "
+	  "name, iops, bytes, util, latency (D2C p99, or Q2C where there is none); all but dev "
+	  "and name the most first", 2 },
 	{ "explain", OPT_EXPLAIN, NULL, 0,
 	  "Say how each name was obtained and when it was valid (events, text)", 2 },
 	{ "no-plugins", 'N', NULL, 0,
@@ -214,8 +227,8 @@ static void set_view(struct argp_state *state, enum bm_view view)
 	struct args *a = state->input;
 
 	if (a->view_set && a->opts.view != view)
-		argp_error(state, "one view at a time: --map, --conflicts, --disks, --latency, --top or "
-			   "--stack");
+		argp_error(state, "one view at a time: --map, --conflicts, --disks, --interval, "
+			   "--latency, --top or --stack");
 	a->opts.view = view;
 	a->view_set = true;
 }
@@ -271,6 +284,33 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PLOT:
 		a->opts.plot = arg;
+		break;
+	case OPT_INTERVAL: {
+		bool relative, wall;
+
+		if (*arg == '+' || parse_time(arg, &a->opts.interval_ns, &relative, &wall) < 0 ||
+		    wall || !a->opts.interval_ns)
+			argp_error(state, "--interval takes a duration above 0: 1s, 500ms, 250us, "
+				   "2.5 (seconds), not '%s'", arg);
+		set_view(state, BM_VIEW_SERIES);
+		break;
+	}
+	case OPT_BINS: {
+		char *end;
+		long n;
+
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || n < 1 || n > BM_SERIES_MAX_BINS)
+			argp_error(state, "--bins takes a number from 1 to %d, not '%s'",
+				   BM_SERIES_MAX_BINS, arg);
+		a->opts.bins = n;
+		break;
+	}
+	case OPT_SORT:
+		if (bm_sort_parse(arg, &a->opts.sort) < 0)
+			argp_error(state, "--sort takes dev, name, iops, bytes, util or latency, not "
+				   "'%s'", arg);
 		break;
 	case OPT_SINCE:
 	case OPT_UNTIL: {
@@ -388,6 +428,18 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!a.file)
 		a.file = "blkmap.dat";
+	if (a.opts.bins && !a.opts.plot) {
+		say("--bins is the plot's: give --plot=FILE with it");
+		return 64;
+	}
+	if (a.opts.bins && a.opts.interval_ns) {
+		say("--bins and --interval both give the plot's bins: give one");
+		return 64;
+	}
+	if (a.opts.sort && a.opts.view != BM_VIEW_DISKS && a.opts.view != BM_VIEW_SERIES) {
+		say("--sort orders --disks and --interval: give one of them with it");
+		return 64;
+	}
 	if (a.opts.plot && !a.view_set)
 		a.opts.view = BM_VIEW_NONE;
 	if ((a.opts.npids || a.opts.ncomms || a.opts.ops) && a.opts.view != BM_VIEW_EVENTS &&

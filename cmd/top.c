@@ -21,9 +21,9 @@
 
 static char doc[] =
 	"Show, every INTERVAL seconds (default 1), each disk's and partition's I/O as "
-	"iostat -x does, under the name it had then: r/s, w/s, rkB/s, wkB/s, average "
-	"request size, queue depth, utilisation, and Q2C and D2C latency (p50, p99 and "
-	"max, in ms). A disk added or removed during the interval has a row of its own, "
+	"iostat -x does, under the name it had then: r/s, w/s, rkB/s, wkB/s, r_await and "
+	"w_await (Q2C) with D2C beside them, average request size, aqu-sz, depth, "
+	"utilisation, flushes, and Q2C and D2C latency (p50, p99 and max, in ms). A disk added or removed during the interval has a row of its own, "
 	"marked (new) or (gone): one removed and another created on its number are two "
 	"rows. On a terminal the screen is redrawn; otherwise, or with --format=csv or "
 	"json, each interval adds one record per disk.\v"
@@ -59,19 +59,10 @@ struct top {
 	bool quiet;
 };
 
-static const struct {
-	const char *name;
-	enum bm_interval_sort sort;
-} sorts[] = {
-	{ "dev", BM_SORT_DEV }, { "name", BM_SORT_NAME }, { "iops", BM_SORT_IOPS },
-	{ "bytes", BM_SORT_BYTES }, { "util", BM_SORT_UTIL }, { "latency", BM_SORT_LATENCY },
-};
-
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct top *t = state->input;
 	char *end;
-	size_t i;
 
 	switch (key) {
 	case 'n':
@@ -84,13 +75,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--format takes text, csv or json, not '%s'", arg);
 		break;
 	case OPT_SORT:
-		for (i = 0; i < sizeof(sorts) / sizeof(sorts[0]); i++)
-			if (!strcmp(arg, sorts[i].name))
-				break;
-		if (i == sizeof(sorts) / sizeof(sorts[0]))
+		if (bm_sort_parse(arg, &t->view.sort) < 0)
 			argp_error(state, "--sort takes dev, name, iops, bytes, util or latency, "
 				   "not '%s'", arg);
-		t->view.sort = sorts[i].sort;
 		break;
 	case OPT_DISK:
 		if (t->view.devices.nnames == BM_FILTER_MAX)

@@ -21,6 +21,8 @@
  * stay bounded. Stacks (remaps, clones, splits) are followed in stack.c.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,7 +85,7 @@ int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 	if (bm_grow(&a->disks, a->ndisks, &a->capdisks, sizeof(*a->disks), 32) < 0)
 		return -1;
 	d = calloc(1, sizeof(*d));
-	if (!d || (a->series && !(d->series = calloc(1, sizeof(*d->series))))) {
+	if (!d || an_series_new(a, d) < 0) {
 		free(d);
 		return -1;
 	}
@@ -112,9 +114,13 @@ found:
 void an_account(struct bm_inflight_time *t, uint64_t now, int delta)
 {
 	if (t->changed && now > t->changed) {
-		if (t->inflight)
+		if (t->inflight) {
 			t->busy_ns += now - t->changed;
+			an_spread(t->series, t->busy_at, t->changed, now, now - t->changed);
+		}
 		t->depth_ns += (double)t->inflight * (now - t->changed);
+		an_spread(t->series, t->depth_at, t->changed, now,
+			  (double)t->inflight * (now - t->changed));
 	}
 	t->changed = now;
 	if (delta < 0 && !t->inflight)
@@ -405,24 +411,22 @@ void an_queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_io *
 
 /* ---- events ---- */
 
-static void series_add(struct bm_analysis *a, struct bm_disk_stats *d, uint64_t ts,
-		       uint64_t bytes, uint64_t latency)
+/* @t of the kernel's time in queue, of an I/O from @from to @to, to @d. */
+static void in_queue(struct bm_disk_stats *d, uint64_t from, uint64_t to, double t)
 {
-	uint64_t span = a->last > a->first ? a->last - a->first + 1 : 1;
-	int bin;
+	d->queue_ns += t;
+	an_spread(d->series, offsetof(struct bm_bin, queue_ns), from, to, t);
+}
 
-	if (!d->series || ts < a->first)
-		return;
-	bin = (ts - a->first) * (uint64_t)BM_SERIES_BINS / span;
-	if (bin >= BM_SERIES_BINS)
-		bin = BM_SERIES_BINS - 1;
-	d->series->bytes[bin] += bytes;
-	if (latency) {
-		d->series->lat_sum[bin] += latency;
-		d->series->lat_count[bin]++;
-		if (latency > d->series->lat_max[bin])
-			d->series->lat_max[bin] = latency;
+/* A latency of kind @which of an I/O of @op that completed on @d at @ts. */
+static void latency(struct bm_disk_stats *d, int which, int op, uint64_t ts, uint64_t v)
+{
+	bm_hist_add(which == BM_Q2C ? &d->q2c : &d->d2c, v);
+	if (op == BM_READ || op == BM_WRITE) {
+		d->lat_sum[which][op] += v;
+		d->lat_n[which][op]++;
 	}
+	an_series_latency(d->series, which, op, ts, v);
 }
 
 static void seen(struct bm_disk_stats *d, uint64_t ts)
@@ -433,15 +437,27 @@ static void seen(struct bm_disk_stats *d, uint64_t ts)
 		d->last_io = ts;
 }
 
-/* @n completions of @op moving @sectors in all, or one that moves no data. */
-static void count(uint64_t counts[5], int op, uint64_t n, uint64_t sectors)
+/*
+ * @n completions at @ts on @d, seen as requests or as bios (@bio), of @op
+ * moving @sectors in all, or one that moves no data (a @flush or not).
+ */
+static void count(struct bm_disk_stats *d, bool bio, uint64_t ts, int op, uint64_t n,
+		  uint64_t sectors, bool flush)
 {
-	if (op < 0) {
-		counts[4] += !sectors;
-		return;
+	struct bm_bin *b = an_bin(d->series, ts);
+	uint64_t *counts[2] = { bio ? d->bio_counts : d->rq_counts,
+				b ? (bio ? b->bio_counts : b->rq_counts) : NULL };
+	int i;
+
+	for (i = 0; i < 2 && counts[i]; i++) {
+		if (op < 0) {
+			counts[i][4] += !sectors;
+			counts[i][5] += !sectors && flush;
+			continue;
+		}
+		counts[i][op] += n;
+		counts[i][2 + op] += sectors * 512;
 	}
-	counts[op] += n;
-	counts[2 + op] += sectors * 512;
 }
 
 /* @e as if new. */
@@ -506,37 +522,35 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 	uint64_t q2c = e->has_q ? io->ts - e->q : 0;
 
 	if (e->has_q && e->disk >= 0) {
-		bm_hist_add(&d->q2c, q2c);
+		latency(d, BM_Q2C, io->op, io->ts, q2c);
 		if (e->active)
 			an_account(&d->bio_time, io->ts, -1);
 	}
 	if (request && (e->has_start || e->has_q || e->has_d)) {	/* else its start is unknown */
 		uint64_t start = start_of(a, e);
-		double in_queue = io->ts > start ? io->ts - start : 0;
+		double t = io->ts > start ? io->ts - start : 0;
 
-		d->queue_ns += in_queue;
+		in_queue(d, start, io->ts, t);
 		if (e->part >= 0)	/* the kernel adds a partition's to its disk's too */
-			a->disks[e->part]->queue_ns += in_queue;
+			in_queue(a->disks[e->part], start, io->ts, t);
 	}
 	if (request && e->has_d) {
-		bm_hist_add(&d->d2c, io->ts - e->d);
+		latency(d, BM_D2C, io->op, io->ts, io->ts - e->d);
 		an_account(&d->rq_time, io->ts, -1);
 		if (e->part >= 0)
 			an_account(&a->disks[e->part]->rq_time, io->ts, -1);
 	}
 	an_clone_done(a, e, io->ts);
-	series_add(a, d, io->ts, bytes, request && e->has_d ? io->ts - e->d : q2c);
 	if (e->part >= 0) {
 		struct bm_disk_stats *p = a->disks[e->part];
 
 		seen(p, io->ts);
 		if (request)
-			count(p->rq_counts, io->op, 1, io->nr_sector);
+			count(p, false, io->ts, io->op, 1, io->nr_sector, false);
 		if (e->has_q) {
-			bm_hist_add(&p->q2c, q2c);
+			latency(p, BM_Q2C, io->op, io->ts, q2c);
 			an_account(&p->bio_time, io->ts, -1);
 		}
-		series_add(a, p, io->ts, bytes, q2c);
 	}
 	an_completed_stacked(a, disk, e, io->op, sectors);
 }
@@ -548,13 +562,15 @@ static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk
  * partition it was submitted to (the kernel's part_stat_add).
  */
 static void add_queue(struct bm_analysis *a, struct bm_disk_stats *d, const struct bm_inflight *e,
-		      double t)
+		      uint64_t now, double t)
 {
+	uint64_t from = start_of(a, e);
+
 	if (d->rq_time.changed)
 		return;	/* a request-based disk: its requests have it */
-	d->queue_ns += t;
+	in_queue(d, from, now, t);
 	if (e->part >= 0)
-		a->disks[e->part]->queue_ns += t;
+		in_queue(a->disks[e->part], from, now, t);
 }
 
 /* nvme counts a head's bio from its path's request's issue (nvme_mpath_start_request). */
@@ -601,21 +617,22 @@ static void complete_request(struct bm_analysis *a, const struct bm_io *io, int 
 
 		bm_inflight_erase(&a->inflight, e);
 		if (!io->nr_sector) {	/* the flush sequence's end: its data was counted */
-			d->queue_ns += tail;
+			in_queue(d, io->ts - tail, io->ts, tail);
 			if (part >= 0)
-				a->disks[part]->queue_ns += tail;
+				in_queue(a->disks[part], io->ts - tail, io->ts, tail);
 			return;
 		}
 		e = NULL;
 	}
 	/* A write without data that is no sequence's end: an empty preflush, a write to the kernel */
-	count(d->rq_counts, io->op, 1, io->nr_sector);
-	if (!e && !io->nr_sector && io->op == 1)
-		d->queue_ns += starts_pop(&d->preflush_starts, io->ts);
-	if (!e) {
-		series_add(a, d, io->ts, (uint64_t)io->nr_sector * 512, 0);
-		return;
+	count(d, false, io->ts, io->op, 1, io->nr_sector, false);
+	if (!e && !io->nr_sector && io->op == 1) {
+		uint64_t t = starts_pop(&d->preflush_starts, io->ts);
+
+		in_queue(d, io->ts - t, io->ts, t);
 	}
+	if (!e)
+		return;
 	ended(a, io, disk, true, e, (uint64_t)io->nr_sector * 512, io->nr_sector);
 	if (e->moved)
 		head_done(a, io, e);
@@ -672,26 +689,23 @@ static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk
 	if (!queued_here(e))
 		e = an_bio_at(a, io->dev, io->sector, io->op, false);
 	if (!e) {
-		count(d->bio_counts, io->op, 1, io->nr_sector);
-		series_add(a, d, io->ts, (uint64_t)io->nr_sector * 512, 0);
+		count(d, true, io->ts, io->op, 1, io->nr_sector, false);
 		return;
 	}
 	if (e->splits) {
-		add_queue(a, d, e, pieces_in_queue(a, e, io->ts));
-		count(d->bio_counts, io->op, 1 + e->splits, e->nr_sector);
+		add_queue(a, d, e, io->ts, pieces_in_queue(a, e, io->ts));
+		count(d, true, io->ts, io->op, 1 + e->splits, e->nr_sector, false);
 		bytes = (uint64_t)e->nr_sector * 512;
 	} else {
 		uint64_t start = jiffy(a, start_of(a, e)), end = jiffy(a, io->ts);
 
-		count(d->bio_counts, io->op, 1, io->nr_sector);
+		count(d, true, io->ts, io->op, 1, io->nr_sector, false);
 		if (end > start)	/* each of md's pieces, from the bio's first remap */
-			add_queue(a, d, e, end - start);
+			add_queue(a, d, e, io->ts, end - start);
 		bytes = (uint64_t)io->nr_sector * 512;
 		e->done += io->nr_sector;
-		if (e->done < e->nr_sector && io->sector + io->nr_sector < e->sector + e->nr_sector) {
-			series_add(a, d, io->ts, bytes, 0);
+		if (e->done < e->nr_sector && io->sector + io->nr_sector < e->sector + e->nr_sector)
 			return;	/* a piece: the rest is still in flight */
-		}
 	}
 	ended(a, io, disk, false, e, bytes, e->nr_sector);
 	an_forget(a, e);
@@ -744,6 +758,17 @@ static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
 		an_account(&a->disks[e->part]->rq_time, io->ts, +1);
 }
 
+/* A request-based flush ended at @now, @t after its issue: the kernel's fields 11 and 17. */
+static void flush_done(struct bm_disk_stats *d, uint64_t t, uint64_t now)
+{
+	struct bm_bin *b = an_bin(d->series, now);
+
+	in_queue(d, now - t, now, t);
+	d->rq_flush_ns += t;
+	if (b)
+		b->flush_ns += t;
+}
+
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span)
 {
@@ -787,9 +812,9 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 			d->flush_starts.requeued++;
 		if (io->kind == BM_EV_RQ_COMPLETE || io->kind == BM_EV_BIO_COMPLETE) {
 			seen(d, io->ts);
-			count(io->kind == BM_EV_RQ_COMPLETE ? d->rq_counts : d->bio_counts, io->op, 1, 0);
+			count(d, io->kind != BM_EV_RQ_COMPLETE, io->ts, io->op, 1, 0, flush);
 			if (flush && io->kind == BM_EV_RQ_COMPLETE)
-				d->queue_ns += starts_pop(&d->flush_starts, io->ts);
+				flush_done(d, starts_pop(&d->flush_starts, io->ts), io->ts);
 		}
 		return;
 	}
@@ -915,6 +940,8 @@ void bm_analysis_finish(struct bm_analysis *a)
 		d->read_bytes = c[2];
 		d->write_bytes = c[3];
 		d->others = c[4];
+		d->flushes = c[5];
+		d->flush_ns = d->model == BM_IO_BIO ? 0 : d->rq_flush_ns;
 		/* From the earliest possible add to the latest possible removal. */
 		d->life_from = a->first;
 		d->life_to = a->last;
@@ -932,6 +959,7 @@ void bm_analysis_finish(struct bm_analysis *a)
 			d->events_lost = a->gaps[j].from <= d->life_to && a->gaps[j].to >= d->life_from;
 		d->busy_ns = t->busy_ns;
 		d->depth_ns = t->depth_ns;
+		an_series_finish(d, t == &d->rq_time);
 	}
 	free(a->sorted);
 	a->sorted = malloc((a->ndisks ? a->ndisks : 1) * sizeof(*a->sorted));
@@ -996,22 +1024,28 @@ size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **
 	return a->ngaps;
 }
 
-uint64_t bm_analysis_bin_start(const struct bm_analysis *a, int i)
+size_t bm_analysis_bins(const struct bm_analysis *a, uint64_t *width)
 {
-	uint64_t span = a->last > a->first ? a->last - a->first + 1 : 1;
-
-	return a->first + span * i / BM_SERIES_BINS;
+	*width = a->bin_ns;
+	return a->nbins;
 }
 
-struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, bool series)
+struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_ns)
 {
-	struct bm_analysis *a = calloc(1, sizeof(*a));
+	uint64_t nbins = bin_ns ? (last > first ? (last - first) / bin_ns + 1 : 1) : 0;
+	struct bm_analysis *a;
 
+	if (nbins > BM_SERIES_MAX_BINS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
 	a->first = first;
 	a->last = last;
-	a->series = series;
+	a->bin_ns = bin_ns;
+	a->nbins = nbins;
 	a->last_disk = -1;
 	a->inflight.stale_ns = STALE_NS;
 	a->inflight.drop = settle;
@@ -1030,7 +1064,7 @@ void bm_analysis_free(struct bm_analysis *a)
 	for (i = 0; i < a->ndisks; i++) {
 		bm_hist_release(&a->disks[i]->q2c);
 		bm_hist_release(&a->disks[i]->d2c);
-		free(a->disks[i]->series);
+		an_series_free(a->disks[i]->series);
 		free(a->disks[i]);
 	}
 	free(a->disks);

@@ -20,7 +20,8 @@
 
 struct bm_analysis {
 	uint64_t first, last;
-	bool series;
+	uint64_t bin_ns;	/* a series' bins: how long, how many (0: none) */
+	size_t nbins;
 	struct bm_tick tick;	/* ns 0: unknown, times in queue in ns */
 	struct bm_disk_stats **disks;
 	size_t ndisks, capdisks;
@@ -64,6 +65,19 @@ struct bm_range_dev *an_watch(struct bm_analysis *a, uint32_t dev);
  */
 struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sector, int op,
 			      bool watch);
+
+/* series.c */
+/* @d's series, if the analysis has one: 0, or -1 without memory. */
+int an_series_new(struct bm_analysis *a, struct bm_disk_stats *d);
+void an_series_free(struct bm_series *s);
+/* The bin of @ts (NULL without a series). */
+struct bm_bin *an_bin(struct bm_series *s, uint64_t ts);
+/* @total, of the double at offset @at of a bin, shared among the bins from @from to @to. */
+void an_spread(struct bm_series *s, size_t at, uint64_t from, uint64_t to, double total);
+/* A latency of kind @which (BM_Q2C, BM_D2C) of an I/O of @op that completed at @ts. */
+void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v);
+/* Each bin's figures as @d's model counts them (@requests: its time in flight is its requests'). */
+void an_series_finish(struct bm_disk_stats *d, bool requests);
 
 /* stack.c */
 void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_span *old_span);

@@ -32,12 +32,15 @@ static mode_t current_umask(void)
 }
 
 #define WIDTH		1200
-#define LEFT		190
+#define LEFT		270
 #define RIGHT		110
-#define TRACK		96
-#define TOP		56
+#define TRACK		110
+#define TOP		64
 #define BOTTOM		46
 #define PLOT_W		(WIDTH - LEFT - RIGHT)
+#define READ_FILL	"#3b7dd8"
+#define WRITE_FILL	"#2ca02c"
+#define LAT_FILL	"#e8710a"
 
 static double x_of(uint64_t ts, uint64_t first, uint64_t last)
 {
@@ -68,27 +71,99 @@ static const char *human_rate(double bytes_per_s, char *buf, size_t size)
 	return buf;
 }
 
+/* The latency a track draws: D2C where the device has it (requests), else Q2C. */
+static int kind_drawn(const struct bm_disk_stats *d)
+{
+	return d->d2c.count ? BM_D2C : BM_Q2C;
+}
+
+static uint64_t bin_lat_n(const struct bm_bin *b, int k)
+{
+	return b->lat_n[k][BM_READ] + b->lat_n[k][BM_WRITE];
+}
+
+static double bin_lat_ms(const struct bm_bin *b, int k)
+{
+	uint64_t n = bin_lat_n(b, k);
+
+	return n ? (b->lat_sum[k][BM_READ] + b->lat_sum[k][BM_WRITE]) / 1e6 / n : 0;
+}
+
+/* A bin's bars (read below, write above) with its values on hover. */
+static void bar(FILE *f, const struct bm_bin *b, int k, double x, double w, double base,
+		double h, double max_rate, double bin_s, double t0)
+{
+	double rh = h * (b->read_bytes / bin_s) / max_rate, wh = h * (b->write_bytes / bin_s) / max_rate;
+	char r[32], wr[32];
+
+	if (rh <= 0 && wh <= 0)
+		return;
+	fprintf(f, "<g class='bin'><title>%.3f to %.3f s: read %s (%" PRIu64 " I/O), write %s "
+		"(%" PRIu64 " I/O)", t0, t0 + bin_s, human_rate(b->read_bytes / bin_s, r, sizeof(r)),
+		b->reads, human_rate(b->write_bytes / bin_s, wr, sizeof(wr)), b->writes);
+	if (bin_lat_n(b, k))
+		fprintf(f, ", mean %s %.3f ms, max %.3f ms", k == BM_D2C ? "D2C" : "Q2C",
+			bin_lat_ms(b, k), b->lat_max[k] / 1e6);
+	fputs("</title>", f);
+	if (rh > 0)
+		fprintf(f, "<rect x='%.2f' y='%.2f' width='%.2f' height='%.2f' fill='" READ_FILL
+			"'/>", x, base - rh, w, rh);
+	if (wh > 0)
+		fprintf(f, "<rect x='%.2f' y='%.2f' width='%.2f' height='%.2f' fill='" WRITE_FILL
+			"'/>", x, base - rh - wh, w, wh);
+	fputs("</g>\n", f);
+}
+
+/* A track's scales: throughput at the left, latency at the right, with units. */
+static void axes(FILE *f, double y0, double h, double max_rate, double max_lat_ms, int k)
+{
+	char rate[32];
+
+	fprintf(f, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#666'/>\n", LEFT, y0, LEFT,
+		y0 + h);
+	fprintf(f, "<text x='%d' y='%.1f' font-size='10' text-anchor='end' fill='#333'>%s</text>\n"
+		"<text x='%d' y='%.1f' font-size='10' text-anchor='end' fill='#333'>0</text>\n",
+		LEFT - 3, y0 + 9, human_rate(max_rate, rate, sizeof(rate)), LEFT - 3, y0 + h);
+	if (max_lat_ms <= 0)
+		return;
+	fprintf(f, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='" LAT_FILL "'/>\n",
+		LEFT + PLOT_W, y0, LEFT + PLOT_W, y0 + h);
+	fprintf(f, "<text x='%d' y='%.1f' font-size='10' fill='" LAT_FILL "'>%.3f ms</text>\n"
+		"<text x='%d' y='%.1f' font-size='10' fill='" LAT_FILL "'>%s mean</text>\n"
+		"<text x='%d' y='%.1f' font-size='10' fill='" LAT_FILL "'>0 ms</text>\n",
+		LEFT + PLOT_W + 4, y0 + 9, max_lat_ms, LEFT + PLOT_W + 4, y0 + 21,
+		k == BM_D2C ? "D2C" : "Q2C", LEFT + PLOT_W + 4, y0 + h);
+}
+
 static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t first, uint64_t last)
 {
 	const struct bm_series *s = d->series;
-	double y0 = TOP + row * TRACK, h = TRACK - 22, bin_s, max_rate = 0, max_lat = 0;
-	double bin_w = (double)PLOT_W / BM_SERIES_BINS;
-	char dev[16], rate[32], title[160];
-	int i;
+	double y0 = TOP + row * TRACK, h = TRACK - 26, max_rate = 0, max_lat = 0;
+	double bin_s = s->width / 1e9, span = last > first ? (double)(last - first) : 1;
+	double bin_w = PLOT_W * (double)s->width / span;
+	char dev[40], size[32], title[160];
+	int k = kind_drawn(d);
+	size_t i;
 
-	bin_s = (last > first ? (double)(last - first) : 1) / 1e9 / BM_SERIES_BINS;
-	for (i = 0; i < BM_SERIES_BINS; i++) {
-		double lat = s->lat_count[i] ? (double)s->lat_sum[i] / s->lat_count[i] : 0;
+	for (i = 0; i < s->nbins; i++) {
+		const struct bm_bin *b = &s->bins[i];
 
-		if (s->bytes[i] / bin_s > max_rate)
-			max_rate = s->bytes[i] / bin_s;
-		if (lat > max_lat)
-			max_lat = lat;
+		if (b->read_bytes / bin_s > max_rate)
+			max_rate = b->read_bytes / bin_s;
+		if (b->write_bytes / bin_s > max_rate)
+			max_rate = b->write_bytes / bin_s;
+		if ((b->read_bytes + b->write_bytes) / bin_s > max_rate)
+			max_rate = (b->read_bytes + b->write_bytes) / bin_s;
+		if (bin_lat_ms(&s->bins[i], k) > max_lat)
+			max_lat = bin_lat_ms(&s->bins[i], k);
 	}
-	bm_dev_str(d->dev, dev, sizeof(dev));
-	snprintf(title, sizeof(title), "%s%s%s", d->span ? d->span->name : "? (unknown)",
-		 d->span && d->span->kind == BM_PARTITION ? " (partition)" : "",
-		 d->span ? "" : "");
+	/* The incarnation's key (MAJ:MIN#N), as the views name it. */
+	if (d->span)
+		bm_span_key(d->span, dev, sizeof(dev));
+	else
+		bm_dev_str(d->dev, dev, sizeof(dev));
+	snprintf(title, sizeof(title), "%s%s", d->span ? d->span->name : "? (unknown)",
+		 d->span && d->span->kind == BM_PARTITION ? " (partition)" : "");
 	fprintf(f, "<g>\n<rect x='%d' y='%.1f' width='%d' height='%.1f' fill='#f4f4f4'/>\n", LEFT,
 		y0, PLOT_W, h);
 	/* The incarnation's life: outside it, the device number meant something else. */
@@ -98,29 +173,24 @@ static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t firs
 	fputs("<text x='8' y='", f);
 	fprintf(f, "%.1f' font-size='15' font-weight='bold'>", y0 + 22);
 	bm_xml_str(f, title);
-	fprintf(f, "</text>\n<text x='8' y='%.1f' font-size='12' fill='#555'>%s, %s</text>\n",
-		y0 + 40, dev, human_size(d->read_bytes + d->write_bytes, rate, sizeof(rate)));
+	fprintf(f, "</text>\n<text x='8' y='%.1f' font-size='12' fill='#555'>%s, read %s, ", y0 + 40,
+		dev, human_size(d->read_bytes, size, sizeof(size)));
+	fprintf(f, "write %s</text>\n", human_size(d->write_bytes, size, sizeof(size)));
 	fprintf(f, "<text x='8' y='%.1f' font-size='11' fill='#555'>%.3f to %.3f s</text>\n",
 		y0 + 56, (d->life_from - first) / 1e9, (d->life_to - first) / 1e9);
-	for (i = 0; i < BM_SERIES_BINS && max_rate > 0; i++) {
-		double bh = h * (s->bytes[i] / bin_s) / max_rate;
-
-		if (bh > 0)
-			fprintf(f, "<rect x='%.2f' y='%.2f' width='%.2f' height='%.2f' fill='#3b7dd8'/>\n",
-				LEFT + i * bin_w, y0 + h - bh, bin_w > 1.2 ? bin_w - 0.4 : bin_w, bh);
-	}
+	for (i = 0; i < s->nbins && max_rate > 0; i++)
+		bar(f, &s->bins[i], k, LEFT + i * bin_w, bin_w > 1.2 ? bin_w - 0.4 : bin_w, y0 + h, h,
+		    max_rate, bin_s, i * bin_s);
 	/* Mean latency per bin with I/O: a dot, no line across bins without any. */
-	for (i = 0; i < BM_SERIES_BINS && max_lat > 0; i++) {
-		if (!s->lat_count[i])
+	for (i = 0; i < s->nbins && max_lat > 0; i++) {
+		if (!bin_lat_n(&s->bins[i], k))
 			continue;
-		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='2.2' fill='#e8710a'/>\n",
-			LEFT + (i + 0.5) * bin_w,
-			y0 + h - h * ((double)s->lat_sum[i] / s->lat_count[i]) / max_lat);
+		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='2.2' fill='" LAT_FILL "'><title>%.3f s: "
+			"mean %s %.3f ms</title></circle>\n", LEFT + (i + 0.5) * bin_w,
+			y0 + h - h * bin_lat_ms(&s->bins[i], k) / max_lat, i * bin_s,
+			k == BM_D2C ? "D2C" : "Q2C", bin_lat_ms(&s->bins[i], k));
 	}
-	fprintf(f, "<text x='%d' y='%.1f' font-size='11' fill='#3b7dd8'>%s</text>\n",
-		LEFT + PLOT_W + 6, y0 + 12, human_rate(max_rate, rate, sizeof(rate)));
-	fprintf(f, "<text x='%d' y='%.1f' font-size='11' fill='#e8710a'>%.0f us</text>\n",
-		LEFT + PLOT_W + 6, y0 + 26, max_lat / 1000);
+	axes(f, y0, h, max_rate, max_lat, k);
 	/* Appearance and removal, where the recording saw them. */
 	if (d->span && d->span->from.known && d->span->from.hi >= first)
 		fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#1a9e3f' "
@@ -135,6 +205,21 @@ static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t firs
 			x_of(d->span->to.hi, first, last), y0 + h,
 			x_of(d->span->to.hi, first, last) + 2, y0 + h + 11);
 	fputs("</g>\n", f);
+}
+
+/* The bins' width, in the unit that suits it. */
+static const char *bin_width(const struct bm_analysis *a, char *buf, size_t size)
+{
+	uint64_t width;
+
+	bm_analysis_bins(a, &width);
+	if (width >= 1000000000)
+		snprintf(buf, size, "%.6g s", width / 1e9);
+	else if (width >= 1000000)
+		snprintf(buf, size, "%.6g ms", width / 1e6);
+	else
+		snprintf(buf, size, "%.6g us", width / 1e3);
+	return buf;
 }
 
 /* Where events were lost: a band over every track, its CPU and times on hover. */
@@ -216,7 +301,7 @@ int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint6
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks), rows = 0;
 	bool html = kind_of(path) == HTML, out = !strcmp(path, "-");
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], width[32];
 	int height, t, fd;
 	FILE *f;
 
@@ -242,16 +327,21 @@ int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint6
 		}
 		fchmod(fd, 0644 & ~current_umask());
 	}
-	if (html)
+	if (html)	/* self-contained: the values show on hover, from the SVG's titles */
 		fputs("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>blkmap</title>"
+		      "<style>g.bin:hover rect{opacity:0.6} circle:hover{r:4}</style>"
 		      "</head><body style='margin:0'>\n", f);
 	fprintf(f, SIGNATURE "\n<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
 		"viewBox='0 0 %d %d' font-family='sans-serif'>\n<rect width='100%%' "
 		"height='100%%' fill='white'/>\n", WIDTH, height, WIDTH, height);
 	fprintf(f, "<text x='8' y='24' font-size='17' font-weight='bold'>Block I/O per disk, "
-		"under the names valid at each moment</text>\n<text x='8' y='44' font-size='12' "
-		"fill='#555'>bars: throughput (blue); line: mean latency (orange); white: the "
-		"incarnation's life; red bands: events lost; scale per track at the right</text>\n");
+		"under the names valid at each moment</text>\n<text x='8' y='42' font-size='12' "
+		"fill='#555'>bars: throughput, <tspan fill='" READ_FILL "'>read</tspan> below "
+		"<tspan fill='" WRITE_FILL "'>write</tspan> (scale at the left); dots: <tspan fill='"
+		LAT_FILL "'>mean latency</tspan> per bin, D2C (issue to completion) or Q2C (queue "
+		"to completion) as each track names it (scale at the right)</text>\n<text x='8' "
+		"y='58' font-size='12' fill='#555'>white: the incarnation's life; red bands: events "
+		"lost; bins of %s; values on hover</text>\n", bin_width(a, width, sizeof(width)));
 	for (i = 0, rows = 0; i < n; i++)
 		if (disks[i]->series && disks[i]->reads + disks[i]->writes > 0)
 			track(f, disks[i], rows++, first, last);

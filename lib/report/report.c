@@ -446,11 +446,32 @@ static int analyse_events(struct report *r)
 	return ret;
 }
 
+#define PLOT_BINS	400
+
+/* The series' bins: --interval's, or the plot's (0: no series). */
+static uint64_t bin_width(const struct report *r)
+{
+	uint64_t span = r->until > r->io_since ? r->until - r->io_since + 1 : 1;
+	unsigned bins = r->opts->bins ? r->opts->bins : PLOT_BINS;
+
+	if (r->opts->interval_ns)
+		return r->opts->interval_ns;
+	if (!r->opts->plot)
+		return 0;
+	return (span + bins - 1) / bins;
+}
+
 static int analyse(struct report *r)
 {
 	const char *clock;
 
-	r->analysis = bm_analysis_new(r->io_since, r->until, r->opts->plot != NULL);
+	r->analysis = bm_analysis_new(r->io_since, r->until, bin_width(r));
+	if (!r->analysis && errno == EINVAL) {
+		bm_error("intervals of %.9g s cut '%s' (%.9g s) into more than %d: give a longer "
+			 "--interval", r->opts->interval_ns / 1e9, bm_trace_path(r->trace),
+			 (r->until - r->io_since) / 1e9, BM_SERIES_MAX_BINS);
+		return -1;
+	}
 	if (!r->analysis) {
 		bm_error_errno("cannot analyse '%s'", bm_trace_path(r->trace));
 		return -1;
@@ -723,7 +744,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 			goto out;
 		break;
 	case BM_VIEW_DISKS:
-		bm_view_disks(out, opts->format, r.analysis, !opts->no_header);
+		bm_view_disks(out, opts->format, r.analysis, !opts->no_header, opts->sort);
 		break;
 	case BM_VIEW_LATENCY:
 		bm_view_latency(out, opts->format, r.analysis, !opts->no_header);
@@ -741,6 +762,11 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		bm_view_interval(out, opts->format, r.analysis, r.map, &(struct bm_interval_opts){
 			.since = r.io_since, .until = r.until, .header = !opts->no_header,
 			.sort = opts->sort, .filter = &opts->devices });
+		break;
+	case BM_VIEW_SERIES:
+		bm_view_series(out, opts->format, r.analysis, &(struct bm_series_opts){
+			.since = r.io_since, .until = r.until, .header = !opts->no_header,
+			.sort = opts->sort });
 		break;
 	case BM_VIEW_NONE:
 		break;

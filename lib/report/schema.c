@@ -41,6 +41,37 @@
 	NUM(p "_p999_us", "us", 3, "99.9th percentile " #p " latency"), \
 	NUM(p "_max_us", "us", 3, "longest " #p " latency")
 
+/*
+ * iostat -x's figures, in --disks (over an incarnation's life in the
+ * window), blkmap top's intervals and --interval's: one key, one meaning.
+ */
+#define IOSTAT \
+	NUM("r_s", "1/s", 3, "reads completed per second (iostat's r/s)"), \
+	NUM("w_s", "1/s", 3, "writes completed per second (w/s)"), \
+	NUM("rkb_s", "KiB/s", 1, "KiB read per second (rkB/s)"), \
+	NUM("wkb_s", "KiB/s", 1, "KiB written per second (wkB/s)"), \
+	NUM("rrqm_s", "1/s", 1, "reads merged per second (rrqm/s): null, as the recording holds " \
+	    "no merge events"), \
+	NUM("wrqm_s", "1/s", 1, "writes merged per second (wrqm/s): null, as rrqm_s"), \
+	NUM("r_await_ms", "ms", 3, "mean Q2C of the reads completed, from queueing to " \
+	    "completion (iostat's r_await; null: none)"), \
+	NUM("w_await_ms", "ms", 3, "mean Q2C of the writes completed (w_await; null: none)"), \
+	NUM("r_d2c_ms", "ms", 3, "mean D2C of the reads completed, from issue to the device " \
+	    "to completion (null: none issued, as on a bio-based device)"), \
+	NUM("w_d2c_ms", "ms", 3, "mean D2C of the writes completed (null: none issued)"), \
+	NUM("areq_kb", "KiB", 1, "KiB per read or write (areq-sz)"), \
+	NUM("aqu_sz", "", 3, "the kernel's time in queue (diskstats field 11) over the time " \
+	    "(aqu-sz)"), \
+	NUM("queue_depth", "", 3, "mean number of I/Os issued to the device and not completed"), \
+	NUM("util_pct", "%", 2, "time with at least one I/O in flight (%util; diskstats " \
+	    "field 10)"), \
+	INT("flushes", "", "flushes completed (diskstats field 16)"), \
+	NUM("f_s", "1/s", 3, "flushes completed per second (f/s)"), \
+	NUM("f_await_ms", "ms", 3, "mean time of a flush the block layer sent, from its issue " \
+	    "(f_await; field 17): null without one, and on bio-based devices"), \
+	NUM("busy_ns", "ns", 0, "time with at least one I/O in flight (util_pct's)"), \
+	NUM("queue_ns", "ns", 0, "the kernel's time in queue (aqu_sz's)")
+
 static const struct bm_key events_keys[] = {
 	INT("ts_ns", "ns", "the event's time on the trace clock"),
 	INT("cpu", "", "the CPU that recorded it"),
@@ -110,14 +141,7 @@ static const struct bm_key disks_keys[] = {
 	FROM_NS,
 	TO_NS,
 	NUM("seconds", "s", 6, "its life within the report's window: what rates are over"),
-	NUM("read_iops", "1/s", 3, "reads per second"),
-	NUM("write_iops", "1/s", 3, "writes per second"),
-	NUM("read_bytes_per_s", "bytes/s", 1, "bytes read per second"),
-	NUM("write_bytes_per_s", "bytes/s", 1, "bytes written per second"),
-	NUM("avg_request_bytes", "bytes", 1, "bytes per read or write"),
-	NUM("queue_depth", "", 3, "mean number of I/Os from issue to completion"),
-	NUM("aqu_sz", "", 3, "the kernel's weighted time in queue over time (iostat's aqu-sz)"),
-	NUM("util_pct", "%", 2, "time with at least one I/O in flight"),
+	IOSTAT,
 	LATENCY("q2c"),
 	LATENCY("d2c"),
 	INT("others", "", "requests completed without data (flushes, a driver's own)"),
@@ -184,15 +208,9 @@ static const struct bm_key interval_keys[] = {
 	STR("dm", "device-mapper devices: the dm name"),
 	STR("dev", "the device number, MAJ:MIN"),
 	STR("state", "born, gone, born+gone or empty: added or removed in the interval"),
-	INT("reads", "", "reads completed"),
+	INT("reads", "", "reads completed, counted as the kernel counts them"),
 	INT("writes", "", "writes completed"),
-	NUM("r_s", "1/s", 1, "reads per second"),
-	NUM("w_s", "1/s", 1, "writes per second"),
-	NUM("rkb_s", "KiB/s", 1, "KiB read per second"),
-	NUM("wkb_s", "KiB/s", 1, "KiB written per second"),
-	NUM("areq_kb", "KiB", 1, "KiB per read or write"),
-	NUM("aqu_sz", "", 2, "the kernel's weighted time in queue over time"),
-	NUM("util_pct", "%", 1, "time with at least one I/O in flight"),
+	IOSTAT,
 	NUM("q2c_p50_us", "us", 3, "median Q2C latency"),
 	NUM("q2c_p99_us", "us", 3, "99th percentile Q2C latency"),
 	NUM("q2c_max_us", "us", 3, "longest Q2C latency"),
@@ -202,6 +220,13 @@ static const struct bm_key interval_keys[] = {
 	INCARNATION,
 	FROM_NS,
 	TO_NS,
+	INT("read_bytes", "bytes", "bytes read"),
+	INT("write_bytes", "bytes", "bytes written"),
+	INT("others", "", "requests completed without data (flushes, a driver's own)"),
+	NUM("seconds", "s", 6, "the part of the interval within the incarnation's life: what "
+	    "rates are over"),
+	INT("window_from_ns", "ns", "the start of that part"),
+	INT("window_to_ns", "ns", "its end"),
 	FORMAT_VERSION,
 };
 

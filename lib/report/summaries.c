@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* --disks, --latency, --top and --stack: the analyses as tables. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <event-parse.h>
 
 #include "blkmap/map/map.h"
+#include "blkmap/report/iostat.h"
 #include "blkmap/report/schema.h"
 #include "blkmap/report/summaries.h"
 
@@ -110,7 +112,7 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 	static const char *const keys[2][3] = { { "q2c_count", "q2c_avg_us", "q2c_max_us" },
 						{ "d2c_count", "d2c_avg_us", "d2c_max_us" } };
 	const struct bm_hist *lat[2] = { &d->q2c, &d->d2c };
-	uint64_t ios = d->reads + d->writes, bytes = d->read_bytes + d->write_bytes;
+	struct bm_iostat st;
 	char dev[16];
 	int j, k;
 
@@ -133,14 +135,8 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 	bm_row_u64(r, "window_from_ns", d->life_from);
 	bm_row_u64(r, "window_to_ns", d->life_to);
 	bm_row_num(r, "seconds", seconds(d));
-	bm_row_num(r, "read_iops", per_second(d->reads, d));
-	bm_row_num(r, "write_iops", per_second(d->writes, d));
-	bm_row_num(r, "read_bytes_per_s", per_second(d->read_bytes, d));
-	bm_row_num(r, "write_bytes_per_s", per_second(d->write_bytes, d));
-	bm_row_num(r, "avg_request_bytes", ios ? (double)bytes / ios : 0);
-	bm_row_num(r, "queue_depth", seconds(d) > 0 ? d->depth_ns / (seconds(d) * 1e9) : 0);
-	bm_row_num(r, "aqu_sz", seconds(d) > 0 ? d->queue_ns / (seconds(d) * 1e9) : 0);
-	bm_row_num(r, "util_pct", seconds(d) > 0 ? 100.0 * d->busy_ns / (seconds(d) * 1e9) : 0);
+	bm_iostat_disk(&st, d);
+	bm_iostat_row(r, &st, false);
 	for (j = 0; j < 2; j++) {
 		const struct bm_hist *h = lat[j];
 
@@ -159,54 +155,60 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 
 static void disks_text(FILE *out, const struct bm_disk_stats *d)
 {
-	struct latency lat[2] = { { "q2c", &d->q2c }, { "d2c", &d->d2c } };
-	const struct latency *l = d->d2c.count ? &lat[1] : &lat[0];
-	uint64_t ios = d->reads + d->writes, bytes = d->read_bytes + d->write_bytes;
-	double depth = seconds(d) > 0 ? d->depth_ns / (seconds(d) * 1e9) : 0;
-	double aqu = seconds(d) > 0 ? d->queue_ns / (seconds(d) * 1e9) : 0;
-	double util = seconds(d) > 0 ? 100.0 * d->busy_ns / (seconds(d) * 1e9) : 0;
 	char key[40], name[200], shown[204], from[32], to[32];
+	struct bm_iostat st;
 
 	snprintf(shown, sizeof(shown), "%s%s", shown_name(d, name, sizeof(name)),
 		 d->events_lost ? "*" : "");
-	fprintf(out, "%-14s %-10s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f %8.1f "
-		"%8.1f %6.2f %6.2f %6.1f %9.1f %9.1f %9.1f %4s %-15s %s\n",
-		shown, span_key(d->span, key, sizeof(key)), model_of(d), d->reads, d->writes,
-		d->read_bytes / 1024.0, d->write_bytes / 1024.0, per_second(ios, d),
-		per_second(bytes, d) / 1024, depth, aqu, util,
-		l->h->count ? us(l->h->sum / l->h->count) : 0,
-		us(bm_hist_percentile(l->h, 99)), us(l->h->max),
-		l->h->count ? l->name : "-", bound_time(d->span, true, from, sizeof(from)),
+	bm_iostat_disk(&st, d);
+	fprintf(out, "%-14s %-10s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f", shown,
+		span_key(d->span, key, sizeof(key)), model_of(d), d->reads, d->writes,
+		d->read_bytes / 1024.0, d->write_bytes / 1024.0);
+	bm_iostat_text(out, &st);
+	fprintf(out, " %-15s %s\n", bound_time(d->span, true, from, sizeof(from)),
 		bound_time(d->span, false, to, sizeof(to)));
 }
 
 void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header)
+		   bool header, int sort)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks), lost = 0;
+	struct bm_iostat_item *items = calloc(n ? n : 1, sizeof(*items));
 	struct bm_row *r = NULL;
 
+	if (!items)
+		return;
+	for (i = 0; i < n; i++) {
+		items[i].d = disks[i];
+		bm_iostat_disk(&items[i].s, disks[i]);
+	}
+	bm_iostat_sort(items, n, sort);
 	if (format != BM_FORMAT_TEXT) {
 		r = malloc(sizeof(*r));
-		if (!r)
+		if (!r) {
+			free(items);
 			return;
+		}
 		bm_row_start(r, out, format, bm_schema_find("disks"));
 	}
 	if (format == BM_FORMAT_CSV && header)
 		bm_schema_csv_header(out, r->schema);
 	else if (format == BM_FORMAT_TEXT)
-		fprintf(out, "%-14s %-10s %-7s %8s %8s %10s %10s %8s %8s %6s %6s %6s %9s %9s %9s %4s "
-			"%-15s %s\n", "NAME", "DEV#N", "BASIS", "READS", "WRITES", "READ_KB",
-			"WRITE_KB", "IOPS", "KB/S", "DEPTH", "AQU-SZ", "UTIL%", "LAT_AVG", "LAT_P99",
-			"LAT_MAX", "LAT", "ADDED", "REMOVED");
-	for (i = 0; i < n; i++) {
-		lost += disks[i]->events_lost;
-		if (r)
-			disks_row(r, disks[i]);
-		else
-			disks_text(out, disks[i]);
+	{
+		fprintf(out, "%-14s %-10s %-7s %8s %8s %10s %10s", "NAME", "DEV#N", "BASIS", "READS",
+			"WRITES", "READ_KB", "WRITE_KB");
+		bm_iostat_text_header(out);
+		fprintf(out, " %-15s %s\n", "ADDED", "REMOVED");
 	}
+	for (i = 0; i < n; i++) {
+		lost += items[i].d->events_lost;
+		if (r)
+			disks_row(r, items[i].d);
+		else
+			disks_text(out, items[i].d);
+	}
+	free(items);
 	free(r);
 	if (format == BM_FORMAT_TEXT && lost)
 		fputs("* events were lost while it existed: its figures may lack some I/O\n", out);
@@ -404,6 +406,26 @@ size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_anal
 
 /* ---- blkmap top: one interval ---- */
 
+int bm_sort_parse(const char *key, int *sort)
+{
+	static const struct {
+		const char *name;
+		enum bm_interval_sort sort;
+	} sorts[] = {
+		{ "dev", BM_SORT_DEV }, { "name", BM_SORT_NAME }, { "iops", BM_SORT_IOPS },
+		{ "bytes", BM_SORT_BYTES }, { "util", BM_SORT_UTIL },
+		{ "latency", BM_SORT_LATENCY },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(sorts) / sizeof(sorts[0]); i++)
+		if (!strcmp(key, sorts[i].name)) {
+			*sort = sorts[i].sort;
+			return 0;
+		}
+	return -1;
+}
+
 /* An incarnation in the interval: with I/O (@d), or only born or gone in it. */
 struct interval_row {
 	const struct bm_span *span;
@@ -488,22 +510,12 @@ static const char *state_of(const struct interval_row *r)
 	return r->born && r->gone ? "born+gone" : r->born ? "born" : r->gone ? "gone" : "";
 }
 
-static double ms(uint64_t ns)
-{
-	return ns / 1e6;
-}
-
-static void interval_row(struct bm_row *row, const struct interval_row *r,
+/* One interval's row of an incarnation: its figures, or none if it had no I/O in the window. */
+static void interval_csv(struct bm_row *row, const struct interval_row *r,
 			 const struct bm_interval_opts *o)
 {
-	static const char *const keys[2][3] = { { "q2c_p50_us", "q2c_p99_us", "q2c_max_us" },
-						{ "d2c_p50_us", "d2c_p99_us", "d2c_max_us" } };
-	const struct bm_disk_stats *d = r->d;
-	double secs = d ? seconds(d) : 0;
-	uint64_t ios = d ? d->reads + d->writes : 0;
-	uint64_t bytes = d ? d->read_bytes + d->write_bytes : 0;
 	char dev[16];
-	int j;
+	struct bm_iostat st;
 
 	bm_row_u64(row, "time_ns", o->until);
 	bm_row_num(row, "interval_s", (o->until - o->since) / 1e9);
@@ -514,35 +526,64 @@ static void interval_row(struct bm_row *row, const struct interval_row *r,
 	row_span(row, r->span);
 	bm_row_str(row, "dev", bm_dev_str(r->dev, dev, sizeof(dev)));
 	row_text(row, "state", state_of(r));
-	bm_row_u64(row, "reads", d ? d->reads : 0);
-	bm_row_u64(row, "writes", d ? d->writes : 0);
-	bm_row_num(row, "r_s", d ? per_second(d->reads, d) : 0);
-	bm_row_num(row, "w_s", d ? per_second(d->writes, d) : 0);
-	bm_row_num(row, "rkb_s", d ? per_second(d->read_bytes, d) / 1024 : 0);
-	bm_row_num(row, "wkb_s", d ? per_second(d->write_bytes, d) / 1024 : 0);
-	bm_row_num(row, "areq_kb", ios ? bytes / 1024.0 / ios : 0);
-	bm_row_num(row, "aqu_sz", secs > 0 ? d->queue_ns / (secs * 1e9) : 0);
-	bm_row_num(row, "util_pct", secs > 0 ? 100.0 * d->busy_ns / (secs * 1e9) : 0);
-	for (j = 0; d && j < 2; j++) {
-		const struct bm_hist *h = j ? &d->d2c : &d->q2c;
-
-		if (!h->count)
-			continue;
-		bm_row_num(row, keys[j][0], us(bm_hist_percentile(h, 50)));
-		bm_row_num(row, keys[j][1], us(bm_hist_percentile(h, 99)));
-		bm_row_num(row, keys[j][2], us(h->max));
+	if (r->d) {
+		bm_iostat_disk(&st, r->d);
+	} else {
+		memset(&st, 0, sizeof(st));
+		st.r_await_ms = st.w_await_ms = st.r_d2c_ms = st.w_d2c_ms = NAN;
+		st.f_await_ms = NAN;
 	}
+	bm_row_u64(row, "reads", st.reads);
+	bm_row_u64(row, "writes", st.writes);
+	bm_row_u64(row, "read_bytes", st.read_bytes);
+	bm_row_u64(row, "write_bytes", st.write_bytes);
+	bm_row_u64(row, "others", st.others);
+	if (r->d) {
+		bm_row_num(row, "seconds", st.seconds);
+		bm_row_u64(row, "window_from_ns", st.from);
+		bm_row_u64(row, "window_to_ns", st.to);
+	}
+	bm_iostat_row(row, &st, true);
 	bm_row_end(row);
+}
+
+static void interval_text(FILE *out, const struct interval_row *r)
+{
+	struct bm_iostat st;
+	char dev[16], name[200];
+	int j;
+
+	bm_dev_str(r->dev, dev, sizeof(dev));
+	snprintf(name, sizeof(name), "%s%s%s%s%s", r->span ? r->span->name : "?",
+		 r->span && r->span->dm[0] ? " [" : "", r->span ? r->span->dm : "",
+		 r->span && r->span->dm[0] ? "]" : "",
+		 r->gone ? " (gone)" : r->born ? " (new)" : "");
+	if (r->d) {
+		bm_iostat_disk(&st, r->d);
+	} else {
+		memset(&st, 0, sizeof(st));
+		st.r_await_ms = st.w_await_ms = st.r_d2c_ms = st.w_d2c_ms = NAN;
+		st.f_await_ms = NAN;
+	}
+	fprintf(out, "%-20s %-8s", name, dev);
+	bm_iostat_text(out, &st);
+	for (j = 0; j < 2; j++) {
+		if (!st.lat_count[j]) {
+			fprintf(out, " %10s %10s %10s", "-", "-", "-");
+			continue;
+		}
+		fprintf(out, " %10.3f %10.3f %10.3f", st.lat_p50_us[j] / 1e3, st.lat_p99_us[j] / 1e3,
+			st.lat_max_us[j] / 1e3);
+	}
+	putc('\n', out);
 }
 
 void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		      const struct bm_map *map, const struct bm_interval_opts *o)
 {
-	static const struct bm_hist none;
-	struct interval_row *rows;
 	struct bm_row *row = rows_start(out, format, "interval", o->header);
+	struct interval_row *rows;
 	size_t i, n;
-	int j;
 
 	if (format != BM_FORMAT_TEXT && !row)
 		return;
@@ -551,45 +592,17 @@ void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_a
 		free(row);
 		return;
 	}
-	if (format == BM_FORMAT_TEXT && o->header)
-		fprintf(out, "%-20s %-8s %8s %8s %9s %9s %7s %6s %5s %8s %8s %8s %8s %8s %8s\n",
-			"NAME", "DEV", "r/s", "w/s", "rkB/s", "wkB/s", "areq-kB", "aqu-sz", "%util",
-			"Q2C-p50", "p99", "max", "D2C-p50", "p99", "max");
+	if (format == BM_FORMAT_TEXT && o->header) {
+		fprintf(out, "%-20s %-8s", "NAME", "DEV");
+		bm_iostat_text_header(out);
+		fprintf(out, " %10s %10s %10s %10s %10s %10s\n", "Q2C_p50_ms", "p99_ms", "max_ms",
+			"D2C_p50_ms", "p99_ms", "max_ms");
+	}
 	for (i = 0; i < n; i++) {
-		const struct interval_row *r = &rows[i];
-		const struct bm_disk_stats *d = r->d;
-		const struct bm_hist *lat[2] = { d ? &d->q2c : &none, d ? &d->d2c : &none };
-		uint64_t ios = d ? d->reads + d->writes : 0;
-		uint64_t bytes = d ? d->read_bytes + d->write_bytes : 0;
-		double secs = d ? seconds(d) : 0;
-		double v[6] = { d ? per_second(d->reads, d) : 0, d ? per_second(d->writes, d) : 0,
-				d ? per_second(d->read_bytes, d) / 1024 : 0,
-				d ? per_second(d->write_bytes, d) / 1024 : 0,
-				ios ? bytes / 1024.0 / ios : 0,
-				secs > 0 ? d->queue_ns / (secs * 1e9) : 0 };
-		double util = secs > 0 ? 100.0 * d->busy_ns / (secs * 1e9) : 0;
-		char dev[16], name[200];
-
-		if (row) {
-			interval_row(row, r, o);
-			continue;
-		}
-		bm_dev_str(r->dev, dev, sizeof(dev));
-		snprintf(name, sizeof(name), "%s%s%s%s%s", r->span ? r->span->name : "?",
-			 r->span && r->span->dm[0] ? " [" : "", r->span ? r->span->dm : "",
-			 r->span && r->span->dm[0] ? "]" : "",
-			 r->gone ? " (gone)" : r->born ? " (new)" : "");
-		fprintf(out, "%-20s %-8s %8.1f %8.1f %9.1f %9.1f %7.1f %6.2f %5.1f", name,
-			dev, v[0], v[1], v[2], v[3], v[4], v[5], util);
-		for (j = 0; j < 2; j++) {
-			if (!lat[j]->count) {
-				fprintf(out, " %8s %8s %8s", "-", "-", "-");
-				continue;
-			}
-			fprintf(out, " %8.3f %8.3f %8.3f", ms(bm_hist_percentile(lat[j], 50)),
-				ms(bm_hist_percentile(lat[j], 99)), ms(lat[j]->max));
-		}
-		putc('\n', out);
+		if (row)
+			interval_csv(row, &rows[i], o);
+		else
+			interval_text(out, &rows[i]);
 	}
 	free(rows);
 	free(row);

@@ -2,7 +2,7 @@
 """Compare blkmap's per-device figures with the kernel's own counters.
 
     kernel_counters.py [--uncounted NAME]... [--no-busy NAME]... [--plug-clock]
-                       [--late-ticks] STAT_BEFORE STAT_AFTER DISKS_CSV [NAME...]
+                       [--late-ticks] [--flushes] STAT_BEFORE STAT_AFTER DISKS_CSV [NAME...]
 
 STAT_BEFORE and STAT_AFTER are copies of /proc/diskstats taken inside the
 recording; DISKS_CSV is `blkmap report --disks -f csv` of it. Every device
@@ -11,6 +11,9 @@ whose counters moved (or NAME..., if given) is compared:
 - read and write bytes exactly (sectors x 512);
 - completed reads and writes within 2 % (one I/O at least, for the I/O in
   flight when a copy was taken);
+- with --flushes, a request-based disk's flushes (field 16) within one: the
+  flush requests the block layer made for it (the kernel counts them on the
+  whole disk, not on a partition, and blkmap too);
 - busy time (util_pct x seconds) never above io_ticks by more than 15 %,
   or 40 ms (ten jiffies): io_ticks counts whole jiffies (4 ms in Debian's
   kernels), and for dm and md devices in the 6.12 guests it came out from
@@ -57,7 +60,7 @@ import sys
 
 # /proc/diskstats after major, minor, name: reads, merged, sectors, ms,
 # writes, merged, sectors, ms, in flight, io_ticks, time in queue, ...
-READS, RSECT, WRITES, WSECT, TICKS, QUEUE = 0, 2, 4, 6, 9, 10
+READS, RSECT, WRITES, WSECT, TICKS, QUEUE, FLUSHES = 0, 2, 4, 6, 9, 10, 15
 
 
 def diskstats(path):
@@ -72,9 +75,12 @@ def diskstats(path):
 
 def main():
     args, uncounted, no_busy = sys.argv[1:], [], []
-    plug_clock = late_ticks = False
-    while args and args[0] in ("--uncounted", "--no-busy", "--plug-clock", "--late-ticks"):
-        if args[0] == "--plug-clock":
+    plug_clock = late_ticks = flushes = False
+    while args and args[0] in ("--uncounted", "--no-busy", "--plug-clock", "--late-ticks",
+                               "--flushes"):
+        if args[0] == "--flushes":
+            flushes, args = True, args[1:]
+        elif args[0] == "--plug-clock":
             plug_clock, args = True, args[1:]
         elif args[0] == "--late-ticks":
             late_ticks, args = True, args[1:]
@@ -83,10 +89,10 @@ def main():
             args = args[2:]
     before, after = diskstats(args[0]), diskstats(args[1])
     names = args[3:]
-    rows, bio_based = {}, {}
+    rows, bio_based, request_disk = {}, {}, {}
     with open(args[2]) as f:
         for r in csv.DictReader(f):
-            t = rows.setdefault(r["name"], [0, 0, 0, 0, 0.0, 0, 0.0])
+            t = rows.setdefault(r["name"], [0, 0, 0, 0, 0.0, 0, 0.0, 0])
             t[0] += int(r["reads"])
             t[1] += int(r["writes"])
             t[2] += int(r["read_bytes"])
@@ -94,7 +100,9 @@ def main():
             t[4] += float(r["util_pct"]) / 100 * float(r["seconds"]) * 1000
             t[5] += 1
             t[6] += float(r["aqu_sz"]) * float(r["seconds"]) * 1000
+            t[7] += int(r["flushes"])
             bio_based[r["name"]] = r["basis"] == "bio"
+            request_disk[r["name"]] = r["basis"] == "request" and r["kind"] == "disk"
     deltas = {}
     for name, (dev, now) in after.items():
         then = before.get(name, (dev, [0] * len(now)))[1]
@@ -108,7 +116,8 @@ def main():
 
     bad = []
     print(f"{'device':12} {'dev':8} {'reads k/b':>13} {'writes k/b':>13} "
-          f"{'read MiB k/b':>15} {'write MiB k/b':>15} {'busy ms k/b':>13} {'queue ms k/b':>15}")
+          f"{'read MiB k/b':>15} {'write MiB k/b':>15} {'busy ms k/b':>13} {'queue ms k/b':>15}"
+          f" {'flush k/b':>11}")
     for name, (dev, now) in sorted(after.items()):
         then = before.get(name, (dev, [0] * len(now)))[1]
         d = [a - b for a, b in zip(now, then)]
@@ -117,11 +126,12 @@ def main():
             continue
         if not names and not moved and name not in rows:
             continue
-        b = rows.get(name, [0, 0, 0, 0, 0.0, 0, 0.0])
+        b = rows.get(name, [0, 0, 0, 0, 0.0, 0, 0.0, 0])
         print(f"{name:12} {dev:8} {d[READS]:>6}/{b[0]:<6} {d[WRITES]:>6}/{b[1]:<6} "
               f"{d[RSECT] * 512 / 2**20:>7.2f}/{b[2] / 2**20:<7.2f} "
               f"{d[WSECT] * 512 / 2**20:>7.2f}/{b[3] / 2**20:<7.2f} "
-              f"{d[TICKS]:>6}/{b[4]:<6.0f} {d[QUEUE]:>7}/{b[6]:<7.0f}")
+              f"{d[TICKS]:>6}/{b[4]:<6.0f} {d[QUEUE]:>7}/{b[6]:<7.0f}"
+              f" {d[FLUSHES] if len(d) > FLUSHES else '-':>5}/{b[7]:<5}")
         if not b[5]:
             bad.append(f"{name}: no row in blkmap's --disks")
             continue
@@ -138,6 +148,8 @@ def main():
                              ("write bytes", d[WSECT] * 512, b[3])):
             if got != k:
                 bad.append(f"{name}: {got} {what}, the kernel counted {k}")
+        if flushes and request_disk.get(name) and len(d) > FLUSHES and abs(b[7] - d[FLUSHES]) > 1:
+            bad.append(f"{name}: {b[7]} flushes, the kernel counted {d[FLUSHES]}")
         k, got, slack = d[QUEUE], b[6], max(0.10 * d[QUEUE], 20.0)
         low, high = k - slack, k + slack
         if plug_clock and not bio_based.get(name):

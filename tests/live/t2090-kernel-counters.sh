@@ -48,6 +48,11 @@ grep -q "lost 0 " "$T/record.err" || { cat "$T/record.err"; fail "events were lo
 # Kernels since 6.9 take a plug's clock once (blk_time_get_ns).
 plug=
 printf '%s\n' 6.9 "$(uname -r)" | sort -V -C && plug=--plug-clock
-python3 "$(dirname "$0")/../lib/kernel_counters.py" $plug "$T/stat.before" "$T/stat.after" \
+python3 "$(dirname "$0")/../lib/kernel_counters.py" $plug --flushes "$T/stat.before" "$T/stat.after" \
 	"$T/disks.csv" "$l" "${l}p1" "${l}p2" "zram$z" ||
 	fail "blkmap's figures are not the kernel's"
+# The flushes were compared: the written-back partition's fsync made some.
+flushed=$(awk -v d="$l" '$3 == d {f[FILENAME] = $19} END {print f[ARGV[2]] - f[ARGV[1]]}' \
+	"$T/stat.before" "$T/stat.after")
+[ "${flushed:-0}" -gt 0 ] || fail "premise missing: the kernel counted no flush on $l"
+note "$l: $flushed flushes, as the kernel counted them"

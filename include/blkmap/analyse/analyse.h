@@ -19,11 +19,39 @@
 
 struct bm_span;
 
-#define BM_SERIES_BINS 400
+/* The most bins a series may have (an incarnation's are allocated as touched). */
+#define BM_SERIES_MAX_BINS 100000
+
+/* Latency kinds, and operations, as the sums below index them. */
+enum { BM_Q2C, BM_D2C };
+enum { BM_READ, BM_WRITE };
+
+/*
+ * What an incarnation did within one bin of a series, [start, start +
+ * width): the disk's own figures, cut at the bin's edges. Counts, bytes and
+ * latencies belong to the bin their completion falls in, as the kernel's
+ * counters do; busy time, the depth and the time in queue are shared among
+ * the bins an I/O spans, so the bins' sums are the whole's. The bins' start
+ * is the first's: the time before it counts in bin 0, after the last bin's
+ * end in the last.
+ */
+struct bm_bin {
+	uint64_t reads, writes, read_bytes, write_bytes, others, flushes;
+	double busy_ns, depth_ns, queue_ns, flush_ns;
+	/* [BM_Q2C or BM_D2C][BM_READ or BM_WRITE]; max and percentiles of both ops */
+	uint64_t lat_sum[2][2], lat_n[2][2], lat_max[2], lat_p50[2], lat_p99[2];
+	/* internal: as seen by requests and by bios, until the model is known */
+	uint64_t rq_counts[6], bio_counts[6];
+	double rq_busy, bio_busy, rq_depth, bio_depth;
+};
 
 struct bm_series {
-	uint64_t bytes[BM_SERIES_BINS];
-	uint64_t lat_sum[BM_SERIES_BINS], lat_count[BM_SERIES_BINS], lat_max[BM_SERIES_BINS];
+	uint64_t first, width;	/* bin i is [first + i * width, first + (i + 1) * width) */
+	size_t nbins;
+	struct bm_bin *bins;
+	/* internal: the latencies of the bin being filled, for its percentiles */
+	struct bm_hist cur[2];
+	size_t cur_bin[2];
 };
 
 /* How a device's I/O is seen, and so counted (the views' "basis" column). */
@@ -39,6 +67,10 @@ struct bm_disk_stats {
 	enum bm_io_model model;
 	uint64_t reads, writes, read_bytes, write_bytes;	/* completed */
 	uint64_t others;	/* completed without data: flushes, a driver's own (N) */
+	uint64_t flushes;	/* of them, flushes */
+	double flush_ns;	/* their time in queue, as the kernel's (field 17) */
+	/* Latencies by kind and operation: [BM_Q2C or BM_D2C][BM_READ or BM_WRITE] */
+	uint64_t lat_sum[2][2], lat_n[2][2];
 	uint64_t first_io, last_io;
 	uint64_t life_from, life_to;	/* its life within the recording */
 	uint64_t busy_ns;		/* with at least one I/O in flight */
@@ -50,10 +82,11 @@ struct bm_disk_stats {
 	 */
 	double queue_ns;
 	struct bm_hist q2c, d2c;
-	struct bm_series *series;	/* with plots only */
+	struct bm_series *series;	/* with a series only: bm_analysis_new's bin */
 	bool events_lost;	/* its life overlaps a gap in the recording */
 	/* internal: counts and time in flight, for requests and for bios */
-	uint64_t rq_counts[5], bio_counts[5];	/* reads, writes, rbytes, wbytes, others */
+	uint64_t rq_counts[6], bio_counts[6];	/* reads, writes, rbytes, wbytes, others, flushes */
+	double rq_flush_ns;			/* request-based flushes' time in queue */
 	uint64_t queued;			/* bios queued on it */
 	bool in_flight_from_map;		/* md: a bio counts from its first remap */
 	/* flushes issued (FF) and empty preflush writes made, by time, oldest first */
@@ -66,6 +99,8 @@ struct bm_disk_stats {
 		unsigned inflight;
 		uint64_t changed, busy_ns;
 		double depth_ns;
+		struct bm_series *series;	/* shared among its bins too */
+		size_t busy_at, depth_at;	/* where in a bin */
 	} rq_time, bio_time;
 };
 
@@ -87,7 +122,12 @@ struct bm_stack_row {
 
 struct bm_analysis;
 
-struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, bool series);
+/*
+ * An analysis of the events from @first to @last; with @bin_ns, each
+ * incarnation's figures also as a series of bins that long from @first
+ * (NULL with errno EINVAL if that makes more than BM_SERIES_MAX_BINS).
+ */
+struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_ns);
 void bm_analysis_free(struct bm_analysis *a);
 /* A block event; @span labels its device, @old_span a remap's source. */
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
@@ -120,7 +160,7 @@ size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **li
 size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row **list);
 /* The gaps given to bm_analysis_gaps(), in no particular order. */
 size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list);
-/* The time of bin @i of the series. */
-uint64_t bm_analysis_bin_start(const struct bm_analysis *a, int i);
+/* The series' bins: their number, and how long each is (0: no series). */
+size_t bm_analysis_bins(const struct bm_analysis *a, uint64_t *width);
 
 #endif

@@ -40,6 +40,7 @@ enum bm_view {
 	BM_VIEW_TOP,		/* per incarnation and process */
 	BM_VIEW_STACK,		/* per incarnation and the device above it */
 	BM_VIEW_INTERVAL,	/* blkmap top: one interval, per incarnation */
+	BM_VIEW_SERIES,		/* --interval: the recording interval by interval */
 	BM_VIEW_NONE,		/* only the plot */
 };
 
@@ -60,9 +61,11 @@ struct bm_report_opts {
 	unsigned ncomms;
 	unsigned ops;		/* BM_OPS_* bits; 0: every operation */
 	const char *plot;	/* write an SVG or HTML picture here */
+	uint64_t interval_ns;	/* BM_VIEW_SERIES, and the plot: the bins' width */
+	unsigned bins;		/* the plot's number of bins, without interval_ns (0: 400) */
 	/* CSV (and blkmap top's text) without the column names. */
 	bool no_header;
-	/* BM_VIEW_INTERVAL: the order of the rows. */
+	/* BM_VIEW_INTERVAL, _SERIES, _DISKS: the order of the rows. */
 	int sort;		/* enum bm_interval_sort */
 	/* Threads to read with, the caller's included; 0 or 1: the caller's alone. */
 	int jobs;

@@ -16,9 +16,9 @@
 struct tep_handle;
 struct bm_map;
 
-/* @header: CSV's header row (--no-header leaves it out). */
+/* @header: CSV's header row (--no-header leaves it out); ordered by @sort (enum bm_interval_sort). */
 void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header);
+		   bool header, int sort);
 void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		     bool header);
 /* Rows of the processes @wanted says (NULL: all); the rows written. */
@@ -31,6 +31,9 @@ void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_anal
 
 enum bm_interval_sort { BM_SORT_DEV, BM_SORT_NAME, BM_SORT_IOPS, BM_SORT_BYTES, BM_SORT_UTIL,
 			BM_SORT_LATENCY };
+
+/* --sort's KEY: dev, name, iops, bytes, util, latency. 0, or -1 if none of them. */
+int bm_sort_parse(const char *key, int *sort);
 
 struct bm_interval_opts {
 	uint64_t since, until;	/* the interval */
@@ -46,5 +49,18 @@ struct bm_interval_opts {
  */
 void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		      const struct bm_map *map, const struct bm_interval_opts *o);
+
+struct bm_series_opts {
+	uint64_t since, until;	/* the window: the first interval starts at since */
+	bool header;		/* print the column names (text, CSV) */
+	int sort;		/* enum bm_interval_sort, within each interval */
+};
+
+/*
+ * --interval: per interval of the analysis' series, a row per incarnation
+ * alive in it, with the interval view's keys.
+ */
+void bm_view_series(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		    const struct bm_series_opts *o);
 
 #endif

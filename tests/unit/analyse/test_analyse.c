@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Analyses: hand-computed latencies, counts, partitions, percentiles. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,79 @@ START_TEST(request_latencies_match_a_hand_computation)
 	ck_assert_uint_eq(d->busy_ns, 450 * US);
 	ck_assert(fabs(d->depth_ns - 450.0 * US) < 1);
 	bm_analysis_free(a);
+}
+END_TEST
+
+/*
+ * A series of 500 µs bins: each completion counts in its bin, with its
+ * latencies (per operation); busy time, depth and time in queue are shared
+ * among the bins an I/O spans, in proportion, and the bins add up to the
+ * whole.
+ */
+START_TEST(series_bins_add_up_to_the_whole)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 2000 * US, 500 * US);
+	const struct bm_disk_stats *d;
+	const struct bm_bin *b;
+	double busy = 0, queue = 0;
+	uint64_t width;
+	size_t i;
+
+	ck_assert_uint_eq(bm_analysis_bins(a, &width), 5);
+	ck_assert_uint_eq(width, 500 * US);
+	/* A write from 100 to 1300 µs (issued at 400), a read from 1400 to 1600. */
+	event(a, BM_EV_BIO_QUEUE, 100 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_GETRQ, 100 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_ISSUE, 400 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_COMPLETE, 1300 * US, 1000, 8, "W");
+	event(a, BM_EV_BIO_QUEUE, 1400 * US, 2000, 16, "R");
+	event(a, BM_EV_RQ_GETRQ, 1400 * US, 2000, 16, "R");
+	event(a, BM_EV_RQ_ISSUE, 1450 * US, 2000, 16, "R");
+	event(a, BM_EV_RQ_COMPLETE, 1600 * US, 2000, 16, "R");
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	ck_assert_ptr_nonnull(d->series);
+	b = d->series->bins;
+	/* Counted where they completed: the write in bin 2, the read in bin 3. */
+	ck_assert_uint_eq(b[2].writes, 1);
+	ck_assert_uint_eq(b[2].write_bytes, 4096);
+	ck_assert_uint_eq(b[3].reads, 1);
+	ck_assert_uint_eq(b[3].read_bytes, 8192);
+	ck_assert_uint_eq(b[0].writes + b[1].writes + b[3].writes + b[4].writes, 0);
+	ck_assert_uint_eq(b[2].lat_sum[BM_Q2C][BM_WRITE], 1200 * US);
+	ck_assert_uint_eq(b[2].lat_sum[BM_D2C][BM_WRITE], 900 * US);
+	ck_assert_uint_eq(b[3].lat_sum[BM_Q2C][BM_READ], 200 * US);
+	ck_assert_uint_eq(b[3].lat_n[BM_D2C][BM_READ], 1);
+	ck_assert_uint_eq(b[3].lat_max[BM_D2C], 150 * US);
+	ck_assert_uint_eq(d->lat_sum[BM_Q2C][BM_WRITE], 1200 * US);
+	ck_assert_uint_eq(d->lat_n[BM_Q2C][BM_READ], 1);
+	/* Busy (from the issue): 400..1300 and 1450..1600 µs, cut at 500, 1000, 1500. */
+	ck_assert(fabs(b[0].busy_ns - 100.0 * US) < 1);
+	ck_assert(fabs(b[1].busy_ns - 500.0 * US) < 1);
+	ck_assert(fabs(b[2].busy_ns - (300.0 + 50) * US) < 1);
+	ck_assert(fabs(b[3].busy_ns - 100.0 * US) < 1);
+	ck_assert(fabs(b[3].depth_ns - 100.0 * US) < 1);
+	/* In queue (from the request): 100..1300 and 1400..1600 µs. */
+	ck_assert(fabs(b[0].queue_ns - 400.0 * US) < 1);
+	ck_assert(fabs(b[1].queue_ns - 500.0 * US) < 1);
+	ck_assert(fabs(b[2].queue_ns - (300.0 + 100) * US) < 1);
+	ck_assert(fabs(b[3].queue_ns - 100.0 * US) < 1);
+	for (i = 0; i < 5; i++) {
+		busy += b[i].busy_ns;
+		queue += b[i].queue_ns;
+	}
+	ck_assert(fabs(busy - d->busy_ns) < 1);
+	ck_assert(fabs(queue - d->queue_ns) < 1);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/* A series of more than BM_SERIES_MAX_BINS bins is refused. */
+START_TEST(series_of_too_many_bins_is_refused)
+{
+	errno = 0;
+	ck_assert_ptr_null(bm_analysis_new(0, 1000000000, 1000));
+	ck_assert_int_eq(errno, EINVAL);
 }
 END_TEST
 
@@ -951,6 +1025,8 @@ Suite *suite_analyse(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, request_latencies_match_a_hand_computation);
 	tcase_add_test(tc, time_in_queue_runs_from_each_request_s_start);
+	tcase_add_test(tc, series_bins_add_up_to_the_whole);
+	tcase_add_test(tc, series_of_too_many_bins_is_refused);
 	tcase_add_test(tc, time_in_queue_has_flushes_and_flush_sequences);
 	tcase_add_test(tc, a_requeued_flush_starts_at_its_first_issue);
 	tcase_add_test(tc, partition_io_is_counted_for_the_partition_and_its_disk);

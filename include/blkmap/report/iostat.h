@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_REPORT_IOSTAT_H
+#define BLKMAP_REPORT_IOSTAT_H
+
+/*
+ * iostat -x's figures of some time of an incarnation (iostat.c): its whole
+ * life in the window (--disks), one interval of blkmap top, or one bin of
+ * a series (--interval). One computation, so that every view says the same.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "blkmap/analyse/analyse.h"
+
+struct bm_iostat {
+	uint64_t from, to;	/* the time the figures are of */
+	double seconds;
+	uint64_t reads, writes, read_bytes, write_bytes, others, flushes;
+	double busy_ns, queue_ns;
+	double r_s, w_s, rkb_s, wkb_s, areq_kb, aqu_sz, depth, util_pct, f_s;
+	/* NAN where there is nothing to average (no read, no write, no flush timed) */
+	double r_await_ms, w_await_ms, r_d2c_ms, w_d2c_ms, f_await_ms;
+	/* [BM_Q2C or BM_D2C]: how many, percentiles and max (us); count 0: none */
+	uint64_t lat_count[2];
+	double lat_p50_us[2], lat_p99_us[2], lat_max_us[2];
+};
+
+/* @d over its life in the window. */
+void bm_iostat_disk(struct bm_iostat *s, const struct bm_disk_stats *d);
+/*
+ * Bin @i of @d's series, over the part of it within @d's life: false if
+ * none is (its row would say nothing).
+ */
+bool bm_iostat_bin(struct bm_iostat *s, const struct bm_disk_stats *d, size_t i);
+
+/* An incarnation and its figures, to sort (bm_iostat_sort). */
+struct bm_iostat_item {
+	const struct bm_disk_stats *d;
+	struct bm_iostat s;
+};
+
+/* Order @items by @sort (enum bm_interval_sort), as blkmap top orders its rows. */
+void bm_iostat_sort(struct bm_iostat_item *items, size_t n, int sort);
+
+struct bm_row;
+
+/* The IOSTAT keys of the schema (and the latencies' p50, p99, max with @percentiles). */
+void bm_iostat_row(struct bm_row *r, const struct bm_iostat *s, bool percentiles);
+
+/* The text columns, their names with units, and one row's. */
+void bm_iostat_text_header(FILE *out);
+void bm_iostat_text(FILE *out, const struct bm_iostat *s);
+
+#endif

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * An incarnation's figures as a series of bins (report --interval, the
+ * plot): what completes counts in its completion's bin, as the kernel's
+ * counters do; time (busy, in flight, in queue) is shared among the bins
+ * it spans, in proportion, so that the bins add up to the whole.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "local.h"
+
+int an_series_new(struct bm_analysis *a, struct bm_disk_stats *d)
+{
+	struct bm_series *s;
+
+	if (!a->bin_ns)
+		return 0;
+	s = calloc(1, sizeof(*s));
+	/* Large and zeroed: pages no bin of it touches cost no memory. */
+	if (!s || !(s->bins = calloc(a->nbins, sizeof(*s->bins)))) {
+		free(s);
+		return -1;
+	}
+	s->first = a->first;
+	s->width = a->bin_ns;
+	s->nbins = a->nbins;
+	d->series = s;
+	d->rq_time.series = d->bio_time.series = s;
+	d->rq_time.busy_at = offsetof(struct bm_bin, rq_busy);
+	d->rq_time.depth_at = offsetof(struct bm_bin, rq_depth);
+	d->bio_time.busy_at = offsetof(struct bm_bin, bio_busy);
+	d->bio_time.depth_at = offsetof(struct bm_bin, bio_depth);
+	return 0;
+}
+
+void an_series_free(struct bm_series *s)
+{
+	if (!s)
+		return;
+	bm_hist_release(&s->cur[0]);
+	bm_hist_release(&s->cur[1]);
+	free(s->bins);
+	free(s);
+}
+
+static size_t bin_index(const struct bm_series *s, uint64_t ts)
+{
+	uint64_t i = ts > s->first ? (ts - s->first) / s->width : 0;
+
+	return i < s->nbins ? i : s->nbins - 1;
+}
+
+struct bm_bin *an_bin(struct bm_series *s, uint64_t ts)
+{
+	return s ? &s->bins[bin_index(s, ts)] : NULL;
+}
+
+static double *field(struct bm_series *s, size_t i, size_t at)
+{
+	return (double *)((char *)&s->bins[i] + at);
+}
+
+void an_spread(struct bm_series *s, size_t at, uint64_t from, uint64_t to, double total)
+{
+	size_t i, last;
+
+	if (!s || !total)
+		return;
+	last = bin_index(s, to);
+	i = bin_index(s, from);
+	if (to <= from || i == last) {
+		*field(s, last, at) += total;
+		return;
+	}
+	for (; i <= last; i++) {
+		uint64_t start = s->first + i * s->width, end = start + s->width;
+		uint64_t lo = from > start || !i ? from : start, hi = i == last ? to : end;
+
+		*field(s, i, at) += total * (double)(hi - lo) / (double)(to - from);
+	}
+}
+
+/* The percentiles of the bin whose latencies @h holds, and @h emptied for the next. */
+static void close_bin(struct bm_series *s, int which)
+{
+	struct bm_hist *h = &s->cur[which];
+	struct bm_bin *b = &s->bins[s->cur_bin[which]];
+
+	if (!h->count)
+		return;
+	b->lat_p50[which] = bm_hist_percentile(h, 50);
+	b->lat_p99[which] = bm_hist_percentile(h, 99);
+	memset(h->buckets, 0, BM_HIST_SIZE * sizeof(*h->buckets));
+	h->count = h->sum = h->max = 0;
+	h->min = UINT64_MAX;
+}
+
+void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v)
+{
+	size_t i;
+	struct bm_bin *b;
+
+	if (!s)
+		return;
+	i = bin_index(s, ts);
+	b = &s->bins[i];
+	if (op == BM_READ || op == BM_WRITE) {
+		b->lat_sum[which][op] += v;
+		b->lat_n[which][op]++;
+	}
+	if (v > b->lat_max[which])
+		b->lat_max[which] = v;
+	/* Completions come in time order: a later bin closes the one before. */
+	if (i > s->cur_bin[which])
+		close_bin(s, which);
+	if (i >= s->cur_bin[which])
+		s->cur_bin[which] = i;
+	bm_hist_add(&s->cur[which], v);
+}
+
+void an_series_finish(struct bm_disk_stats *d, bool requests)
+{
+	struct bm_series *s = d->series;
+	size_t i;
+
+	if (!s)
+		return;
+	close_bin(s, BM_Q2C);
+	close_bin(s, BM_D2C);
+	for (i = 0; i < s->nbins; i++) {
+		struct bm_bin *b = &s->bins[i];
+		const uint64_t *c = d->model == BM_IO_BIO ? b->bio_counts : b->rq_counts;
+
+		if (!(c[0] | c[1] | c[4] | c[5]) && !b->rq_busy && !b->bio_busy)
+			continue;	/* nothing: leave its page untouched */
+		b->reads = c[0];
+		b->writes = c[1];
+		b->read_bytes = c[2];
+		b->write_bytes = c[3];
+		b->others = c[4];
+		b->flushes = c[5];
+		b->busy_ns = requests ? b->rq_busy : b->bio_busy;
+		b->depth_ns = requests ? b->rq_depth : b->bio_depth;
+	}
+}

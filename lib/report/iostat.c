@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iostat -x's figures, from an incarnation's counts and times as the
+ * analysis made them (the kernel's rules: see analyse.c). As iostat's:
+ * r/s and w/s completed reads and writes per second, rkB/s and wkB/s their
+ * kB (1024 bytes), areq-sz the kB per read or write, aqu-sz the kernel's
+ * time in queue (diskstats field 11) over the time, %util the time with
+ * I/O in flight (field 10), f/s flushes completed and f_await their mean
+ * time (fields 16 and 17). r_await and w_await are the mean Q2C (a bio's
+ * queueing to its completion), where iostat divides the kernel's time
+ * from a request's allocation (fields 4 and 8); D2C, the device's part, is
+ * beside them. blkmap's own: the depth, the mean number of I/Os issued
+ * and not completed.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blkmap/map/map.h"
+
+#include "blkmap/report/iostat.h"
+#include "blkmap/report/schema.h"
+#include "blkmap/report/summaries.h"
+
+static double per_s(double n, double seconds)
+{
+	return seconds > 0 ? n / seconds : 0;
+}
+
+static double mean_ms(uint64_t sum, uint64_t n)
+{
+	return n ? sum / 1e6 / n : NAN;
+}
+
+/* The rates and means of @s's counts and times. */
+static void rates(struct bm_iostat *s, const uint64_t lat_sum[2][2], const uint64_t lat_n[2][2],
+		  double depth_ns, double flush_ns)
+{
+	uint64_t ios = s->reads + s->writes;
+	double ns = s->seconds * 1e9;
+
+	s->r_s = per_s(s->reads, s->seconds);
+	s->w_s = per_s(s->writes, s->seconds);
+	s->rkb_s = per_s(s->read_bytes / 1024.0, s->seconds);
+	s->wkb_s = per_s(s->write_bytes / 1024.0, s->seconds);
+	s->areq_kb = ios ? (s->read_bytes + s->write_bytes) / 1024.0 / ios : 0;
+	s->aqu_sz = ns > 0 ? s->queue_ns / ns : 0;
+	s->depth = ns > 0 ? depth_ns / ns : 0;
+	s->util_pct = ns > 0 ? 100 * s->busy_ns / ns : 0;
+	s->f_s = per_s(s->flushes, s->seconds);
+	s->r_await_ms = mean_ms(lat_sum[BM_Q2C][BM_READ], lat_n[BM_Q2C][BM_READ]);
+	s->w_await_ms = mean_ms(lat_sum[BM_Q2C][BM_WRITE], lat_n[BM_Q2C][BM_WRITE]);
+	s->r_d2c_ms = mean_ms(lat_sum[BM_D2C][BM_READ], lat_n[BM_D2C][BM_READ]);
+	s->w_d2c_ms = mean_ms(lat_sum[BM_D2C][BM_WRITE], lat_n[BM_D2C][BM_WRITE]);
+	/* The kernel times the flushes it sends itself, of request-based devices. */
+	s->f_await_ms = s->flushes && flush_ns > 0 ? flush_ns / 1e6 / s->flushes : NAN;
+}
+
+void bm_iostat_disk(struct bm_iostat *s, const struct bm_disk_stats *d)
+{
+	const struct bm_hist *h[2] = { &d->q2c, &d->d2c };
+	int k;
+
+	memset(s, 0, sizeof(*s));
+	s->from = d->life_from;
+	s->to = d->life_to;
+	s->seconds = (d->life_to - d->life_from) / 1e9;
+	s->reads = d->reads;
+	s->writes = d->writes;
+	s->read_bytes = d->read_bytes;
+	s->write_bytes = d->write_bytes;
+	s->others = d->others;
+	s->flushes = d->flushes;
+	s->busy_ns = d->busy_ns;
+	s->queue_ns = d->queue_ns;
+	for (k = 0; k < 2; k++) {
+		s->lat_count[k] = h[k]->count;
+		s->lat_p50_us[k] = bm_hist_percentile(h[k], 50) / 1e3;
+		s->lat_p99_us[k] = bm_hist_percentile(h[k], 99) / 1e3;
+		s->lat_max_us[k] = h[k]->max / 1e3;
+	}
+	rates(s, d->lat_sum, d->lat_n, d->depth_ns,
+	      d->model == BM_IO_BIO ? 0 : d->flush_ns);
+}
+
+bool bm_iostat_bin(struct bm_iostat *s, const struct bm_disk_stats *d, size_t i)
+{
+	const struct bm_series *ser = d->series;
+	const struct bm_bin *b;
+	uint64_t from, to;
+	int k;
+
+	if (!ser || i >= ser->nbins)
+		return false;
+	b = &ser->bins[i];
+	from = ser->first + i * ser->width;
+	to = from + ser->width;
+	if (from < d->life_from)
+		from = d->life_from;
+	if (to > d->life_to)
+		to = d->life_to;
+	if (from >= to && !(b->reads | b->writes | b->others))
+		return false;
+	if (to < from)
+		to = from;
+	memset(s, 0, sizeof(*s));
+	s->from = from;
+	s->to = to;
+	s->seconds = (to - from) / 1e9;
+	s->reads = b->reads;
+	s->writes = b->writes;
+	s->read_bytes = b->read_bytes;
+	s->write_bytes = b->write_bytes;
+	s->others = b->others;
+	s->flushes = b->flushes;
+	s->busy_ns = b->busy_ns;
+	s->queue_ns = b->queue_ns;
+	for (k = 0; k < 2; k++) {
+		s->lat_count[k] = b->lat_n[k][BM_READ] + b->lat_n[k][BM_WRITE];
+		s->lat_p50_us[k] = b->lat_p50[k] / 1e3;
+		s->lat_p99_us[k] = b->lat_p99[k] / 1e3;
+		s->lat_max_us[k] = b->lat_max[k] / 1e3;
+	}
+	rates(s, b->lat_sum, b->lat_n, b->depth_ns, d->model == BM_IO_BIO ? 0 : b->flush_ns);
+	return true;
+}
+
+void bm_iostat_row(struct bm_row *r, const struct bm_iostat *s, bool percentiles)
+{
+	static const char *const keys[2][3] = { { "q2c_p50_us", "q2c_p99_us", "q2c_max_us" },
+						{ "d2c_p50_us", "d2c_p99_us", "d2c_max_us" } };
+	int k;
+
+	bm_row_num(r, "r_s", s->r_s);
+	bm_row_num(r, "w_s", s->w_s);
+	bm_row_num(r, "rkb_s", s->rkb_s);
+	bm_row_num(r, "wkb_s", s->wkb_s);
+	/* rrqm_s, wrqm_s: null, no merge events recorded */
+	bm_row_num(r, "r_await_ms", s->r_await_ms);	/* NAN: null */
+	bm_row_num(r, "w_await_ms", s->w_await_ms);
+	bm_row_num(r, "r_d2c_ms", s->r_d2c_ms);
+	bm_row_num(r, "w_d2c_ms", s->w_d2c_ms);
+	bm_row_num(r, "areq_kb", s->areq_kb);
+	bm_row_num(r, "aqu_sz", s->aqu_sz);
+	bm_row_num(r, "queue_depth", s->depth);
+	bm_row_num(r, "util_pct", s->util_pct);
+	bm_row_u64(r, "flushes", s->flushes);
+	bm_row_num(r, "f_s", s->f_s);
+	bm_row_num(r, "f_await_ms", s->f_await_ms);
+	bm_row_num(r, "busy_ns", s->busy_ns);
+	bm_row_num(r, "queue_ns", s->queue_ns);
+	for (k = 0; percentiles && k < 2; k++) {
+		if (!s->lat_count[k])
+			continue;
+		bm_row_num(r, keys[k][0], s->lat_p50_us[k]);
+		bm_row_num(r, keys[k][1], s->lat_p99_us[k]);
+		bm_row_num(r, keys[k][2], s->lat_max_us[k]);
+	}
+}
+
+void bm_iostat_text_header(FILE *out)
+{
+	fprintf(out, " %8s %8s %9s %9s %6s %6s %10s %10s %10s %10s %7s %6s %6s %6s %6s %10s",
+		"r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "r_await_ms", "w_await_ms",
+		"r_d2c_ms", "w_d2c_ms", "areq-kB", "aqu-sz", "depth", "%util", "f/s", "f_await_ms");
+}
+
+static void ms_field(FILE *out, double v)
+{
+	if (isnan(v))
+		fprintf(out, " %10s", "-");
+	else
+		fprintf(out, " %10.3f", v);
+}
+
+void bm_iostat_text(FILE *out, const struct bm_iostat *s)
+{
+	/* Merges are not in the recording (no block_bio_backmerge): "-". */
+	fprintf(out, " %8.1f %8.1f %9.1f %9.1f %6s %6s", s->r_s, s->w_s, s->rkb_s, s->wkb_s, "-",
+		"-");
+	ms_field(out, s->r_await_ms);
+	ms_field(out, s->w_await_ms);
+	ms_field(out, s->r_d2c_ms);
+	ms_field(out, s->w_d2c_ms);
+	fprintf(out, " %7.1f %6.2f %6.2f %6.1f %6.1f", s->areq_kb, s->aqu_sz, s->depth, s->util_pct,
+		s->f_s);
+	ms_field(out, s->f_await_ms);
+}
+
+/* What --sort=latency orders by: D2C p99, or Q2C's where there is no D2C. */
+static double sort_latency(const struct bm_iostat *s)
+{
+	return s->lat_count[BM_D2C] ? s->lat_p99_us[BM_D2C] : s->lat_p99_us[BM_Q2C];
+}
+
+static double sort_value(const struct bm_iostat *s, int sort)
+{
+	switch (sort) {
+	case BM_SORT_IOPS:
+		return s->r_s + s->w_s;
+	case BM_SORT_BYTES:
+		return s->rkb_s + s->wkb_s;
+	case BM_SORT_UTIL:
+		return s->util_pct;
+	default:
+		return sort_latency(s);
+	}
+}
+
+static int by_dev(const struct bm_iostat_item *a, const struct bm_iostat_item *b)
+{
+	if (a->d->dev != b->d->dev)
+		return a->d->dev < b->d->dev ? -1 : 1;
+	return (a->d->life_from > b->d->life_from) - (a->d->life_from < b->d->life_from);
+}
+
+static int by_sort(const void *x, const void *y, void *sort_p)
+{
+	const struct bm_iostat_item *a = x, *b = y;
+	int sort = *(const int *)sort_p, r;
+	double va, vb;
+
+	if (sort == BM_SORT_DEV)
+		return by_dev(a, b);
+	if (sort == BM_SORT_NAME) {
+		r = strcmp(a->d->span ? a->d->span->name : "", b->d->span ? b->d->span->name : "");
+		return r ? r : by_dev(a, b);
+	}
+	va = sort_value(&a->s, sort);
+	vb = sort_value(&b->s, sort);
+	r = (va < vb) - (va > vb);
+	return r ? r : by_dev(a, b);
+}
+
+void bm_iostat_sort(struct bm_iostat_item *items, size_t n, int sort)
+{
+	if (n)
+		qsort_r(items, n, sizeof(*items), by_sort, &sort);
+}
