@@ -36,7 +36,7 @@ static char doc[] =
 
 enum {
 	OPT_MAP = 256, OPT_CONFLICTS, OPT_NO_HEADER, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
-	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP, OPT_TIME,
+	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP, OPT_TIME, OPT_PHASES,
 };
 
 /* Above this, more threads than a report can use: a typo, not a machine. */
@@ -53,6 +53,9 @@ static struct argp_option options[] = {
 	{ "top", OPT_TOP, NULL, 0, "Per incarnation: which processes did the I/O", 1 },
 	{ "stack", OPT_STACK, NULL, 0,
 	  "Per incarnation: the I/O that came down from a dm or md device or a partition", 1 },
+	{ "phases", OPT_PHASES, NULL, 0,
+	  "Per incarnation and operation: where the time goes, as btt splits it (Q2G, G2I, "
+	  "Q2M, I2D, M2D, D2C, Q2C, Q2A), merges, plugs, seek distances, request sizes", 1 },
 	{ "plot", OPT_PLOT, "FILE", 0,
 	  "Also draw throughput and latency over time per disk into FILE (.svg or .html)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
@@ -268,6 +271,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_STACK:
 		set_view(state, BM_VIEW_STACK);
+		break;
+	case OPT_PHASES:
+		set_view(state, BM_VIEW_PHASES);
 		break;
 	case OPT_PLOT:
 		a->opts.plot = arg;

@@ -747,11 +747,21 @@ static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span)
 {
-	int disk = an_disk_of(a, io->dev, span, BM_IO_REQUEST);
 	struct bm_inflight *e;
+	int disk;
 
+	/* A plug is a task's, of no device. */
+	if (io->kind == BM_EV_PLUG || io->kind == BM_EV_UNPLUG) {
+		if (a->phases)
+			an_phases_plug(a, io);
+		return;
+	}
+	disk = an_disk_of(a, io->dev, span, BM_IO_REQUEST);
 	if (disk < 0)
 		return;
+	if (a->phases)
+		an_phases_event(a, disk, io->kind == BM_EV_BIO_REMAP ?
+				an_disk_of(a, io->old_dev, old_span, BM_IO_REQUEST) : -1, io);
 	/* At a gap's start and at its end: what it held may have ended inside. */
 	while (a->next_gap < 2 * a->ngaps && io->ts << 1 >= gap_edge(a, a->next_gap))
 		cross_gap(a, gap_edge(a, a->next_gap++) >> 1);
@@ -1021,6 +1031,11 @@ struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, bool series)
 	return a;
 }
 
+void bm_analysis_phases(struct bm_analysis *a)
+{
+	a->phases = true;
+}
+
 void bm_analysis_free(struct bm_analysis *a)
 {
 	size_t i;
@@ -1030,6 +1045,7 @@ void bm_analysis_free(struct bm_analysis *a)
 	for (i = 0; i < a->ndisks; i++) {
 		bm_hist_release(&a->disks[i]->q2c);
 		bm_hist_release(&a->disks[i]->d2c);
+		an_phases_free(a->disks[i]->phases);
 		free(a->disks[i]->series);
 		free(a->disks[i]);
 	}

@@ -16,11 +16,21 @@
  */
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/analyse/inflight.h"
+#include "blkmap/analyse/phases.h"
 #include "blkmap/tracefile/merge.h"
+
+/* A task's last request's disk and its plug's (phases.c), -1 if none. */
+struct an_task {
+	int pid, disk, plugged;
+};
+
+#define AN_TASKS	256
 
 struct bm_analysis {
 	uint64_t first, last;
 	bool series;
+	bool phases;		/* --phases: btt's phases, seeks, plugs */
+	struct an_task tasks[AN_TASKS];
 	struct bm_tick tick;	/* ns 0: unknown, times in queue in ns */
 	struct bm_disk_stats **disks;
 	size_t ndisks, capdisks;
@@ -64,6 +74,13 @@ struct bm_range_dev *an_watch(struct bm_analysis *a, uint32_t dev);
  */
 struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sector, int op,
 			      bool watch);
+
+/* phases.c */
+/* A block event of @disk (and a remap's source @old_disk, else -1) for the phases. */
+void an_phases_event(struct bm_analysis *a, int disk, int old_disk, const struct bm_io *io);
+/* A plug or unplug, which names no device. */
+void an_phases_plug(struct bm_analysis *a, const struct bm_io *io);
+void an_phases_free(struct bm_phases *ph);
 
 /* stack.c */
 void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_span *old_span);

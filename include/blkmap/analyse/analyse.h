@@ -10,6 +10,7 @@
  * in flight, never with the number of events.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "blkmap/analyse/hist.h"
@@ -18,6 +19,7 @@
 #include "blkmap/util/tick.h"
 
 struct bm_span;
+struct bm_phases;
 
 #define BM_SERIES_BINS 400
 
@@ -51,6 +53,7 @@ struct bm_disk_stats {
 	double queue_ns;
 	struct bm_hist q2c, d2c;
 	struct bm_series *series;	/* with plots only */
+	struct bm_phases *phases;	/* with bm_analysis_phases() only (phases.h) */
 	bool events_lost;	/* its life overlaps a gap in the recording */
 	/* internal: counts and time in flight, for requests and for bios */
 	uint64_t rq_counts[5], bio_counts[5];	/* reads, writes, rbytes, wbytes, others */
@@ -89,6 +92,13 @@ struct bm_analysis;
 
 struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, bool series);
 void bm_analysis_free(struct bm_analysis *a);
+/*
+ * Also split each incarnation's time into btt's phases and measure its
+ * seeks and plugs (phases.h), from the next event on.
+ */
+void bm_analysis_phases(struct bm_analysis *a);
+/* Which phases @ph has, as "Q2Q,Q2G,...", into @buf. */
+const char *bm_phases_present(const struct bm_phases *ph, char *buf, size_t size);
 /* A block event; @span labels its device, @old_span a remap's source. */
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span);
