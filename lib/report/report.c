@@ -741,6 +741,10 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_PHASES:
+		if (!tep_find_event_by_name(r.tep, "block", "block_bio_backmerge"))
+			bm_tell(opts->warn, "'%s' was recorded without merges and plugs (blkmap "
+				"record --events=phases): no Q2M, M2D, merges or plugs, and a merged "
+				"bio has no phase between its queue and its completion", path);
 		bm_view_phases(out, opts->format, r.analysis);
 		break;
 	case BM_VIEW_INTERVAL:

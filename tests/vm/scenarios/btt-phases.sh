@@ -28,7 +28,7 @@ sync
 # time in blkmap's recording is the moment the kernel reached it, and in
 # blktrace's that plus blkmap's probe (much the same for every event).
 step "recording"
-record
+record --events=phases
 step "starting blktrace"
 blktrace -d /dev/$d -o bt -D /out >/out/blktrace.out 2>/out/blktrace.err &
 bt=$!
