@@ -5,7 +5,8 @@
 # btt, on blktrace's files, and `blkmap report --phases`, on blkmap's, must
 # agree: every phase's count exactly and its average within 2 % (and what
 # the two tracers' time stamps of the same events differ by: see
-# tests/lib/btt_compare.py), merges, request sizes and seeks.
+# tests/lib/btt_compare.py), merges, request sizes and seeks; and the merges
+# are the kernel's own count (/proc/diskstats, read around the I/O).
 . "$(dirname "$0")/lib.sh"
 command -v btt >/dev/null && command -v blkparse >/dev/null ||
 	skip "no btt or blkparse on this machine (Debian's blktrace package)"
@@ -33,4 +34,15 @@ for kernel in ${KERNELS:-default 6.12}; do
 	sed "s/^/# $kernel: /" "$out/compare.txt"
 	[ $status -ne 77 ] || fail "$kernel: btt saw no I/O on $disk: the scenario did nothing"
 	[ $status -eq 0 ] || fail "$kernel: blkmap's phases are not btt's (see above)"
+	# The kernel counts the same merges (bios into requests, requests into
+	# others) in the disk's stat: reads, writes and discards merged.
+	kernel_merges=$(awk -v d="$disk" '$3 == d {print $5 + $9 + ($16 == "" ? 0 : $16)}' \
+		"$out/stat.before" "$out/stat.after" | tr '\n' ' ' | awk '{print $2 - $1}')
+	blkmap_merges=$(python3 -c 'import csv, sys
+r = [r for r in csv.DictReader(open(sys.argv[1])) if r["name"] == sys.argv[2] and r["op"] == "all"][0]
+print(int(r["merges"]) + int(r["rq_merges"]))' "$out/phases.csv" "$disk")
+	note "$kernel: $blkmap_merges merges, the kernel's stat $kernel_merges"
+	[ "$kernel_merges" -gt 0 ] || fail "$kernel: no merges on $disk: the scenario did not merge"
+	[ "$blkmap_merges" = "$kernel_merges" ] ||
+		fail "$kernel: blkmap counted $blkmap_merges merges, the kernel $kernel_merges"
 done

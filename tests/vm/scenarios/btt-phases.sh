@@ -4,7 +4,8 @@
 # buffered writes flushed by writeback (merged into larger requests).
 # Nothing else does I/O on the disk while they record.
 # Writes /out/rec.dat, /out/record.err, /out/bt.blktrace.N (blktrace's
-# per-CPU files), /out/disk (the disk's kernel name), /out/blktrace.err.
+# per-CPU files), /out/disk (the disk's kernel name), /out/blktrace.err,
+# /out/stat.before and /out/stat.after (/proc/diskstats around the I/O).
 set -e
 . /scenario-lib.sh
 for m in virtio_pci virtio_blk; do
@@ -38,6 +39,7 @@ until [ -e /out/bt.blktrace.0 ]; do
 	sleep 0.1
 done
 sleep 1
+cat /proc/diskstats >/out/stat.before
 
 step "sequential direct reads"
 dd if=/dev/$d of=/dev/null bs=64k count=128 iflag=direct 2>/dev/null
@@ -60,6 +62,7 @@ dd if=/dev/zero of=/dev/$d bs=4k count=2048 seek=10240 2>/dev/null
 sync
 sleep 1
 
+cat /proc/diskstats >/out/stat.after
 step "stopping"
 kill -INT $bt
 wait $bt || true
