@@ -344,6 +344,7 @@ static void cross_gap(struct bm_analysis *a, uint64_t at)
 		a->ranges.devs[i].n = 0;
 	/* Flushes issued before it may have completed inside. */
 	for (i = 0; i < a->ndisks; i++) {
+		an_phases_gap(a->disks[i]->phases);
 		a->disks[i]->flush_starts.n = a->disks[i]->preflush_starts.n = 0;
 		a->disks[i]->flush_starts.requeued = 0;
 	}
@@ -759,9 +760,6 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 	disk = an_disk_of(a, io->dev, span, BM_IO_REQUEST);
 	if (disk < 0)
 		return;
-	if (a->phases)
-		an_phases_event(a, disk, io->kind == BM_EV_BIO_REMAP ?
-				an_disk_of(a, io->old_dev, old_span, BM_IO_REQUEST) : -1, io);
 	/* At a gap's start and at its end: what it held may have ended inside. */
 	while (a->next_gap < 2 * a->ngaps && io->ts << 1 >= gap_edge(a, a->next_gap))
 		cross_gap(a, gap_edge(a, a->next_gap++) >> 1);
@@ -771,6 +769,9 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		bm_inflight_sweep(&a->links, io->ts);
 		a->next_sweep = io->ts + STALE_NS;
 	}
+	if (a->phases)
+		an_phases_event(a, disk, io->kind == BM_EV_BIO_REMAP ?
+				an_disk_of(a, io->old_dev, old_span, BM_IO_REQUEST) : -1, io);
 	/*
 	 * No data: a flush, or a driver's own command (N: a serial number, a
 	 * SCSI VPD page). Issued at sector 0, completed at 2^64 - 1, so never

@@ -80,6 +80,8 @@ struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sect
 void an_phases_event(struct bm_analysis *a, int disk, int old_disk, const struct bm_io *io);
 /* A plug or unplug, which names no device. */
 void an_phases_plug(struct bm_analysis *a, const struct bm_io *io);
+/* A gap in the recording: the bios followed so far may have ended inside it. */
+void an_phases_gap(struct bm_phases *ph);
 void an_phases_free(struct bm_phases *ph);
 
 /* stack.c */

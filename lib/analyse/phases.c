@@ -366,6 +366,16 @@ void an_phases_event(struct bm_analysis *a, int disk, int old_disk, const struct
 	}
 }
 
+void an_phases_gap(struct bm_phases *ph)
+{
+	if (!ph || !ph->pending)
+		return;
+	memset(ph->pending->slots, 0, ph->pending->size * sizeof(*ph->pending->slots));
+	ph->pending->used = 0;
+	ph->active = 0;
+	memset(ph->last_q, 0, sizeof(ph->last_q));
+}
+
 void an_phases_free(struct bm_phases *ph)
 {
 	int i, j;

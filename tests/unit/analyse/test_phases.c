@@ -123,6 +123,30 @@ START_TEST(a_bio_at_a_busy_start_is_ignored)
 }
 END_TEST
 
+/* A bio queued before a gap is not followed past it: its completion may be another's. */
+START_TEST(nothing_is_followed_across_a_gap)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 10000 * US, false);
+	struct bm_loss gap = { .cpu = 0, .from = 300 * US, .to = 400 * US, .count = 5 };
+	const struct bm_phases *ph;
+
+	ck_assert_int_eq(bm_analysis_gaps(a, &gap, 1), 0);
+	bm_analysis_phases(a);
+	ev(a, BM_EV_BIO_QUEUE, 100, 64, 8, "W", 7);
+	ev(a, BM_EV_RQ_ISSUE, 150, 64, 8, "W", 7);
+	ev(a, BM_EV_RQ_COMPLETE, 500, 64, 8, "W", 0);
+	ev(a, BM_EV_BIO_QUEUE, 600, 64, 8, "W", 7);
+	ev(a, BM_EV_RQ_ISSUE, 650, 64, 8, "W", 7);
+	ev(a, BM_EV_RQ_COMPLETE, 700, 64, 8, "W", 0);
+	bm_analysis_finish(a);
+	ph = phases_of(a, DISK);
+	ck_assert_uint_eq(ph->h[BM_PH_ALL][BM_Q2C].count, 1);
+	ck_assert_uint_eq(ph->h[BM_PH_ALL][BM_Q2C].sum, 100 * US);
+	ck_assert_uint_eq(ph->h[BM_PH_ALL][BM_Q2Q].count, 0);
+	bm_analysis_free(a);
+}
+END_TEST
+
 /* A dm bio: Q on dm-0, remapped to vda (Q2A), completed on dm-0 (Q2C). */
 START_TEST(a_bio_based_device_has_q2a_and_q2c)
 {
@@ -183,6 +207,7 @@ Suite *suite_phases(void)
 
 	tcase_add_test(tc, phases_follow_each_bio_as_btt_does);
 	tcase_add_test(tc, a_bio_at_a_busy_start_is_ignored);
+	tcase_add_test(tc, nothing_is_followed_across_a_gap);
 	tcase_add_test(tc, a_bio_based_device_has_q2a_and_q2c);
 	tcase_add_test(tc, seek_distances_follow_btt);
 	suite_add_tcase(s, tc);
