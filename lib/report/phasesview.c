@@ -179,12 +179,13 @@ static void text_seek(FILE *out, const char *what, const struct bm_seek *s)
 static void text_disk(FILE *out, const struct bm_disk_stats *d)
 {
 	const struct bm_phases *ph = d->phases;
-	char dev[16], present[64], sizes[256];
+	char dev[16], present[64], sizes[256], key[40];
 	int op, p;
 
 	fprintf(out, "\n%s%s%s%s %s, %s-based: %s%s\n", d->span ? d->span->name : "?",
 		d->span && d->span->dm[0] ? " (" : "", d->span && d->span->dm[0] ? d->span->dm : "",
-		d->span && d->span->dm[0] ? ")" : "", bm_dev_str(d->dev, dev, sizeof(dev)),
+		d->span && d->span->dm[0] ? ")" : "",
+		d->span ? bm_span_key(d->span, key, sizeof(key)) : bm_dev_str(d->dev, dev, sizeof(dev)),
 		basis_of(d), bm_phases_present(ph, present, sizeof(present))[0] ? present : "no phases",
 		d->events_lost ? " (events were lost while it existed)" : "");
 	fprintf(out, "  %-5s %-8s %9s %11s %11s %11s %11s %11s %8s\n", "PHASE", "OP", "COUNT",
