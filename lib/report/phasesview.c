@@ -227,7 +227,8 @@ static void text_disk(FILE *out, const struct bm_disk_stats *d)
 	text_seek(out, "D2D", &ph->d2d);
 }
 
-void bm_view_phases(FILE *out, enum bm_output_format format, const struct bm_analysis *a)
+void bm_view_phases(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		    bool header)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks);
@@ -240,7 +241,7 @@ void bm_view_phases(FILE *out, enum bm_output_format format, const struct bm_ana
 		if (!r)
 			return;
 		bm_row_start(r, out, format, bm_schema_find("phases"));
-		if (format == BM_FORMAT_CSV)
+		if (format == BM_FORMAT_CSV && header)
 			bm_schema_csv_header(out, r->schema);
 	}
 	for (i = 0; i < n; i++) {

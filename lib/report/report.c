@@ -745,7 +745,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 			bm_tell(opts->warn, "'%s' was recorded without merges and plugs (blkmap "
 				"record --events=phases): no Q2M, M2D, merges or plugs, and a merged "
 				"bio has no phase between its queue and its completion", path);
-		bm_view_phases(out, opts->format, r.analysis);
+		bm_view_phases(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_INTERVAL:
 		bm_view_interval(out, opts->format, r.analysis, r.map, &(struct bm_interval_opts){

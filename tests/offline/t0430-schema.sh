@@ -14,7 +14,7 @@ grep -q "schema takes a view" "$T/err" || fail "--schema=nosuch said: $(cat "$T/
 
 # --no-header: the same rows without the header row, in every view; -q: no warnings.
 loss=$top/tests/data/host-loss.dat
-for view in "" --map --conflicts --disks --latency --top --stack; do
+for view in "" --map --conflicts --disks --latency --top --stack --phases; do
 	"$BLKMAP" report -q $view -f csv "$loss" >"$T/with.csv" 2>"$T/err" || fail "$view: exit $?"
 	[ ! -s "$T/err" ] || fail "report -q $view said: $(cat "$T/err")"
 	"$BLKMAP" report -q $view -f csv --no-header "$loss" >"$T/without.csv" 2>/dev/null

@@ -7,11 +7,14 @@
  * per incarnation its merges, request sizes, plugs, requests active at Q
  * and seek distances. Its keys are listed in blkmap-report(1).
  */
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/report/output.h"
 
-void bm_view_phases(FILE *out, enum bm_output_format format, const struct bm_analysis *a);
+/* @header: CSV's header row (not with --no-header). */
+void bm_view_phases(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		    bool header);
 
 #endif
