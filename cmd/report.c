@@ -67,7 +67,7 @@ static struct argp_option options[] = {
 	  2 },
 	{ "schema", OPT_SCHEMA, "VIEW", OPTION_ARG_OPTIONAL,
 	  "Print the keys of every view's CSV and JSON (or of VIEW: events, map, conflicts, "
-	  "disks, latency, top, stack, interval) as JSON Lines, and read no recording", 2 },
+	  "disks, latency, top, stack, phases, interval) as JSON Lines, and read no recording", 2 },
 	{ "explain", OPT_EXPLAIN, NULL, 0,
 	  "Say how each name was obtained and when it was valid (events, text)", 2 },
 	{ "no-plugins", 'N', NULL, 0,
@@ -337,7 +337,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_SCHEMA:
 		if (arg && !bm_schema_find(arg))
 			argp_error(state, "--schema takes a view: events, map, conflicts, disks, "
-				   "latency, top, stack or interval, not '%s'", arg);
+				   "latency, top, stack, phases or interval, not '%s'", arg);
 		a->schema = true;
 		a->schema_view = arg;
 		break;
