@@ -35,7 +35,7 @@ static char doc[] =
 	"(writeback_bdi_register: exact time of disk adds), uevent (every add and "
 	"remove, bounded), sysfs (statedump). Default: all this kernel offers.";
 
-enum { OPT_RING = 0x100, OPT_SNAPSHOT_ON, OPT_POST, OPT_SNAPSHOT_LIMIT };
+enum { OPT_RING = 0x100, OPT_SNAPSHOT_ON, OPT_POST, OPT_SNAPSHOT_LIMIT, OPT_EVENTS };
 
 static struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the recording to FILE (default blkmap.dat)", 0 },
@@ -59,6 +59,9 @@ static struct argp_option options[] = {
 	  "Write at most N triggered snapshots a minute (default 4)", 0 },
 	{ "event", 'e', "SYSTEM:EVENT", 0,
 	  "Also record this event, or every event of SYSTEM (repeatable)", 0 },
+	{ "events", OPT_EVENTS, "PROFILE", 0,
+	  "The block events to record: default, or phases (also merges and plugs, for "
+	  "report --phases; they cost more)", 0 },
 	{ "sources", 's', "LIST", 0,
 	  "Map sources to use, comma-separated: module, kprobe, tracepoint, uevent, sysfs, "
 	  "all", 0 },
@@ -149,6 +152,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (a->opts.nevents == (int)(sizeof(a->events) / sizeof(a->events[0])))
 			argp_error(state, "too many -e options");
 		a->events[a->opts.nevents++] = arg;
+		break;
+	case OPT_EVENTS:
+		if (strcmp(arg, "default") && strcmp(arg, "phases"))
+			argp_error(state, "--events takes default or phases, not '%s'", arg);
+		a->opts.phase_events = !strcmp(arg, "phases");
 		break;
 	case 's':
 		if (bm_source_parse(arg, &a->opts.sources) < 0)

@@ -39,7 +39,7 @@ static char doc[] =
 enum {
 	OPT_MAP = 256, OPT_CONFLICTS, OPT_NO_HEADER, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
 	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP, OPT_TIME, OPT_INTERVAL,
-	OPT_BINS, OPT_SORT,
+	OPT_BINS, OPT_SORT, OPT_PHASES,
 };
 
 /* Above this, more threads than a report can use: a typo, not a machine. */
@@ -59,6 +59,9 @@ static struct argp_option options[] = {
 	{ "interval", OPT_INTERVAL, "DURATION", 0,
 	  "The recording interval by interval (as sar -d): per incarnation and interval, "
 	  "iostat's figures; DURATION as 1s, 500ms, 2.5 (seconds)", 1 },
+	{ "phases", OPT_PHASES, NULL, 0,
+	  "Per incarnation and operation: where the time goes, as btt splits it (Q2G, G2I, "
+	  "Q2M, I2D, M2D, D2C, Q2C, Q2A), merges, plugs, seek distances, request sizes", 1 },
 	{ "plot", OPT_PLOT, "FILE", 0,
 	  "Also draw read and write throughput and latency over time per disk into FILE "
 	  "(.svg or .html)", 1 },
@@ -73,7 +76,7 @@ static struct argp_option options[] = {
 	  2 },
 	{ "schema", OPT_SCHEMA, "VIEW", OPTION_ARG_OPTIONAL,
 	  "Print the keys of every view's CSV and JSON (or of VIEW: events, map, conflicts, "
-	  "disks, latency, top, stack, interval) as JSON Lines, and read no recording", 2 },
+	  "disks, latency, top, stack, phases, interval) as JSON Lines, and read no recording", 2 },
 	{ "sort", OPT_SORT, "KEY", 0,
 	  "--disks and --interval: the order of the rows, as blkmap top's: dev (the default), "
 	  "name, iops, bytes, util, latency (D2C p99, or Q2C where there is none); all but dev "
@@ -282,6 +285,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_STACK:
 		set_view(state, BM_VIEW_STACK);
 		break;
+	case OPT_PHASES:
+		set_view(state, BM_VIEW_PHASES);
+		break;
 	case OPT_PLOT:
 		a->opts.plot = arg;
 		break;
@@ -371,7 +377,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_SCHEMA:
 		if (arg && !bm_schema_find(arg))
 			argp_error(state, "--schema takes a view: events, map, conflicts, disks, "
-				   "latency, top, stack or interval, not '%s'", arg);
+				   "latency, top, stack, phases or interval, not '%s'", arg);
 		a->schema = true;
 		a->schema_view = arg;
 		break;

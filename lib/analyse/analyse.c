@@ -350,6 +350,7 @@ static void cross_gap(struct bm_analysis *a, uint64_t at)
 		a->ranges.devs[i].n = 0;
 	/* Flushes issued before it may have completed inside. */
 	for (i = 0; i < a->ndisks; i++) {
+		an_phases_gap(a->disks[i]->phases);
 		a->disks[i]->flush_starts.n = a->disks[i]->preflush_starts.n = 0;
 		a->disks[i]->flush_starts.requeued = 0;
 	}
@@ -421,7 +422,7 @@ static void in_queue(struct bm_disk_stats *d, uint64_t from, uint64_t to, double
 /* A latency of kind @which of an I/O of @op that completed on @d at @ts. */
 static void latency(struct bm_disk_stats *d, int which, int op, uint64_t ts, uint64_t v)
 {
-	bm_hist_add(which == BM_Q2C ? &d->q2c : &d->d2c, v);
+	bm_hist_add(which == BM_LAT_Q2C ? &d->q2c : &d->d2c, v);
 	if (op == BM_READ || op == BM_WRITE) {
 		d->lat_sum[which][op] += v;
 		d->lat_n[which][op]++;
@@ -522,7 +523,7 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 	uint64_t q2c = e->has_q ? io->ts - e->q : 0;
 
 	if (e->has_q && e->disk >= 0) {
-		latency(d, BM_Q2C, io->op, io->ts, q2c);
+		latency(d, BM_LAT_Q2C, io->op, io->ts, q2c);
 		if (e->active)
 			an_account(&d->bio_time, io->ts, -1);
 	}
@@ -535,7 +536,7 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 			in_queue(a->disks[e->part], start, io->ts, t);
 	}
 	if (request && e->has_d) {
-		latency(d, BM_D2C, io->op, io->ts, io->ts - e->d);
+		latency(d, BM_LAT_D2C, io->op, io->ts, io->ts - e->d);
 		an_account(&d->rq_time, io->ts, -1);
 		if (e->part >= 0)
 			an_account(&a->disks[e->part]->rq_time, io->ts, -1);
@@ -548,7 +549,7 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 		if (request)
 			count(p, false, io->ts, io->op, 1, io->nr_sector, false);
 		if (e->has_q) {
-			latency(p, BM_Q2C, io->op, io->ts, q2c);
+			latency(p, BM_LAT_Q2C, io->op, io->ts, q2c);
 			an_account(&p->bio_time, io->ts, -1);
 		}
 	}
@@ -772,9 +773,16 @@ static void flush_done(struct bm_disk_stats *d, uint64_t t, uint64_t now)
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span)
 {
-	int disk = an_disk_of(a, io->dev, span, BM_IO_REQUEST);
 	struct bm_inflight *e;
+	int disk;
 
+	/* A plug is a task's, of no device. */
+	if (io->kind == BM_EV_PLUG || io->kind == BM_EV_UNPLUG) {
+		if (a->phases)
+			an_phases_plug(a, io);
+		return;
+	}
+	disk = an_disk_of(a, io->dev, span, BM_IO_REQUEST);
 	if (disk < 0)
 		return;
 	/* At a gap's start and at its end: what it held may have ended inside. */
@@ -786,6 +794,9 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		bm_inflight_sweep(&a->links, io->ts);
 		a->next_sweep = io->ts + STALE_NS;
 	}
+	if (a->phases)
+		an_phases_event(a, disk, io->kind == BM_EV_BIO_REMAP ?
+				an_disk_of(a, io->old_dev, old_span, BM_IO_REQUEST) : -1, io);
 	/*
 	 * No data: a flush, or a driver's own command (N: a serial number, a
 	 * SCSI VPD page). Issued at sector 0, completed at 2^64 - 1, so never
@@ -1055,6 +1066,11 @@ struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_
 	return a;
 }
 
+void bm_analysis_phases(struct bm_analysis *a)
+{
+	a->phases = true;
+}
+
 void bm_analysis_free(struct bm_analysis *a)
 {
 	size_t i;
@@ -1065,6 +1081,7 @@ void bm_analysis_free(struct bm_analysis *a)
 		bm_hist_release(&a->disks[i]->q2c);
 		bm_hist_release(&a->disks[i]->d2c);
 		an_series_free(a->disks[i]->series);
+		an_phases_free(a->disks[i]->phases);
 		free(a->disks[i]);
 	}
 	free(a->disks);

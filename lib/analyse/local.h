@@ -16,12 +16,22 @@
  */
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/analyse/inflight.h"
+#include "blkmap/analyse/phases.h"
 #include "blkmap/tracefile/merge.h"
+
+/* A task's last request's disk and its plug's (phases.c), -1 if none. */
+struct an_task {
+	int pid, disk, plugged;
+};
+
+#define AN_TASKS	256
 
 struct bm_analysis {
 	uint64_t first, last;
 	uint64_t bin_ns;	/* a series' bins: how long, how many (0: none) */
 	size_t nbins;
+	bool phases;		/* --phases: btt's phases, seeks, plugs */
+	struct an_task tasks[AN_TASKS];
 	struct bm_tick tick;	/* ns 0: unknown, times in queue in ns */
 	struct bm_disk_stats **disks;
 	size_t ndisks, capdisks;
@@ -74,10 +84,18 @@ void an_series_free(struct bm_series *s);
 struct bm_bin *an_bin(struct bm_series *s, uint64_t ts);
 /* @total, of the double at offset @at of a bin, shared among the bins from @from to @to. */
 void an_spread(struct bm_series *s, size_t at, uint64_t from, uint64_t to, double total);
-/* A latency of kind @which (BM_Q2C, BM_D2C) of an I/O of @op that completed at @ts. */
+/* A latency of kind @which (BM_LAT_Q2C, BM_LAT_D2C) of an I/O of @op that completed at @ts. */
 void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v);
 /* Each bin's figures as @d's model counts them (@requests: its time in flight is its requests'). */
 void an_series_finish(struct bm_disk_stats *d, bool requests);
+/* phases.c */
+/* A block event of @disk (and a remap's source @old_disk, else -1) for the phases. */
+void an_phases_event(struct bm_analysis *a, int disk, int old_disk, const struct bm_io *io);
+/* A plug or unplug, which names no device. */
+void an_phases_plug(struct bm_analysis *a, const struct bm_io *io);
+/* A gap in the recording: the bios followed so far may have ended inside it. */
+void an_phases_gap(struct bm_phases *ph);
+void an_phases_free(struct bm_phases *ph);
 
 /* stack.c */
 void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_span *old_span);

@@ -127,8 +127,8 @@ void an_series_finish(struct bm_disk_stats *d, bool requests)
 
 	if (!s)
 		return;
-	close_bin(s, BM_Q2C);
-	close_bin(s, BM_D2C);
+	close_bin(s, BM_LAT_Q2C);
+	close_bin(s, BM_LAT_D2C);
 	for (i = 0; i < s->nbins; i++) {
 		struct bm_bin *b = &s->bins[i];
 		const uint64_t *c = d->model == BM_IO_BIO ? b->bio_counts : b->rq_counts;

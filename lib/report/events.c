@@ -104,7 +104,7 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 	bm_line_char(o, ' ');
 	bm_line_pad(o, ev->name, 18, false);
 	bm_line_char(o, ' ');
-	if (!bm_is_block(ev->kind)) {
+	if (!bm_names_dev(ev->kind)) {
 		bm_line_str(o, details(v, rec, ev));
 		bm_line_char(o, '\n');
 		return;
@@ -267,7 +267,7 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 	SET(r, C_PID, i, ev->pid);
 	SET(r, C_COMM, s, comm_of(v, ev->pid));
 	SET(r, C_EVENT, s, ev->name);
-	if (!bm_is_block(ev->kind)) {
+	if (!bm_names_dev(ev->kind)) {
 		SET(r, C_DETAILS, s, details(v, rec, ev));
 		return;
 	}

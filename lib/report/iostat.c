@@ -48,10 +48,10 @@ static void rates(struct bm_iostat *s, const uint64_t lat_sum[2][2], const uint6
 	s->depth = ns > 0 ? depth_ns / ns : 0;
 	s->util_pct = ns > 0 ? 100 * s->busy_ns / ns : 0;
 	s->f_s = per_s(s->flushes, s->seconds);
-	s->r_await_ms = mean_ms(lat_sum[BM_Q2C][BM_READ], lat_n[BM_Q2C][BM_READ]);
-	s->w_await_ms = mean_ms(lat_sum[BM_Q2C][BM_WRITE], lat_n[BM_Q2C][BM_WRITE]);
-	s->r_d2c_ms = mean_ms(lat_sum[BM_D2C][BM_READ], lat_n[BM_D2C][BM_READ]);
-	s->w_d2c_ms = mean_ms(lat_sum[BM_D2C][BM_WRITE], lat_n[BM_D2C][BM_WRITE]);
+	s->r_await_ms = mean_ms(lat_sum[BM_LAT_Q2C][BM_READ], lat_n[BM_LAT_Q2C][BM_READ]);
+	s->w_await_ms = mean_ms(lat_sum[BM_LAT_Q2C][BM_WRITE], lat_n[BM_LAT_Q2C][BM_WRITE]);
+	s->r_d2c_ms = mean_ms(lat_sum[BM_LAT_D2C][BM_READ], lat_n[BM_LAT_D2C][BM_READ]);
+	s->w_d2c_ms = mean_ms(lat_sum[BM_LAT_D2C][BM_WRITE], lat_n[BM_LAT_D2C][BM_WRITE]);
 	/* The kernel times the flushes it sends itself, of request-based devices. */
 	s->f_await_ms = s->flushes && flush_ns > 0 ? flush_ns / 1e6 / s->flushes : NAN;
 }
@@ -190,7 +190,7 @@ void bm_iostat_text(FILE *out, const struct bm_iostat *s)
 /* What --sort=latency orders by: D2C p99, or Q2C's where there is no D2C. */
 static double sort_latency(const struct bm_iostat *s)
 {
-	return s->lat_count[BM_D2C] ? s->lat_p99_us[BM_D2C] : s->lat_p99_us[BM_Q2C];
+	return s->lat_count[BM_LAT_D2C] ? s->lat_p99_us[BM_LAT_D2C] : s->lat_p99_us[BM_LAT_Q2C];
 }
 
 static double sort_value(const struct bm_iostat *s, int sort)

@@ -74,7 +74,7 @@ static const char *human_rate(double bytes_per_s, char *buf, size_t size)
 /* The latency a track draws: D2C where the device has it (requests), else Q2C. */
 static int kind_drawn(const struct bm_disk_stats *d)
 {
-	return d->d2c.count ? BM_D2C : BM_Q2C;
+	return d->d2c.count ? BM_LAT_D2C : BM_LAT_Q2C;
 }
 
 static uint64_t bin_lat_n(const struct bm_bin *b, int k)
@@ -102,7 +102,7 @@ static void bar(FILE *f, const struct bm_bin *b, int k, double x, double w, doub
 		"(%" PRIu64 " I/O)", t0, t0 + bin_s, human_rate(b->read_bytes / bin_s, r, sizeof(r)),
 		b->reads, human_rate(b->write_bytes / bin_s, wr, sizeof(wr)), b->writes);
 	if (bin_lat_n(b, k))
-		fprintf(f, ", mean %s %.3f ms, max %.3f ms", k == BM_D2C ? "D2C" : "Q2C",
+		fprintf(f, ", mean %s %.3f ms, max %.3f ms", k == BM_LAT_D2C ? "D2C" : "Q2C",
 			bin_lat_ms(b, k), b->lat_max[k] / 1e6);
 	fputs("</title>", f);
 	if (rh > 0)
@@ -132,7 +132,7 @@ static void axes(FILE *f, double y0, double h, double max_rate, double max_lat_m
 		"<text x='%d' y='%.1f' font-size='10' fill='" LAT_FILL "'>%s mean</text>\n"
 		"<text x='%d' y='%.1f' font-size='10' fill='" LAT_FILL "'>0 ms</text>\n",
 		LEFT + PLOT_W + 4, y0 + 9, max_lat_ms, LEFT + PLOT_W + 4, y0 + 21,
-		k == BM_D2C ? "D2C" : "Q2C", LEFT + PLOT_W + 4, y0 + h);
+		k == BM_LAT_D2C ? "D2C" : "Q2C", LEFT + PLOT_W + 4, y0 + h);
 }
 
 static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t first, uint64_t last)
@@ -188,7 +188,7 @@ static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t firs
 		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='2.2' fill='" LAT_FILL "'><title>%.3f s: "
 			"mean %s %.3f ms</title></circle>\n", LEFT + (i + 0.5) * bin_w,
 			y0 + h - h * bin_lat_ms(&s->bins[i], k) / max_lat, i * bin_s,
-			k == BM_D2C ? "D2C" : "Q2C", bin_lat_ms(&s->bins[i], k));
+			k == BM_LAT_D2C ? "D2C" : "Q2C", bin_lat_ms(&s->bins[i], k));
 	}
 	axes(f, y0, h, max_rate, max_lat, k);
 	/* Appearance and removal, where the recording saw them. */

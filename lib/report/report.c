@@ -16,6 +16,7 @@
 #include "blkmap/map/map.h"
 #include "blkmap/report/events.h"
 #include "blkmap/report/mapview.h"
+#include "blkmap/report/phasesview.h"
 #include "blkmap/report/plot.h"
 #include "blkmap/report/report.h"
 #include "blkmap/report/summaries.h"
@@ -138,7 +139,7 @@ static void label(struct report *r, struct bm_label_cache *cache, enum bm_kind k
 		  uint32_t dev, uint32_t old_dev, uint64_t ts, struct bm_labelled *l)
 {
 	memset(l, 0, sizeof(*l));
-	if (!bm_is_block(kind))
+	if (!bm_names_dev(kind))
 		return;
 	l->span = bm_map_label_cached(r->map, cache, dev, ts, 0, &l->basis);
 	if (kind == BM_EV_BIO_REMAP)
@@ -184,7 +185,7 @@ static bool device_wanted(struct report *r, const struct bm_event *ev, const str
 
 	if (!bm_span_filter_set(f))
 		return true;
-	if (!bm_is_block(ev->kind))
+	if (!bm_names_dev(ev->kind))
 		return false;
 	return bm_span_filter_match(f, l->span, ev->dev) ||
 	       (ev->kind == BM_EV_BIO_REMAP && bm_span_filter_match(f, l->old_span, ev->old_dev));
@@ -221,7 +222,7 @@ static bool ops_wanted(struct report *r, const struct bm_event *ev)
 
 	if (!r->opts->ops)
 		return true;
-	if (!bm_is_block(ev->kind))
+	if (!bm_names_dev(ev->kind))
 		return false;
 	ops = bm_rwbs_ops(ev->rwbs);
 	__atomic_fetch_or(&r->ops_seen, ops, __ATOMIC_RELAXED);
@@ -317,7 +318,7 @@ static int fill_listed(void *ctx, void *state, int cpu, struct bm_lane_batch *b)
 
 		if (rec.ts < r->io_since || rec.ts > r->until)
 			continue;
-		if (!bm_is_block(bm_decoder_kind(r->dec, rec.type))) {
+		if (!bm_names_dev(bm_decoder_kind(r->dec, rec.type))) {
 			/* A listing filtered by device or operation holds block events only. */
 			if (bm_span_filter_set(&r->opts->devices) || r->opts->ops)
 				continue;
@@ -484,6 +485,8 @@ static int analyse(struct report *r)
 	clock = bm_trace_get_meta(r->trace)->clock;
 	if (clock && !strcmp(clock, "mono"))
 		bm_analysis_tick(r->analysis, &r->pass.tick);
+	if (r->opts->view == BM_VIEW_PHASES)
+		bm_analysis_phases(r->analysis);
 	if (analyse_events(r) < 0)
 		return -1;
 	bm_analysis_finish(r->analysis);
@@ -757,6 +760,13 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		break;
 	case BM_VIEW_STACK:
 		bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
+		break;
+	case BM_VIEW_PHASES:
+		if (!tep_find_event_by_name(r.tep, "block", "block_bio_backmerge"))
+			bm_tell(opts->warn, "'%s' was recorded without merges and plugs (blkmap "
+				"record --events=phases): no Q2M, M2D, merges or plugs, and a merged "
+				"bio has no phase between its queue and its completion", path);
+		bm_view_phases(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_INTERVAL:
 		bm_view_interval(out, opts->format, r.analysis, r.map, &(struct bm_interval_opts){

@@ -201,6 +201,67 @@ static const struct bm_key stack_keys[] = {
 	FORMAT_VERSION,
 };
 
+#define PHASE(p, what) \
+	INT(p "_count", "", what ", counted per bio (0: none; the other " p " keys null)"), \
+	NUM(p "_min_us", "us", 3, "shortest " p), \
+	NUM(p "_avg_us", "us", 3, "mean " p), \
+	NUM(p "_p50_us", "us", 3, "median " p " (log2-linear histogram)"), \
+	NUM(p "_p99_us", "us", 3, "99th percentile " p), \
+	NUM(p "_max_us", "us", 3, "longest " p)
+#define WHOLE(x)	"on the all row, null on the others: " x
+#define SEEKS(p, what) \
+	INT(p "_seeks", "", WHOLE("seek distances measured between consecutive " what)), \
+	NUM(p "_seek_mean", "sectors", 1, WHOLE("their mean, as btt measures them")), \
+	INT(p "_seek_median", "sectors", WHOLE("their median")), \
+	INT(p "_seek_mode", "sectors", WHOLE("the most frequent distance")), \
+	NUM(p "_sequential_pct", "%", 2, WHOLE("seeks of distance 0 (touching or overlapping)"))
+
+static const struct bm_key phases_keys[] = {
+	STR("name", "the kernel name"),
+	STR("dm", "device-mapper devices: the dm name"),
+	STR("dev", "the device number, MAJ:MIN"),
+	STR("op", "the operation the row is for: read, write, discard or all"),
+	STR("basis", "request (request-based), bio (bio-based: dm, md, zram) or remap"),
+	STR("phases", "the phases the incarnation has (Q2Q,Q2G,G2I,Q2M,I2D,M2D,D2C,Q2C,Q2A)"),
+	PHASE("q2q", "Q2Q: from one bio queued to the next"),
+	PHASE("q2g", "Q2G: from a bio queued to a request made for it"),
+	PHASE("g2i", "G2I: from the request made to its insertion"),
+	PHASE("q2m", "Q2M: from a bio queued to its merge into a request"),
+	PHASE("i2d", "I2D: from a request inserted to its issue"),
+	PHASE("m2d", "M2D: from a bio merged to its request's issue"),
+	PHASE("d2c", "D2C: from issue to completion"),
+	PHASE("q2c", "Q2C: from a bio queued to its completion"),
+	PHASE("q2a", "Q2A: from a bio queued on a bio-based device to its remap below"),
+	NUM("q2g_pct", "%", 4, "Q2G's share of Q2C: the sum of its times over Q2C's"),
+	NUM("g2i_pct", "%", 4, "G2I's share of Q2C"),
+	NUM("q2m_pct", "%", 4, "Q2M's share of Q2C"),
+	NUM("i2d_pct", "%", 4, "I2D's share of Q2C"),
+	NUM("m2d_pct", "%", 4, "M2D's share of Q2C"),
+	NUM("d2c_pct", "%", 4, "D2C's share of Q2C"),
+	INT("queued", "", WHOLE("bios queued with data (btt's #Q)")),
+	INT("issued", "", WHOLE("requests issued with data (btt's #D)")),
+	NUM("bios_per_request", "", 3, WHOLE("queued over issued")),
+	INT("merges", "", WHOLE("bios merged into a request (back or front)")),
+	INT("rq_merges", "", WHOLE("requests merged into another")),
+	INT("requeues", "", WHOLE("requests put back to be issued again")),
+	INT("request_sectors_min", "sectors", WHOLE("the smallest completion (btt's BLKmin)")),
+	NUM("request_sectors_avg", "sectors", 1, WHOLE("the mean completion (BLKavg)")),
+	INT("request_sectors_max", "sectors", WHOLE("the largest completion (BLKmax)")),
+	INT("request_sectors_total", "sectors", WHOLE("all completions (btt's Total)")),
+	STR("request_kib", WHOLE("requests issued by size, KIB:COUNT per power of two of KiB")),
+	INT("plugs", "", WHOLE("plugs started by tasks whose last request was here")),
+	INT("unplugs", "", WHOLE("their flushes")),
+	NUM("ios_per_unplug", "", 2, WHOLE("requests an unplug sent")),
+	NUM("active_at_q_avg", "", 3, WHOLE("requests neither issued nor merged at each Q, mean")),
+	SEEKS("q2q", "queued bios"),
+	SEEKS("d2d", "issued requests"),
+	BOOL("events_lost", "its life overlaps a gap in the recording: figures may lack I/O"),
+	INCARNATION,
+	FROM_NS,
+	TO_NS,
+	FORMAT_VERSION,
+};
+
 static const struct bm_key interval_keys[] = {
 	INT("time_ns", "ns", "the end of the interval, on the trace clock"),
 	NUM("interval_s", "s", 3, "the interval's length"),
@@ -240,6 +301,7 @@ static const struct bm_schema schemas[] = {
 	SCHEMA("latency", latency_keys),
 	SCHEMA("top", top_keys),
 	SCHEMA("stack", stack_keys),
+	SCHEMA("phases", phases_keys),
 	SCHEMA("interval", interval_keys),
 };
 
@@ -247,7 +309,7 @@ static const struct bm_schema schemas[] = {
 
 static const struct bm_schema *const schema_list[NSCHEMAS] = {
 	&schemas[0], &schemas[1], &schemas[2], &schemas[3], &schemas[4], &schemas[5],
-	&schemas[6], &schemas[7],
+	&schemas[6], &schemas[7], &schemas[8],
 };
 
 size_t bm_schemas(const struct bm_schema *const **list)

@@ -54,6 +54,11 @@ static const struct {
 	{ "block", "block_bio_remap", BM_EV_BIO_REMAP },
 	{ "block", "block_getrq", BM_EV_RQ_GETRQ },
 	{ "block", "block_split", BM_EV_BIO_SPLIT },
+	{ "block", "block_bio_backmerge", BM_EV_BIO_BACKMERGE },
+	{ "block", "block_bio_frontmerge", BM_EV_BIO_FRONTMERGE },
+	{ "block", "block_rq_merge", BM_EV_RQ_MERGE },
+	{ "block", "block_plug", BM_EV_PLUG },
+	{ "block", "block_unplug", BM_EV_UNPLUG },
 	{ "ftrace", "print", BM_EV_PRINT },
 	{ "writeback", "writeback_bdi_register", BM_EV_BDI_REGISTER },
 	{ "synthetic", "blkmap_dev", BM_EV_M_DEV },
@@ -125,7 +130,7 @@ static void resolve(struct layout *l, struct tep_event *e)
 	l->old_dev = find(e, "old_dev");
 	l->sector = find(e, "sector");
 	l->old_sector = find(e, l->kind == BM_EV_BIO_SPLIT ? "new_sector" : "old_sector");
-	l->nr_sector = find(e, "nr_sector");
+	l->nr_sector = find(e, l->kind == BM_EV_UNPLUG ? "nr_rq" : "nr_sector");
 	l->bytes = find(e, "bytes");
 	l->error = find(e, "error");
 	l->rwbs = find(e, "rwbs");

@@ -79,7 +79,7 @@ echo "# host-loss.dat: two gaps shaded on the plot, loop0 marked in --disks"
 
 # A --disk or --dev that no incarnation had is refused in every view, with
 # the names (or numbers) the recording holds, and prints nothing.
-for view in "" --map --disks --latency --top --stack; do
+for view in "" --map --disks --latency --top --stack --phases; do
 	if "$BLKMAP" report $view --disk=nosuch "$rec" >"$T/none.out" 2>"$T/none.err"; then
 		fail "report $view --disk=nosuch exited 0"
 	fi

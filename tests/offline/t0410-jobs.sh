@@ -11,7 +11,7 @@ events=$("$BLKMAP" report -f csv "$T/many.dat" 2>/dev/null | wc -l)
 
 for f in "$top"/tests/data/*.dat "$top"/tests/data/v7/*.dat "$T/many.dat"; do
 	name=$(basename "$f")
-	for view in "" --map --disks --latency --top --stack; do
+	for view in "" --map --disks --latency --top --stack --phases; do
 		for format in text csv json; do
 			"$BLKMAP" report -j1 $view -f $format "$f" >"$T/one" 2>"$T/one.err" ||
 				fail "$name $view $format -j1: exit $?"

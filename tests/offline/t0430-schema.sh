@@ -14,7 +14,7 @@ grep -q "schema takes a view" "$T/err" || fail "--schema=nosuch said: $(cat "$T/
 
 # --no-header: the same rows without the header row, in every view; -q: no warnings.
 loss=$top/tests/data/host-loss.dat
-for view in "" --map --conflicts --disks --latency --top --stack; do
+for view in "" --map --conflicts --disks --latency --top --stack --phases; do
 	"$BLKMAP" report -q $view -f csv "$loss" >"$T/with.csv" 2>"$T/err" || fail "$view: exit $?"
 	[ ! -s "$T/err" ] || fail "report -q $view said: $(cat "$T/err")"
 	"$BLKMAP" report -q $view -f csv --no-header "$loss" >"$T/without.csv" 2>/dev/null
@@ -74,7 +74,8 @@ def run(args):
 
 # The views a recording has offline; interval is blkmap top's (tests/live/t2070).
 flags = {"events": [], "map": ["--map"], "conflicts": ["--conflicts"], "disks": ["--disks"],
-         "latency": ["--latency"], "top": ["--top"], "stack": ["--stack"]}
+         "latency": ["--latency"], "top": ["--top"], "stack": ["--stack"],
+         "phases": ["--phases"]}
 assert set(flags) | {"interval"} == set(schema), f"views: {sorted(schema)}"
 rows_seen = {}
 for rec in recordings:

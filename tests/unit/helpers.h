@@ -67,6 +67,7 @@ Suite *suite_marker(void);
 Suite *suite_map(void);
 Suite *suite_analyse(void);
 Suite *suite_stacks(void);
+Suite *suite_phases(void);
 Suite *suite_capture(void);
 Suite *suite_output(void);
 Suite *suite_events(void);

@@ -18,6 +18,7 @@ int main(void)
 	srunner_add_suite(sr, suite_map());
 	srunner_add_suite(sr, suite_analyse());
 	srunner_add_suite(sr, suite_stacks());
+	srunner_add_suite(sr, suite_phases());
 	srunner_add_suite(sr, suite_capture());
 	srunner_add_suite(sr, suite_output());
 	srunner_add_suite(sr, suite_events());

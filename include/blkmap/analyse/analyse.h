@@ -10,6 +10,7 @@
  * in flight, never with the number of events.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "blkmap/analyse/hist.h"
@@ -18,12 +19,13 @@
 #include "blkmap/util/tick.h"
 
 struct bm_span;
+struct bm_phases;
 
 /* The most bins a series may have (an incarnation's are allocated as touched). */
 #define BM_SERIES_MAX_BINS 100000
 
 /* Latency kinds, and operations, as the sums below index them. */
-enum { BM_Q2C, BM_D2C };
+enum { BM_LAT_Q2C, BM_LAT_D2C };
 enum { BM_READ, BM_WRITE };
 
 /*
@@ -38,7 +40,7 @@ enum { BM_READ, BM_WRITE };
 struct bm_bin {
 	uint64_t reads, writes, read_bytes, write_bytes, others, flushes;
 	double busy_ns, depth_ns, queue_ns, flush_ns;
-	/* [BM_Q2C or BM_D2C][BM_READ or BM_WRITE]; max and percentiles of both ops */
+	/* [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE]; max and percentiles of both ops */
 	uint64_t lat_sum[2][2], lat_n[2][2], lat_max[2], lat_p50[2], lat_p99[2];
 	/* internal: as seen by requests and by bios, until the model is known */
 	uint64_t rq_counts[6], bio_counts[6];
@@ -69,7 +71,7 @@ struct bm_disk_stats {
 	uint64_t others;	/* completed without data: flushes, a driver's own (N) */
 	uint64_t flushes;	/* of them, flushes */
 	double flush_ns;	/* their time in queue, as the kernel's (field 17) */
-	/* Latencies by kind and operation: [BM_Q2C or BM_D2C][BM_READ or BM_WRITE] */
+	/* Latencies by kind and operation: [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE] */
 	uint64_t lat_sum[2][2], lat_n[2][2];
 	uint64_t first_io, last_io;
 	uint64_t life_from, life_to;	/* its life within the recording */
@@ -83,6 +85,7 @@ struct bm_disk_stats {
 	double queue_ns;
 	struct bm_hist q2c, d2c;
 	struct bm_series *series;	/* with a series only: bm_analysis_new's bin */
+	struct bm_phases *phases;	/* with bm_analysis_phases() only (phases.h) */
 	bool events_lost;	/* its life overlaps a gap in the recording */
 	/* internal: counts and time in flight, for requests and for bios */
 	uint64_t rq_counts[6], bio_counts[6];	/* reads, writes, rbytes, wbytes, others, flushes */
@@ -129,6 +132,13 @@ struct bm_analysis;
  */
 struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_ns);
 void bm_analysis_free(struct bm_analysis *a);
+/*
+ * Also split each incarnation's time into btt's phases and measure its
+ * seeks and plugs (phases.h), from the next event on.
+ */
+void bm_analysis_phases(struct bm_analysis *a);
+/* Which phases @ph has, as "Q2Q,Q2G,...", into @buf. */
+const char *bm_phases_present(const struct bm_phases *ph, char *buf, size_t size);
 /* A block event; @span labels its device, @old_span a remap's source. */
 void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span);

@@ -37,6 +37,7 @@ struct bm_record_opts {
 	bm_tick_fn tick;
 	void *tick_ctx;
 	const char **events;		/* extra "SYSTEM[:EVENT]" to enable */
+	bool phase_events;		/* --events=phases: merges and plugs too */
 	int nevents;
 	char **argv;			/* command to run and trace, or NULL */
 	unsigned sources;		/* enum bm_source bits */

@@ -22,7 +22,7 @@ struct bm_iostat {
 	double r_s, w_s, rkb_s, wkb_s, areq_kb, aqu_sz, depth, util_pct, f_s;
 	/* NAN where there is nothing to average (no read, no write, no flush timed) */
 	double r_await_ms, w_await_ms, r_d2c_ms, w_d2c_ms, f_await_ms;
-	/* [BM_Q2C or BM_D2C]: how many, percentiles and max (us); count 0: none */
+	/* [BM_LAT_Q2C or BM_LAT_D2C]: how many, percentiles and max (us); count 0: none */
 	uint64_t lat_count[2];
 	double lat_p50_us[2], lat_p99_us[2], lat_max_us[2];
 };

@@ -39,6 +39,7 @@ enum bm_view {
 	BM_VIEW_LATENCY,	/* per incarnation: log2 latency histograms */
 	BM_VIEW_TOP,		/* per incarnation and process */
 	BM_VIEW_STACK,		/* per incarnation and the device above it */
+	BM_VIEW_PHASES,		/* per incarnation and operation: btt's phases, seeks */
 	BM_VIEW_INTERVAL,	/* blkmap top: one interval, per incarnation */
 	BM_VIEW_SERIES,		/* --interval: the recording interval by interval */
 	BM_VIEW_NONE,		/* only the plot */

@@ -24,6 +24,12 @@ enum bm_kind {
 	BM_EV_BIO_REMAP,
 	BM_EV_RQ_GETRQ,		/* block_getrq: a request made for a bio, the kernel's start of it */
 	BM_EV_BIO_SPLIT,	/* block_split: new_sector in bm_io's old_sector */
+	BM_EV_BIO_BACKMERGE,	/* block_bio_backmerge: a bio merged at a request's end */
+	BM_EV_BIO_FRONTMERGE,	/* block_bio_frontmerge: a bio merged at a request's start */
+	BM_EV_RQ_MERGE,		/* block_rq_merge: a request merged into another */
+	/* No device: the task's plug (block_plug); its flush, nr_rq in nr_sector (block_unplug) */
+	BM_EV_PLUG,
+	BM_EV_UNPLUG,
 	BM_EV_PRINT,		/* ftrace:print, blkmap's markers among them */
 	BM_EV_BDI_REGISTER,	/* writeback:writeback_bdi_register */
 	/* blkmap's probe events, system "blkmap_PID" (see kprobes.h) */
@@ -41,7 +47,13 @@ enum bm_kind {
 /* An I/O event of the block layer (not a print, nor a map record). */
 static inline bool bm_is_block(enum bm_kind kind)
 {
-	return kind >= BM_EV_RQ_INSERT && kind <= BM_EV_BIO_SPLIT;
+	return kind >= BM_EV_RQ_INSERT && kind <= BM_EV_UNPLUG;
+}
+
+/* A block event that names a device (plugs do not: they are a task's). */
+static inline bool bm_names_dev(enum bm_kind kind)
+{
+	return kind >= BM_EV_RQ_INSERT && kind <= BM_EV_RQ_MERGE;
 }
 
 /* Kernel dev_t encoding used by tracepoints: 12-bit major, 20-bit minor. */

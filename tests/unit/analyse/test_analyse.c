@@ -115,13 +115,13 @@ START_TEST(series_bins_add_up_to_the_whole)
 	ck_assert_uint_eq(b[3].reads, 1);
 	ck_assert_uint_eq(b[3].read_bytes, 8192);
 	ck_assert_uint_eq(b[0].writes + b[1].writes + b[3].writes + b[4].writes, 0);
-	ck_assert_uint_eq(b[2].lat_sum[BM_Q2C][BM_WRITE], 1200 * US);
-	ck_assert_uint_eq(b[2].lat_sum[BM_D2C][BM_WRITE], 900 * US);
-	ck_assert_uint_eq(b[3].lat_sum[BM_Q2C][BM_READ], 200 * US);
-	ck_assert_uint_eq(b[3].lat_n[BM_D2C][BM_READ], 1);
-	ck_assert_uint_eq(b[3].lat_max[BM_D2C], 150 * US);
-	ck_assert_uint_eq(d->lat_sum[BM_Q2C][BM_WRITE], 1200 * US);
-	ck_assert_uint_eq(d->lat_n[BM_Q2C][BM_READ], 1);
+	ck_assert_uint_eq(b[2].lat_sum[BM_LAT_Q2C][BM_WRITE], 1200 * US);
+	ck_assert_uint_eq(b[2].lat_sum[BM_LAT_D2C][BM_WRITE], 900 * US);
+	ck_assert_uint_eq(b[3].lat_sum[BM_LAT_Q2C][BM_READ], 200 * US);
+	ck_assert_uint_eq(b[3].lat_n[BM_LAT_D2C][BM_READ], 1);
+	ck_assert_uint_eq(b[3].lat_max[BM_LAT_D2C], 150 * US);
+	ck_assert_uint_eq(d->lat_sum[BM_LAT_Q2C][BM_WRITE], 1200 * US);
+	ck_assert_uint_eq(d->lat_n[BM_LAT_Q2C][BM_READ], 1);
 	/* Busy (from the issue): 400..1300 and 1450..1600 µs, cut at 500, 1000, 1500. */
 	ck_assert(fabs(b[0].busy_ns - 100.0 * US) < 1);
 	ck_assert(fabs(b[1].busy_ns - 500.0 * US) < 1);
