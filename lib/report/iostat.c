@@ -24,7 +24,7 @@
 
 static double per_s(double n, double seconds)
 {
-	return seconds > 0 ? n / seconds : 0;
+	return seconds > 0 ? n / seconds : NAN;	/* over no time: unknown */
 }
 
 static double mean_ms(uint64_t sum, uint64_t n)
@@ -44,9 +44,9 @@ static void rates(struct bm_iostat *s, const uint64_t lat_sum[2][2], const uint6
 	s->rkb_s = per_s(s->read_bytes / 1024.0, s->seconds);
 	s->wkb_s = per_s(s->write_bytes / 1024.0, s->seconds);
 	s->areq_kb = ios ? (s->read_bytes + s->write_bytes) / 1024.0 / ios : 0;
-	s->aqu_sz = ns > 0 ? s->queue_ns / ns : 0;
-	s->depth = ns > 0 ? depth_ns / ns : 0;
-	s->util_pct = ns > 0 ? 100 * s->busy_ns / ns : 0;
+	s->aqu_sz = per_s(s->queue_ns, ns);
+	s->depth = per_s(depth_ns, ns);
+	s->util_pct = 100 * per_s(s->busy_ns, ns);
 	s->f_s = per_s(s->flushes, s->seconds);
 	s->r_await_ms = mean_ms(lat_sum[BM_Q2C][BM_READ], lat_n[BM_Q2C][BM_READ]);
 	s->w_await_ms = mean_ms(lat_sum[BM_Q2C][BM_WRITE], lat_n[BM_Q2C][BM_WRITE]);
@@ -165,26 +165,33 @@ void bm_iostat_text_header(FILE *out)
 		"r_d2c_ms", "w_d2c_ms", "areq-kB", "aqu-sz", "depth", "%util", "f/s", "f_await_ms");
 }
 
-static void ms_field(FILE *out, double v)
+/* A figure, or "-" where it is unknown (NAN: a mean of none, a rate over no time). */
+static void num_field(FILE *out, int width, int prec, double v)
 {
 	if (isnan(v))
-		fprintf(out, " %10s", "-");
+		fprintf(out, " %*s", width, "-");
 	else
-		fprintf(out, " %10.3f", v);
+		fprintf(out, " %*.*f", width, prec, v);
 }
 
 void bm_iostat_text(FILE *out, const struct bm_iostat *s)
 {
+	num_field(out, 8, 1, s->r_s);
+	num_field(out, 8, 1, s->w_s);
+	num_field(out, 9, 1, s->rkb_s);
+	num_field(out, 9, 1, s->wkb_s);
 	/* Merges are not in the recording (no block_bio_backmerge): "-". */
-	fprintf(out, " %8.1f %8.1f %9.1f %9.1f %6s %6s", s->r_s, s->w_s, s->rkb_s, s->wkb_s, "-",
-		"-");
-	ms_field(out, s->r_await_ms);
-	ms_field(out, s->w_await_ms);
-	ms_field(out, s->r_d2c_ms);
-	ms_field(out, s->w_d2c_ms);
-	fprintf(out, " %7.1f %6.2f %6.2f %6.1f %6.1f", s->areq_kb, s->aqu_sz, s->depth, s->util_pct,
-		s->f_s);
-	ms_field(out, s->f_await_ms);
+	fprintf(out, " %6s %6s", "-", "-");
+	num_field(out, 10, 3, s->r_await_ms);
+	num_field(out, 10, 3, s->w_await_ms);
+	num_field(out, 10, 3, s->r_d2c_ms);
+	num_field(out, 10, 3, s->w_d2c_ms);
+	num_field(out, 7, 1, s->areq_kb);
+	num_field(out, 6, 2, s->aqu_sz);
+	num_field(out, 6, 2, s->depth);
+	num_field(out, 6, 1, s->util_pct);
+	num_field(out, 6, 1, s->f_s);
+	num_field(out, 10, 3, s->f_await_ms);
 }
 
 /* What --sort=latency orders by: D2C p99, or Q2C's where there is no D2C. */
@@ -195,16 +202,22 @@ static double sort_latency(const struct bm_iostat *s)
 
 static double sort_value(const struct bm_iostat *s, int sort)
 {
+	double v;
+
 	switch (sort) {
 	case BM_SORT_IOPS:
-		return s->r_s + s->w_s;
+		v = s->r_s + s->w_s;
+		break;
 	case BM_SORT_BYTES:
-		return s->rkb_s + s->wkb_s;
+		v = s->rkb_s + s->wkb_s;
+		break;
 	case BM_SORT_UTIL:
-		return s->util_pct;
+		v = s->util_pct;
+		break;
 	default:
-		return sort_latency(s);
+		v = sort_latency(s);
 	}
+	return isnan(v) ? -INFINITY : v;	/* unknown: last */
 }
 
 static int by_dev(const struct bm_iostat_item *a, const struct bm_iostat_item *b)

@@ -94,8 +94,8 @@ void bm_view_series(FILE *out, enum bm_output_format format, const struct bm_ana
 		putc('\n', out);
 	}
 	for (i = 0; i < nbins; i++) {
-		uint64_t from = o->since + i * width;
-		uint64_t to = i + 1 == nbins || from + width > o->until ? o->until : from + width;
+		uint64_t from = o->since + i * width, end = o->until + 1;
+		uint64_t to = i + 1 == nbins || from + width > end ? end : from + width;
 
 		for (j = 0, k = 0; j < n; j++)
 			if (bm_iostat_bin(&items[k].s, disks[j], i))
