@@ -207,7 +207,7 @@ static const struct bm_key interval_keys[] = {
 	STR("name", "the kernel name"),
 	STR("dm", "device-mapper devices: the dm name"),
 	STR("dev", "the device number, MAJ:MIN"),
-	STR("state", "born, gone, born+gone or empty: added or removed in the interval"),
+	STR("state", "new, gone, new+gone or empty: its life began or ended in the interval"),
 	INT("reads", "", "reads completed, counted as the kernel counts them"),
 	INT("writes", "", "writes completed"),
 	IOSTAT,

@@ -14,25 +14,15 @@
 #include "blkmap/report/schema.h"
 #include "blkmap/report/summaries.h"
 
-/* born, gone or both: added or removed within [@from, @to). */
-static const char *state_in(const struct bm_span *s, uint64_t from, uint64_t to)
-{
-	bool born = s && s->from.known && s->from.hi >= from && s->from.hi < to;
-	bool gone = s && s->to.known && s->to.hi >= from && s->to.hi < to;
-
-	return born && gone ? "born+gone" : born ? "born" : gone ? "gone" : "";
-}
-
 static void series_text(FILE *out, const struct bm_iostat_item *it, uint64_t from, uint64_t to)
 {
 	const struct bm_span *s = it->d->span;
-	const char *state = state_in(s, from, to);
+	const char *state = bm_span_state(s, from, to);
 	char ts[32], key[40], name[200];
 
-	snprintf(name, sizeof(name), "%s%s%s%s%s%s", s ? s->name : "?", s && s->dm[0] ? " [" : "",
+	snprintf(name, sizeof(name), "%s%s%s%s%s%s%s%s", s ? s->name : "?", s && s->dm[0] ? " [" : "",
 		 s ? s->dm : "", s && s->dm[0] ? "]" : "", it->d->events_lost ? "*" : "",
-		 !state[0] ? "" : state[0] == 'b' && state[4] ? " (new+gone)" :
-		 state[0] == 'b' ? " (new)" : " (gone)");
+		 state[0] ? " (" : "", state, state[0] ? ")" : "");
 	fprintf(out, "%-17s %-20s %-10s %8" PRIu64 " %8" PRIu64, bm_ts_str(from, ts, sizeof(ts)),
 		name, s ? bm_span_key(s, key, sizeof(key)) : "?", it->s.reads, it->s.writes);
 	bm_iostat_text(out, &it->s);
@@ -58,8 +48,8 @@ static void series_row(struct bm_row *r, const struct bm_iostat_item *it, uint64
 			bm_row_u64(r, "to_ns", s->to.hi);
 	}
 	bm_row_str(r, "dev", bm_dev_str(it->d->dev, dev, sizeof(dev)));
-	if (state_in(s, from, to)[0])
-		bm_row_str(r, "state", state_in(s, from, to));
+	if (bm_span_state(s, from, to)[0])
+		bm_row_str(r, "state", bm_span_state(s, from, to));
 	bm_row_u64(r, "reads", it->s.reads);
 	bm_row_u64(r, "writes", it->s.writes);
 	bm_row_u64(r, "read_bytes", it->s.read_bytes);

@@ -426,12 +426,20 @@ int bm_sort_parse(const char *key, int *sort)
 	return -1;
 }
 
-/* An incarnation in the interval: with I/O (@d), or only born or gone in it. */
+const char *bm_span_state(const struct bm_span *s, uint64_t from, uint64_t to)
+{
+	bool born = s && s->from.known && s->from.lo >= from && s->from.lo < to;
+	bool gone = s && s->to.known && s->to.hi >= from && s->to.hi < to;
+
+	return born && gone ? "new+gone" : born ? "new" : gone ? "gone" : "";
+}
+
+/* An incarnation in the interval: with I/O (@d), or only new or gone in it. */
 struct interval_row {
 	const struct bm_span *span;
 	uint32_t dev;
 	const struct bm_disk_stats *d;
-	bool born, gone;
+	const char *state;	/* bm_span_state()'s */
 };
 
 static double row_value(const struct interval_row *r, enum bm_interval_sort order)
@@ -486,28 +494,21 @@ static struct interval_row *interval_rows(const struct bm_analysis *a, const str
 						   .d = disks[i] };
 	for (i = 0; i < nspans; i++) {
 		const struct bm_span *s = bm_map_span(map, i);
-		bool born = s->from.known && s->from.hi >= o->since && s->from.lo <= o->until;
-		bool gone = s->to.known && s->to.lo >= o->since && s->to.lo <= o->until;
+		const char *state = bm_span_state(s, o->since, o->until + 1);
 
 		if (!bm_span_filter_match(o->filter, s, s->dev))
 			continue;
 		for (j = 0; j < n && rows[j].span != s; j++)
 			;
-		if (j == n && (born || gone))
+		if (j == n && state[0])
 			rows[k++] = (struct interval_row){ .span = s, .dev = s->dev };
-		if (j == n && !(born || gone))
+		if (j == n && !state[0])
 			continue;
-		rows[j == n ? k - 1 : j].born = born;
-		rows[j == n ? k - 1 : j].gone = gone;
+		rows[j == n ? k - 1 : j].state = state;
 	}
 	qsort_r(rows, k, sizeof(*rows), by_order, (void *)&o->sort);
 	*count = k;
 	return rows;
-}
-
-static const char *state_of(const struct interval_row *r)
-{
-	return r->born && r->gone ? "born+gone" : r->born ? "born" : r->gone ? "gone" : "";
 }
 
 /* One interval's row of an incarnation: its figures, or none if it had no I/O in the window. */
@@ -525,7 +526,7 @@ static void interval_csv(struct bm_row *row, const struct interval_row *r,
 	}
 	row_span(row, r->span);
 	bm_row_str(row, "dev", bm_dev_str(r->dev, dev, sizeof(dev)));
-	row_text(row, "state", state_of(r));
+	row_text(row, "state", r->state ? r->state : "");
 	if (r->d) {
 		bm_iostat_disk(&st, r->d);
 	} else {
@@ -554,10 +555,10 @@ static void interval_text(FILE *out, const struct interval_row *r)
 	int j;
 
 	bm_dev_str(r->dev, dev, sizeof(dev));
-	snprintf(name, sizeof(name), "%s%s%s%s%s", r->span ? r->span->name : "?",
+	snprintf(name, sizeof(name), "%s%s%s%s%s%s%s", r->span ? r->span->name : "?",
 		 r->span && r->span->dm[0] ? " [" : "", r->span ? r->span->dm : "",
-		 r->span && r->span->dm[0] ? "]" : "",
-		 r->gone ? " (gone)" : r->born ? " (new)" : "");
+		 r->span && r->span->dm[0] ? "]" : "", r->state && r->state[0] ? " (" : "",
+		 r->state ? r->state : "", r->state && r->state[0] ? ")" : "");
 	if (r->d) {
 		bm_iostat_disk(&st, r->d);
 	} else {

@@ -29,6 +29,14 @@ size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_anal
 void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		   bool header);
 
+/*
+ * What became of incarnation @s within [@from, @to): "new" (its life began
+ * there: the earliest moment it may have been added), "gone" (its life ended
+ * there: the latest moment it may have been removed), "new+gone", or "".
+ * Each add and removal falls in one interval of a series.
+ */
+const char *bm_span_state(const struct bm_span *s, uint64_t from, uint64_t to);
+
 enum bm_interval_sort { BM_SORT_DEV, BM_SORT_NAME, BM_SORT_IOPS, BM_SORT_BYTES, BM_SORT_UTIL,
 			BM_SORT_LATENCY };
 

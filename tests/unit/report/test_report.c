@@ -4,7 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blkmap/map/map.h"
 #include "blkmap/report/report.h"
+#include "blkmap/report/summaries.h"
 #include "blkmap/util/error.h"
 
 #include "helpers.h"
@@ -43,12 +45,34 @@ START_TEST(a_recording_without_map_records_says_so_and_names_nothing)
 }
 END_TEST
 
+/* One word for an interval's state, in blkmap top and report --interval alike. */
+START_TEST(an_add_and_a_removal_fall_in_one_interval_each)
+{
+	/* Added within [100, 300], removed within [700, 900]: its life is [100, 900). */
+	struct bm_span s = { .from = { true, 100, 300 }, .to = { true, 700, 900 } };
+
+	ck_assert_str_eq(bm_span_state(&s, 0, 200), "new");
+	ck_assert_str_eq(bm_span_state(&s, 200, 400), "");	/* added by then, maybe later */
+	ck_assert_str_eq(bm_span_state(&s, 600, 800), "");	/* maybe removed, maybe not */
+	ck_assert_str_eq(bm_span_state(&s, 800, 1000), "gone");
+	ck_assert_str_eq(bm_span_state(&s, 900, 1000), "gone");
+	ck_assert_str_eq(bm_span_state(&s, 901, 1000), "");
+	ck_assert_str_eq(bm_span_state(&s, 0, 1000), "new+gone");
+	ck_assert_str_eq(bm_span_state(&s, 100, 101), "new");
+	ck_assert_str_eq(bm_span_state(&s, 101, 900), "");
+	s.from.known = s.to.known = false;	/* there before the recording and after */
+	ck_assert_str_eq(bm_span_state(&s, 0, 1000), "");
+	ck_assert_str_eq(bm_span_state(NULL, 0, 1000), "");
+}
+END_TEST
+
 Suite *suite_report(void)
 {
 	Suite *s = suite_create("report");
 	TCase *tc = tcase_create("report");
 
 	tcase_add_test(tc, a_recording_without_map_records_says_so_and_names_nothing);
+	tcase_add_test(tc, an_add_and_a_removal_fall_in_one_interval_each);
 	suite_add_tcase(s, tc);
 	return s;
 }
