@@ -230,7 +230,10 @@ static const struct bm_key interval_keys[] = {
 	FORMAT_VERSION,
 };
 
-#define SCHEMA(name, keys) { name, keys, sizeof(keys) / sizeof(keys[0]) }
+#define NKEYS(keys)	(sizeof(keys) / sizeof(keys[0]))
+/* A table of more keys than a bm_row holds (BM_ROW_KEYS) does not compile. */
+#define SCHEMA(name, keys) \
+	{ name, keys, NKEYS(keys) + 0 * sizeof(char[NKEYS(keys) <= BM_ROW_KEYS ? 1 : -1]) }
 
 static const struct bm_schema schemas[] = {
 	SCHEMA("events", events_keys),
@@ -380,14 +383,29 @@ void bm_row_num(struct bm_row *r, const char *key, double v)
 	r->v[i].set = isfinite(v);
 }
 
+/*
+ * A row's texts are short (names, a sentence) and share text[]: one that
+ * does not fit is cut at a character's start and ends in "...", and where
+ * not even that fits, it is left unset.
+ */
 void bm_row_str(struct bm_row *r, const char *key, const char *s)
 {
+	static const char mark[] = "...";
 	int i = slot(r, key, BM_KEY_STR);
-	size_t len = strlen(s), room = sizeof(r->text) - r->ntext - 1;
+	size_t len = strlen(s), room, cut;
 
-	if (len > room)
-		len = room;	/* a row's texts are short: names, a sentence */
-	memcpy(r->text + r->ntext, s, len);
+	room = r->ntext < sizeof(r->text) ? sizeof(r->text) - r->ntext - 1 : 0;
+	if (r->ntext >= sizeof(r->text) || (len > room && room < sizeof(mark) - 1)) {
+		r->v[i].set = false;
+		return;
+	}
+	cut = len > room ? room - (sizeof(mark) - 1) : len;
+	while (cut < len && cut && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--;
+	memcpy(r->text + r->ntext, s, cut);
+	if (cut < len)
+		memcpy(r->text + r->ntext + cut, mark, sizeof(mark) - 1);
+	len = cut < len ? cut + sizeof(mark) - 1 : len;
 	r->text[r->ntext + len] = '\0';
 	r->v[i].at = r->ntext;
 	r->ntext += len + 1;
