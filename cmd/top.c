@@ -120,8 +120,8 @@ static int show(void *ctx, const char *path, uint64_t since, uint64_t until)
 	time_t now = time(NULL);
 
 	strftime(clock, sizeof(clock), "%H:%M:%S", localtime(&now));
-	t->view.since = since;
-	t->view.until = until;
+	t->view.since = (struct bm_time_arg){ .ns = since };
+	t->view.until = (struct bm_time_arg){ .ns = until };
 	t->view.since_set = t->view.until_set = true;	/* absolute: the interval's */
 	if (t->screen)
 		printf("\033[H\033[2J");

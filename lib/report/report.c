@@ -619,11 +619,25 @@ refused:
 }
 
 /* A time of the wall clock (ns since the epoch) on the trace clock; 0 if before it began. */
-static uint64_t from_wall(struct report *r, uint64_t wall)
+static uint64_t from_wall(const struct report *r, uint64_t wall)
 {
 	int64_t d = (int64_t)(wall - r->pass.wall_ns);
 
 	return d < 0 && (uint64_t)-d > r->pass.mono_ns ? 0 : r->pass.mono_ns + d;
+}
+
+/* --since's or --until's time on the trace clock. */
+static uint64_t place(const struct report *r, const struct bm_time_arg *t)
+{
+	uint64_t first = r->pass.first;
+
+	if (t->wall)
+		return from_wall(r, t->ns);
+	if (!t->relative)
+		return t->ns;
+	if (t->before)	/* -S: before the start, as --time=rel prints it */
+		return t->ns < first ? first - t->ns : 0;
+	return first + t->ns;
 }
 
 /*
@@ -636,8 +650,8 @@ static int show_times(struct report *r)
 	const char *clock = bm_trace_get_meta(r->trace)->clock;
 	bool wall = r->pass.wall_ns && r->pass.mono_ns && clock && !strcmp(clock, "mono");
 
-	if ((o->time == BM_TIME_WALL || (o->since_set && o->since_wall) ||
-	     (o->until_set && o->until_wall)) && !wall) {
+	if ((o->time == BM_TIME_WALL || (o->since_set && o->since.wall) ||
+	     (o->until_set && o->until.wall)) && !wall) {
 		bm_error("'%s' holds no wall-clock time (its record-begin marker has none: recorded "
 			 "by an older blkmap or another tool): --time=wall and wall-clock --since and "
 			 "--until cannot be placed; use --time=abs or --time=rel",
@@ -661,10 +675,8 @@ static int window(struct report *r)
 	uint64_t first = r->pass.first, last = r->pass.last;
 	char a[32], b[32], since[32], until[32];
 
-	r->since = !o->since_set ? first : o->since_relative ? first + o->since :
-		   o->since_wall ? from_wall(r, o->since) : o->since;
-	r->until = !o->until_set ? last : o->until_relative ? first + o->until :
-		   o->until_wall ? from_wall(r, o->until) : o->until;
+	r->since = !o->since_set ? first : place(r, &o->since);
+	r->until = !o->until_set ? last : place(r, &o->until);
 	/* An empty window is a mistake (a time pasted from another recording): say why. */
 	if (o->view != BM_VIEW_INTERVAL && r->pass.events &&
 	    (r->since > r->until || r->since > last || r->until < first)) {
