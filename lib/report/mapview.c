@@ -204,8 +204,24 @@ void bm_view_conflicts(FILE *out, enum bm_output_format format, const struct bm_
 	if (format == BM_FORMAT_CSV && !opts->no_header)
 		bm_schema_csv_header(out, r->schema);
 	for (i = 0; i < n; i++) {
-		bm_row_u64(r, "ts_ns", conflicts[i].ts);
-		bm_row_str(r, "text", conflicts[i].text);
+		const struct bm_conflict *c = &conflicts[i];
+		const struct bm_span *s = NULL;
+		enum bm_label_basis basis;
+		char dev[16], key[40];
+
+		bm_row_u64(r, "ts_ns", c->ts);
+		bm_row_str(r, "text", c->text);
+		if (c->has_dev) {
+			bm_row_str(r, "dev", bm_dev_str(c->dev, dev, sizeof(dev)));
+			s = bm_map_label(map, c->dev, c->at, 0, &basis);
+		}
+		if (s) {
+			bm_row_str(r, "incarnation", bm_span_key(s, key, sizeof(key)));
+			if (s->from.known)
+				bm_row_u64(r, "from_ns", s->from.hi);
+			if (s->to.known)
+				bm_row_u64(r, "to_ns", s->to.hi);
+		}
 		bm_row_end(r);
 	}
 	free(r);

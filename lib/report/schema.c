@@ -95,6 +95,8 @@ static const struct bm_key events_keys[] = {
 	STR("details", "other events: their fields as the kernel's print format has them"),
 	STR("incarnation", "block events: the incarnation of dev (as --map's), null if none fits"),
 	STR("old_incarnation", "block_bio_remap: the incarnation of old_dev"),
+	FROM_NS,
+	TO_NS,
 	FORMAT_VERSION,
 };
 
@@ -125,6 +127,10 @@ static const struct bm_key map_keys[] = {
 static const struct bm_key conflicts_keys[] = {
 	INT("ts_ns", "ns", "when the sources disagreed"),
 	STR("text", "what they said, as a sentence"),
+	STR("dev", "the device number they disagreed on, MAJ:MIN (null: none in particular)"),
+	INCARNATION,
+	FROM_NS,
+	TO_NS,
 	FORMAT_VERSION,
 };
 

@@ -55,10 +55,13 @@ static const char *row_of(enum bm_output_format format)
 /* Values by key in any order; every key on every line; null or empty where absent. */
 START_TEST(rows_carry_every_key_null_or_empty_where_absent)
 {
-	ck_assert_str_eq(row_of(BM_FORMAT_CSV), ",\"a, \"\"quoted\"\" one\",1\n42,,1\n");
+	ck_assert_str_eq(row_of(BM_FORMAT_CSV),
+			 ",\"a, \"\"quoted\"\" one\",,,,,1\n42,,,,,,1\n");
 	ck_assert_str_eq(row_of(BM_FORMAT_JSON),
-			 "{\"ts_ns\":null,\"text\":\"a, \\\"quoted\\\" one\",\"format_version\":1}\n"
-			 "{\"ts_ns\":42,\"text\":null,\"format_version\":1}\n");
+			 "{\"ts_ns\":null,\"text\":\"a, \\\"quoted\\\" one\",\"dev\":null,"
+			 "\"incarnation\":null,\"from_ns\":null,\"to_ns\":null,\"format_version\":1}\n"
+			 "{\"ts_ns\":42,\"text\":null,\"dev\":null,\"incarnation\":null,"
+			 "\"from_ns\":null,\"to_ns\":null,\"format_version\":1}\n");
 }
 END_TEST
 
@@ -92,15 +95,15 @@ START_TEST(a_row_text_too_long_is_cut_and_marked_and_never_overflows)
 	memset(big, 'a', room);
 	big[room] = '\0';
 	line = text_row(r, big, "x");
-	ck_assert_str_eq(line, ",,1\n");
+	ck_assert_str_eq(line, ",,,,,,1\n");
 	ck_assert_uint_eq(r->ntext, 0);
 	free(line);
 	/* Too long: cut, ending in "..." within text[]. */
 	memset(big, 'b', 2 * room);
 	big[2 * room] = '\0';
 	line = text_row(r, big, NULL);
-	ck_assert_uint_eq(strlen(line), 1 + room + strlen(",1\n"));
-	snprintf(want, sizeof(want), "bbb...,1\n");
+	ck_assert_uint_eq(strlen(line), 1 + room + strlen(",,,,,1\n"));
+	snprintf(want, sizeof(want), "bbb...,,,,,1\n");
 	ck_assert_str_eq(line + room + 1 - 6, want);
 	free(line);
 	/* Cut at a character's start, not inside its UTF-8 bytes. */
@@ -109,8 +112,8 @@ START_TEST(a_row_text_too_long_is_cut_and_marked_and_never_overflows)
 		memcpy(big + i, "\xc3\xa9", 2);
 	big[i] = '\0';
 	line = text_row(r, big, NULL);
-	ck_assert_ptr_nonnull(strstr(line, "\xc3\xa9...,1\n"));
-	ck_assert_uint_eq((strlen(line) - strlen(",c...,1\n")) % 2, 0);
+	ck_assert_ptr_nonnull(strstr(line, "\xc3\xa9...,,,,,1\n"));
+	ck_assert_uint_eq((strlen(line) - strlen(",c...,,,,,1\n")) % 2, 0);
 	free(line);
 	free(big);
 	free(r);
