@@ -108,6 +108,7 @@ struct args {
 	struct bm_report_opts opts;
 	const char *file;
 	bool view_set;
+	bool sort_set;
 	bool schema;
 	bool quiet;
 	const char *schema_view;	/* NULL: every view */
@@ -207,6 +208,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	}
 	case OPT_SORT:
+		a->sort_set = true;
 		if (bm_sort_parse(arg, &a->opts.sort) < 0)
 			argp_error(state, "--sort takes dev, name, iops, bytes, util or latency, not "
 				   "'%s'", arg);
@@ -333,7 +335,7 @@ int cmd_report(int argc, char **argv)
 		say("--bins and --interval both give the plot's bins: give one");
 		return 64;
 	}
-	if (a.opts.sort && a.opts.view != BM_VIEW_DISKS && a.opts.view != BM_VIEW_SERIES) {
+	if (a.sort_set && a.opts.view != BM_VIEW_DISKS && a.opts.view != BM_VIEW_SERIES) {
 		say("--sort orders --disks and --interval: give one of them with it");
 		return 64;
 	}
@@ -347,7 +349,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (a.opts.plot && !strcmp(a.opts.plot, "-") && a.view_set) {
 		say("--plot=- writes the plot to standard output: give no other view with it");
-		return 1;
+		return 64;
 	}
 	if (!a.opts.jobs) {
 		long online = sysconf(_SC_NPROCESSORS_ONLN);

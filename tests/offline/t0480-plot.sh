@@ -58,6 +58,8 @@ for bad in "--bins 0" "--bins x" "--bins 100001"; do
 	rc=0; "$BLKMAP" report --plot "$T/x.svg" $bad "$rec" >/dev/null 2>&1 || rc=$?
 	[ $rc -eq 64 ] || fail "$bad: exit $rc"
 done
+rc=0; "$BLKMAP" report --plot=- --disks "$rec" >/dev/null 2>"$T/err" || rc=$?
+[ $rc -eq 64 ] && grep -q "give no other view" "$T/err" || fail "--plot=- --disks: exit $rc"
 rc=0; "$BLKMAP" report --bins 5 "$rec" >/dev/null 2>"$T/err" || rc=$?
 [ $rc -eq 64 ] && grep -q "give --plot" "$T/err" || fail "--bins without --plot: exit $rc"
 note "--bins and --interval set the plot's bins"
