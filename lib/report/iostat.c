@@ -83,6 +83,14 @@ void bm_iostat_disk(struct bm_iostat *s, const struct bm_disk_stats *d)
 	      d->model == BM_IO_BIO ? 0 : d->flush_ns);
 }
 
+void bm_iostat_item_disk(struct bm_iostat_item *it, const struct bm_disk_stats *d)
+{
+	it->d = d;
+	it->span = d->span;
+	it->dev = d->dev;
+	bm_iostat_disk(&it->s, d);
+}
+
 bool bm_iostat_bin(struct bm_iostat *s, const struct bm_disk_stats *d, size_t i)
 {
 	const struct bm_series *ser = d->series;
@@ -220,29 +228,41 @@ static double sort_value(const struct bm_iostat *s, int sort)
 	return isnan(v) ? -INFINITY : v;	/* unknown: last */
 }
 
-static int by_dev(const struct bm_iostat_item *a, const struct bm_iostat_item *b)
+/* When @it's incarnation began: its life in the window, or its add. */
+static uint64_t began(const struct bm_iostat_item *it)
 {
-	if (a->d->dev != b->d->dev)
-		return a->d->dev < b->d->dev ? -1 : 1;
-	return (a->d->life_from > b->d->life_from) - (a->d->life_from < b->d->life_from);
+	if (it->d)
+		return it->d->life_from;
+	return it->span && it->span->from.known ? it->span->from.lo : 0;
 }
 
-static int by_sort(const void *x, const void *y, void *sort_p)
+static int by_dev(const struct bm_iostat_item *a, const struct bm_iostat_item *b)
 {
-	const struct bm_iostat_item *a = x, *b = y;
-	int sort = *(const int *)sort_p, r;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return (began(a) > began(b)) - (began(a) < began(b));
+}
+
+int bm_iostat_cmp(const struct bm_iostat_item *a, const struct bm_iostat_item *b, int sort)
+{
 	double va, vb;
+	int r;
 
 	if (sort == BM_SORT_DEV)
 		return by_dev(a, b);
 	if (sort == BM_SORT_NAME) {
-		r = strcmp(a->d->span ? a->d->span->name : "", b->d->span ? b->d->span->name : "");
+		r = strcmp(a->span ? a->span->name : "", b->span ? b->span->name : "");
 		return r ? r : by_dev(a, b);
 	}
 	va = sort_value(&a->s, sort);
 	vb = sort_value(&b->s, sort);
 	r = (va < vb) - (va > vb);
 	return r ? r : by_dev(a, b);
+}
+
+static int by_sort(const void *x, const void *y, void *sort_p)
+{
+	return bm_iostat_cmp(x, y, *(const int *)sort_p);
 }
 
 void bm_iostat_sort(struct bm_iostat_item *items, size_t n, int sort)

@@ -87,9 +87,13 @@ void bm_view_series(FILE *out, enum bm_output_format format, const struct bm_ana
 		uint64_t from = o->since + i * width, end = o->until + 1;
 		uint64_t to = i + 1 == nbins || from + width > end ? end : from + width;
 
-		for (j = 0, k = 0; j < n; j++)
-			if (bm_iostat_bin(&items[k].s, disks[j], i))
-				items[k++].d = disks[j];
+		for (j = 0, k = 0; j < n; j++) {
+			if (!bm_iostat_bin(&items[k].s, disks[j], i))
+				continue;
+			items[k].d = disks[j];
+			items[k].span = disks[j]->span;
+			items[k++].dev = disks[j]->dev;
+		}
 		bm_iostat_sort(items, k, o->sort);
 		for (j = 0; j < k; j++) {
 			if (r)

@@ -50,11 +50,6 @@ static double seconds(const struct bm_disk_stats *d)
 	return (d->life_to - d->life_from) / 1e9;
 }
 
-static double per_second(uint64_t n, const struct bm_disk_stats *d)
-{
-	return seconds(d) > 0 ? n / seconds(d) : 0;
-}
-
 static double us(uint64_t ns)
 {
 	return ns / 1000.0;
@@ -179,10 +174,8 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 
 	if (!items)
 		return;
-	for (i = 0; i < n; i++) {
-		items[i].d = disks[i];
-		bm_iostat_disk(&items[i].s, disks[i]);
-	}
+	for (i = 0; i < n; i++)
+		bm_iostat_item_disk(&items[i], disks[i]);
 	bm_iostat_sort(items, n, sort);
 	if (format != BM_FORMAT_TEXT) {
 		r = malloc(sizeof(*r));
@@ -436,47 +429,25 @@ const char *bm_span_state(const struct bm_span *s, uint64_t from, uint64_t to)
 
 /* An incarnation in the interval: with I/O (@d), or only new or gone in it. */
 struct interval_row {
-	const struct bm_span *span;
-	uint32_t dev;
-	const struct bm_disk_stats *d;
+	struct bm_iostat_item it;	/* it.d NULL: no I/O in the interval */
 	const char *state;	/* bm_span_state()'s */
 };
-
-static double row_value(const struct interval_row *r, enum bm_interval_sort order)
-{
-	const struct bm_disk_stats *d = r->d;
-
-	if (!d)
-		return 0;
-	switch (order) {
-	case BM_SORT_IOPS:
-		return per_second(d->reads + d->writes, d);
-	case BM_SORT_BYTES:
-		return per_second(d->read_bytes + d->write_bytes, d);
-	case BM_SORT_UTIL:
-		return seconds(d) > 0 ? d->busy_ns / seconds(d) : 0;
-	default:
-		return bm_hist_percentile(d->d2c.count ? &d->d2c : &d->q2c, 99);
-	}
-}
 
 static int by_order(const void *x, const void *y, void *order_p)
 {
 	const struct interval_row *a = x, *b = y;
-	enum bm_interval_sort order = *(const enum bm_interval_sort *)order_p;
-	double va, vb;
 
-	if (order == BM_SORT_DEV) {
-		if (a->dev != b->dev)
-			return a->dev < b->dev ? -1 : 1;
-		return a->span && b->span ? (a->span->from.lo > b->span->from.lo) -
-					    (a->span->from.lo < b->span->from.lo) : 0;
-	}
-	if (order == BM_SORT_NAME)
-		return strcmp(a->span ? a->span->name : "", b->span ? b->span->name : "");
-	va = row_value(a, order);
-	vb = row_value(b, order);
-	return (va < vb) - (va > vb);
+	return bm_iostat_cmp(&a->it, &b->it, *(const int *)order_p);
+}
+
+/* An incarnation with no I/O in the interval: zeros, and means of none. */
+static void no_io(struct bm_iostat_item *it, const struct bm_span *s)
+{
+	memset(it, 0, sizeof(*it));
+	it->span = s;
+	it->dev = s->dev;
+	it->s.r_await_ms = it->s.w_await_ms = it->s.r_d2c_ms = it->s.w_d2c_ms = NAN;
+	it->s.f_await_ms = NAN;
 }
 
 /* The rows: incarnations with I/O, and those that came or went in the window. */
@@ -490,23 +461,22 @@ static struct interval_row *interval_rows(const struct bm_analysis *a, const str
 	if (!rows)
 		return NULL;
 	for (i = 0; i < n; i++)
-		rows[k++] = (struct interval_row){ .span = disks[i]->span, .dev = disks[i]->dev,
-						   .d = disks[i] };
+		bm_iostat_item_disk(&rows[k++].it, disks[i]);
 	for (i = 0; i < nspans; i++) {
 		const struct bm_span *s = bm_map_span(map, i);
 		const char *state = bm_span_state(s, o->since, o->until + 1);
 
 		if (!bm_span_filter_match(o->filter, s, s->dev))
 			continue;
-		for (j = 0; j < n && rows[j].span != s; j++)
+		for (j = 0; j < n && rows[j].it.span != s; j++)
 			;
 		if (j == n && state[0])
-			rows[k++] = (struct interval_row){ .span = s, .dev = s->dev };
+			no_io(&rows[k++].it, s);
 		if (j == n && !state[0])
 			continue;
 		rows[j == n ? k - 1 : j].state = state;
 	}
-	qsort_r(rows, k, sizeof(*rows), by_order, (void *)&o->sort);
+	qsort_r(rows, k, sizeof(*rows), by_order, &(int){ o->sort });
 	*count = k;
 	return rows;
 }
@@ -515,66 +485,54 @@ static struct interval_row *interval_rows(const struct bm_analysis *a, const str
 static void interval_csv(struct bm_row *row, const struct interval_row *r,
 			 const struct bm_interval_opts *o)
 {
+	const struct bm_iostat *st = &r->it.s;
+	const struct bm_span *s = r->it.span;
 	char dev[16];
-	struct bm_iostat st;
 
 	bm_row_u64(row, "time_ns", o->until);
 	bm_row_num(row, "interval_s", (o->until - o->since) / 1e9);
-	if (r->span) {
-		bm_row_str(row, "name", r->span->name);
-		row_text(row, "dm", r->span->dm);
+	if (s) {
+		bm_row_str(row, "name", s->name);
+		row_text(row, "dm", s->dm);
 	}
-	row_span(row, r->span);
-	bm_row_str(row, "dev", bm_dev_str(r->dev, dev, sizeof(dev)));
+	row_span(row, s);
+	bm_row_str(row, "dev", bm_dev_str(r->it.dev, dev, sizeof(dev)));
 	row_text(row, "state", r->state ? r->state : "");
-	if (r->d) {
-		bm_iostat_disk(&st, r->d);
-	} else {
-		memset(&st, 0, sizeof(st));
-		st.r_await_ms = st.w_await_ms = st.r_d2c_ms = st.w_d2c_ms = NAN;
-		st.f_await_ms = NAN;
+	bm_row_u64(row, "reads", st->reads);
+	bm_row_u64(row, "writes", st->writes);
+	bm_row_u64(row, "read_bytes", st->read_bytes);
+	bm_row_u64(row, "write_bytes", st->write_bytes);
+	bm_row_u64(row, "others", st->others);
+	if (r->it.d) {
+		bm_row_num(row, "seconds", st->seconds);
+		bm_row_u64(row, "window_from_ns", st->from);
+		bm_row_u64(row, "window_to_ns", st->to);
 	}
-	bm_row_u64(row, "reads", st.reads);
-	bm_row_u64(row, "writes", st.writes);
-	bm_row_u64(row, "read_bytes", st.read_bytes);
-	bm_row_u64(row, "write_bytes", st.write_bytes);
-	bm_row_u64(row, "others", st.others);
-	if (r->d) {
-		bm_row_num(row, "seconds", st.seconds);
-		bm_row_u64(row, "window_from_ns", st.from);
-		bm_row_u64(row, "window_to_ns", st.to);
-	}
-	bm_iostat_row(row, &st, true);
+	bm_iostat_row(row, st, true);
 	bm_row_end(row);
 }
 
 static void interval_text(FILE *out, const struct interval_row *r)
 {
-	struct bm_iostat st;
+	const struct bm_iostat *st = &r->it.s;
+	const struct bm_span *s = r->it.span;
 	char dev[16], name[200];
 	int j;
 
-	bm_dev_str(r->dev, dev, sizeof(dev));
-	snprintf(name, sizeof(name), "%s%s%s%s%s%s%s", r->span ? r->span->name : "?",
-		 r->span && r->span->dm[0] ? " [" : "", r->span ? r->span->dm : "",
-		 r->span && r->span->dm[0] ? "]" : "", r->state && r->state[0] ? " (" : "",
-		 r->state ? r->state : "", r->state && r->state[0] ? ")" : "");
-	if (r->d) {
-		bm_iostat_disk(&st, r->d);
-	} else {
-		memset(&st, 0, sizeof(st));
-		st.r_await_ms = st.w_await_ms = st.r_d2c_ms = st.w_d2c_ms = NAN;
-		st.f_await_ms = NAN;
-	}
+	bm_dev_str(r->it.dev, dev, sizeof(dev));
+	snprintf(name, sizeof(name), "%s%s%s%s%s%s%s", s ? s->name : "?",
+		 s && s->dm[0] ? " [" : "", s ? s->dm : "", s && s->dm[0] ? "]" : "",
+		 r->state && r->state[0] ? " (" : "", r->state ? r->state : "",
+		 r->state && r->state[0] ? ")" : "");
 	fprintf(out, "%-20s %-8s", name, dev);
-	bm_iostat_text(out, &st);
+	bm_iostat_text(out, st);
 	for (j = 0; j < 2; j++) {
-		if (!st.lat_count[j]) {
+		if (!st->lat_count[j]) {
 			fprintf(out, " %10s %10s %10s", "-", "-", "-");
 			continue;
 		}
-		fprintf(out, " %10.3f %10.3f %10.3f", st.lat_p50_us[j] / 1e3, st.lat_p99_us[j] / 1e3,
-			st.lat_max_us[j] / 1e3);
+		fprintf(out, " %10.3f %10.3f %10.3f", st->lat_p50_us[j] / 1e3,
+			st->lat_p99_us[j] / 1e3, st->lat_max_us[j] / 1e3);
 	}
 	putc('\n', out);
 }

@@ -7,6 +7,7 @@
 #include "blkmap/map/map.h"
 #include "blkmap/report/report.h"
 #include "blkmap/report/summaries.h"
+#include <stdlib.h>
 #include "blkmap/util/error.h"
 
 #include "helpers.h"
@@ -45,6 +46,48 @@ START_TEST(a_recording_without_map_records_says_so_and_names_nothing)
 }
 END_TEST
 
+/*
+ * blkmap top's rows by name: those of one name (a name's incarnations, a
+ * stack's idle ones) by device number and incarnation, whatever the order
+ * they were found in (with I/O first, then those only added or removed).
+ */
+START_TEST(an_interval_orders_rows_alike_by_number_and_incarnation)
+{
+	struct bm_report_opts opts = { .view = BM_VIEW_INTERVAL, .format = BM_FORMAT_CSV,
+				       .sort = BM_SORT_NAME, .jobs = 1 };
+	char *out = NULL, *line, *next, last_name[64] = "";
+	double last_key = -1;
+	unsigned pairs = 0;
+	size_t size;
+	FILE *f = open_memstream(&out, &size);
+
+	ck_assert_msg(bm_report("tests/data/host-hotplug.dat", &opts, f) == 0, "%s",
+		      bm_error_message());
+	fclose(f);
+	for (line = strchr(out, '\n') + 1; *line; line = next) {
+		const char *name = strchr(strchr(line, ',') + 1, ',') + 1;
+		const char *inc = strchr(line, '#');
+		double key;
+
+		next = strchr(line, '\n') + 1;
+		/* MAJ:MIN#N as one number, in the order of number, then incarnation. */
+		while (inc > line && inc[-1] != ',')
+			inc--;
+		key = strtoul(inc, NULL, 10) * 1e9 + strtoul(strchr(inc, ':') + 1, NULL, 10) * 1e3 +
+		      strtoul(strchr(inc, '#') + 1, NULL, 10);
+		if (!strncmp(name, last_name, strlen(last_name)) &&
+		    name[strlen(last_name)] == ',') {
+			ck_assert_msg(key > last_key, "rows of %s out of order: %s", last_name, out);
+			pairs++;
+		}
+		snprintf(last_name, sizeof(last_name), "%.*s", (int)strcspn(name, ","), name);
+		last_key = key;
+	}
+	ck_assert_msg(pairs >= 2, "premise missing: %u rows after one of the same name", pairs);
+	free(out);
+}
+END_TEST
+
 /* One word for an interval's state, in blkmap top and report --interval alike. */
 START_TEST(an_add_and_a_removal_fall_in_one_interval_each)
 {
@@ -73,6 +116,7 @@ Suite *suite_report(void)
 
 	tcase_add_test(tc, a_recording_without_map_records_says_so_and_names_nothing);
 	tcase_add_test(tc, an_add_and_a_removal_fall_in_one_interval_each);
+	tcase_add_test(tc, an_interval_orders_rows_alike_by_number_and_incarnation);
 	suite_add_tcase(s, tc);
 	return s;
 }
