@@ -516,15 +516,19 @@ static void interval_text(FILE *out, const struct interval_row *r)
 {
 	const struct bm_iostat *st = &r->it.s;
 	const struct bm_span *s = r->it.span;
-	char dev[16], name[200];
+	char dev[40], name[200];
 	int j;
 
-	bm_dev_str(r->it.dev, dev, sizeof(dev));
+	/* The incarnation's key, as every view shows it. */
+	if (s)
+		bm_span_key(s, dev, sizeof(dev));
+	else
+		bm_dev_str(r->it.dev, dev, sizeof(dev));
 	snprintf(name, sizeof(name), "%s%s%s%s%s%s%s", s ? s->name : "?",
 		 s && s->dm[0] ? " [" : "", s ? s->dm : "", s && s->dm[0] ? "]" : "",
 		 r->state && r->state[0] ? " (" : "", r->state ? r->state : "",
 		 r->state && r->state[0] ? ")" : "");
-	fprintf(out, "%-20s %-8s", name, dev);
+	fprintf(out, "%-20s %-10s", name, dev);
 	bm_iostat_text(out, st);
 	for (j = 0; j < 2; j++) {
 		if (!st->lat_count[j]) {
@@ -552,7 +556,7 @@ void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_a
 		return;
 	}
 	if (format == BM_FORMAT_TEXT && o->header) {
-		fprintf(out, "%-20s %-8s", "NAME", "DEV");
+		fprintf(out, "%-20s %-10s", "NAME", "DEV#N");
 		bm_iostat_text_header(out);
 		fprintf(out, " %10s %10s %10s %10s %10s %10s\n", "Q2C_p50_ms", "p99_ms", "max_ms",
 			"D2C_p50_ms", "p99_ms", "max_ms");
