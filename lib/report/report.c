@@ -705,7 +705,8 @@ static int window(struct report *r)
 int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 {
 	struct report r = { .opts = opts, .out = out };
-	int ret = -1, cpu;
+	int ret = -1, err = 0, cpu;
+	ssize_t listed;
 
 	if (opts->plot && bm_plot_check(opts->plot, path) < 0)
 		return -1;
@@ -740,13 +741,13 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		goto out;
 	switch (opts->view) {
 	case BM_VIEW_MAP:
-		bm_view_map(out, opts->format, r.map, &(struct bm_map_view_opts){
+		err = bm_view_map(out, opts->format, r.map, &(struct bm_map_view_opts){
 			.filter = &opts->devices, .since = r.since, .until = r.until,
 			.losses = r.pass.losses, .nlosses = r.pass.nlosses,
 			.no_header = opts->no_header });
 		break;
 	case BM_VIEW_CONFLICTS:
-		bm_view_conflicts(out, opts->format, r.map, &(struct bm_map_view_opts){
+		err = bm_view_conflicts(out, opts->format, r.map, &(struct bm_map_view_opts){
 			.no_header = opts->no_header });
 		break;
 	case BM_VIEW_EVENTS:
@@ -756,32 +757,39 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 			goto out;
 		break;
 	case BM_VIEW_DISKS:
-		bm_view_disks(out, opts->format, r.analysis, !opts->no_header, opts->sort);
+		err = bm_view_disks(out, opts->format, r.analysis, !opts->no_header, opts->sort);
 		break;
 	case BM_VIEW_LATENCY:
-		bm_view_latency(out, opts->format, r.analysis, !opts->no_header);
+		err = bm_view_latency(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_TOP:
-		r.listed = bm_view_top(out, opts->format, r.analysis, !opts->no_header, r.tep,
-				       process_filter_set(opts) ? top_wanted : NULL, &r);
-		if (process_filter_set(opts) && !r.listed && nothing_matched(&r) < 0)
+		listed = bm_view_top(out, opts->format, r.analysis, !opts->no_header, r.tep,
+				     process_filter_set(opts) ? top_wanted : NULL, &r);
+		err = listed < 0 ? -1 : 0;
+		r.listed = listed < 0 ? 0 : listed;
+		if (!err && process_filter_set(opts) && !r.listed && nothing_matched(&r) < 0)
 			goto out;
 		break;
 	case BM_VIEW_STACK:
-		bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
+		err = bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_INTERVAL:
-		bm_view_interval(out, opts->format, r.analysis, r.map, &(struct bm_interval_opts){
+		err = bm_view_interval(out, opts->format, r.analysis, r.map,
+				       &(struct bm_interval_opts){
 			.since = r.io_since, .until = r.until, .header = !opts->no_header,
 			.sort = opts->sort, .filter = &opts->devices });
 		break;
 	case BM_VIEW_SERIES:
-		bm_view_series(out, opts->format, r.analysis, &(struct bm_series_opts){
+		err = bm_view_series(out, opts->format, r.analysis, &(struct bm_series_opts){
 			.since = r.io_since, .until = r.until, .header = !opts->no_header,
 			.sort = opts->sort });
 		break;
 	case BM_VIEW_NONE:
 		break;
+	}
+	if (err < 0) {
+		bm_error_errno("cannot report '%s'", path);
+		goto out;
 	}
 	if (opts->plot && bm_plot(opts->plot, r.analysis, r.io_since, r.until) < 0)
 		goto out;

@@ -62,14 +62,15 @@ static void series_row(struct bm_row *r, const struct bm_iostat_item *it, uint64
 	bm_row_end(r);
 }
 
-void bm_view_series(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		    const struct bm_series_opts *o)
+int bm_view_series(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   const struct bm_series_opts *o)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t n = bm_analysis_disks(a, &disks), nbins, i, j, k;
 	struct bm_iostat_item *items = calloc(n ? n : 1, sizeof(*items));
 	struct bm_row *r = format == BM_FORMAT_TEXT ? NULL : malloc(sizeof(*r));
 	uint64_t width;
+	int ret = -1;
 
 	nbins = bm_analysis_bins(a, &width);
 	if (!items || (format != BM_FORMAT_TEXT && !r))
@@ -102,7 +103,9 @@ void bm_view_series(FILE *out, enum bm_output_format format, const struct bm_ana
 				series_text(out, &items[j], from, to);
 		}
 	}
+	ret = 0;
 out:
 	free(items);
 	free(r);
+	return ret;
 }

@@ -164,8 +164,8 @@ static void disks_text(FILE *out, const struct bm_disk_stats *d)
 		bound_time(d->span, false, to, sizeof(to)));
 }
 
-void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header, int sort)
+int bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		  bool header, int sort)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks), lost = 0;
@@ -173,7 +173,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 	struct bm_row *r = NULL;
 
 	if (!items)
-		return;
+		return -1;
 	for (i = 0; i < n; i++)
 		bm_iostat_item_disk(&items[i], disks[i]);
 	bm_iostat_sort(items, n, sort);
@@ -181,7 +181,7 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 		r = malloc(sizeof(*r));
 		if (!r) {
 			free(items);
-			return;
+			return -1;
 		}
 		bm_row_start(r, out, format, bm_schema_find("disks"));
 	}
@@ -207,11 +207,12 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 		fputs("* events were lost while it existed: its figures may lack some I/O\n", out);
 	if (format == BM_FORMAT_TEXT && bm_analysis_stack(a, &(const struct bm_stack_row *){ 0 })) {
 		fputs("\nStacked: I/O that reached a device from the one it was submitted to\n", out);
-		bm_view_stack(out, format, a, true);
+		return bm_view_stack(out, format, a, true);
 	}
+	return 0;
 }
 
-/* A view's rows, or NULL for text (and on no memory, with nothing written). */
+/* A view's rows, or NULL for text (and on no memory, with nothing written: errno ENOMEM). */
 static struct bm_row *rows_start(FILE *out, enum bm_output_format format, const char *view,
 				 bool header)
 {
@@ -249,8 +250,8 @@ static void stack_row(struct bm_row *r, const struct bm_stack_row *s)
 	bm_row_end(r);
 }
 
-void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header)
+int bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		  bool header)
 {
 	const struct bm_stack_row *rows;
 	size_t i, n = bm_analysis_stack(a, &rows);
@@ -260,7 +261,7 @@ void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_anal
 		fprintf(out, "%-14s %-10s %-24s %-10s %8s %8s %10s %10s\n", "NAME", "DEV#N", "VIA",
 			"VIA_DEV#N", "READS", "WRITES", "READ_KB", "WRITE_KB");
 	else if (!row)
-		return;
+		return -1;
 	for (i = 0; i < n; i++) {
 		const struct bm_stack_row *r = &rows[i];
 		char dev[40], via_dev[40], lower[200], upper[200];
@@ -277,10 +278,11 @@ void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_anal
 			r->read_bytes / 1024.0, r->write_bytes / 1024.0);
 	}
 	free(row);
+	return 0;
 }
 
-void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		     bool header)
+int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		    bool header)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks);
@@ -288,7 +290,7 @@ void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_an
 	int k;
 
 	if (format != BM_FORMAT_TEXT && !row)
-		return;
+		return -1;
 	for (i = 0; i < n; i++) {
 		const struct bm_disk_stats *d = disks[i];
 		const struct bm_hist *h = d->d2c.count ? &d->d2c : &d->q2c;
@@ -342,6 +344,7 @@ void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_an
 		}
 	}
 	free(row);
+	return 0;
 }
 
 static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *comm)
@@ -363,7 +366,7 @@ static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *
 	bm_row_end(row);
 }
 
-size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		   bool header, struct tep_handle *tep,
 		   bool (*wanted)(int pid, const char *comm, void *ctx), void *ctx)
 {
@@ -375,7 +378,7 @@ size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_anal
 		fprintf(out, "%-14s %-10s %7s %-16s %8s %8s %10s %10s\n", "NAME", "DEV#N", "PID",
 			"COMM", "READS", "WRITES", "READ_KB", "WRITE_KB");
 	else if (!row)
-		return 0;
+		return -1;
 	for (i = 0; i < n; i++) {
 		const struct bm_top_row *r = &rows[i];
 		const char *comm = r->pid ? tep_data_comm_from_pid(tep, r->pid) : "<idle>";
@@ -541,19 +544,19 @@ static void interval_text(FILE *out, const struct interval_row *r)
 	putc('\n', out);
 }
 
-void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		      const struct bm_map *map, const struct bm_interval_opts *o)
+int bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		     const struct bm_map *map, const struct bm_interval_opts *o)
 {
 	struct bm_row *row = rows_start(out, format, "interval", o->header);
 	struct interval_row *rows;
 	size_t i, n;
 
 	if (format != BM_FORMAT_TEXT && !row)
-		return;
+		return -1;
 	rows = interval_rows(a, map, o, &n);
 	if (!rows) {
 		free(row);
-		return;
+		return -1;
 	}
 	if (format == BM_FORMAT_TEXT && o->header) {
 		fprintf(out, "%-20s %-10s", "NAME", "DEV#N");
@@ -569,4 +572,5 @@ void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_a
 	}
 	free(rows);
 	free(row);
+	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/report/output.h"
@@ -16,18 +17,22 @@
 struct tep_handle;
 struct bm_map;
 
-/* @header: CSV's header row (--no-header leaves it out); ordered by @sort (enum bm_interval_sort). */
-void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header, int sort);
-void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		     bool header);
-/* Rows of the processes @wanted says (NULL: all); the rows written. */
-size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+/*
+ * The views return 0, or -1 (errno set: no memory) with the view cut short.
+ * @header: CSV's header row (--no-header leaves it out); ordered by @sort
+ * (enum bm_interval_sort).
+ */
+int bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		  bool header, int sort);
+int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		    bool header);
+/* Rows of the processes @wanted says (NULL: all); the rows written, or -1. */
+ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		   bool header, struct tep_handle *tep,
 		   bool (*wanted)(int pid, const char *comm, void *ctx), void *ctx);
 /* Per lower incarnation, the I/O that came down to it from each upper one (dm, md, partition). */
-void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header);
+int bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		  bool header);
 
 /*
  * What became of incarnation @s within [@from, @to): "new" (its life began
@@ -55,8 +60,8 @@ struct bm_interval_opts {
  * removed in it (marked), iostat's rates, depth and utilisation, and Q2C
  * and D2C p50, p99 and max.
  */
-void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		      const struct bm_map *map, const struct bm_interval_opts *o);
+int bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		     const struct bm_map *map, const struct bm_interval_opts *o);
 
 struct bm_series_opts {
 	uint64_t since, until;	/* the window: the first interval starts at since */
@@ -68,7 +73,7 @@ struct bm_series_opts {
  * --interval: per interval of the analysis' series, a row per incarnation
  * alive in it, with the interval view's keys.
  */
-void bm_view_series(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		    const struct bm_series_opts *o);
+int bm_view_series(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   const struct bm_series_opts *o);
 
 #endif
