@@ -69,18 +69,33 @@ static void row_text(struct bm_row *r, const char *key, const char *s)
 		bm_row_str(r, key, s);
 }
 
-/* The keys every per-incarnation row has: incarnation, from_ns, to_ns. */
-static void row_span(struct bm_row *r, const struct bm_span *s)
+/*
+ * The keys every per-incarnation row has: name, incarnation, from_ns,
+ * to_ns (of @s, if any fits) and dev (@dev).
+ */
+static void row_span(struct bm_row *r, const struct bm_span *s, uint32_t dev)
 {
 	char key[40];
 
+	bm_row_str(r, "dev", bm_dev_str(dev, key, sizeof(key)));
 	if (!s)
 		return;
+	bm_row_str(r, "name", s->name);
 	bm_row_str(r, "incarnation", bm_span_key(s, key, sizeof(key)));
 	if (s->from.known)
 		bm_row_u64(r, "from_ns", s->from.hi);
 	if (s->to.known)
 		bm_row_u64(r, "to_ns", s->to.hi);
+}
+
+/* The I/O a row counts. */
+static void row_counts(struct bm_row *r, uint64_t reads, uint64_t writes, uint64_t read_bytes,
+		       uint64_t write_bytes)
+{
+	bm_row_u64(r, "reads", reads);
+	bm_row_u64(r, "writes", writes);
+	bm_row_u64(r, "read_bytes", read_bytes);
+	bm_row_u64(r, "write_bytes", write_bytes);
 }
 
 /* The incarnation in text: its key, and when it came and went ("-": outside the recording). */
@@ -108,11 +123,9 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 						{ "d2c_count", "d2c_avg_us", "d2c_max_us" } };
 	const struct bm_hist *lat[2] = { &d->q2c, &d->d2c };
 	struct bm_iostat st;
-	char dev[16];
 	int j, k;
 
 	if (d->span) {
-		bm_row_str(r, "name", d->span->name);
 		row_text(r, "parent", d->span->parent);
 		row_text(r, "dm", d->span->dm);
 		if (d->span->diskseq)
@@ -120,12 +133,8 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 		row_text(r, "serial", d->span->serial);
 		bm_row_str(r, "kind", kind_of(d));
 	}
-	row_span(r, d->span);
-	bm_row_str(r, "dev", bm_dev_str(d->dev, dev, sizeof(dev)));
-	bm_row_u64(r, "reads", d->reads);
-	bm_row_u64(r, "writes", d->writes);
-	bm_row_u64(r, "read_bytes", d->read_bytes);
-	bm_row_u64(r, "write_bytes", d->write_bytes);
+	row_span(r, d->span, d->dev);
+	row_counts(r, d->reads, d->writes, d->read_bytes, d->write_bytes);
 	bm_row_str(r, "basis", model_of(d));
 	bm_row_u64(r, "window_from_ns", d->life_from);
 	bm_row_u64(r, "window_to_ns", d->life_to);
@@ -233,20 +242,14 @@ static void stack_row(struct bm_row *r, const struct bm_stack_row *s)
 {
 	char dev[16], key[40];
 
-	if (s->lower->span)
-		bm_row_str(r, "name", s->lower->span->name);
-	row_span(r, s->lower->span);
-	bm_row_str(r, "dev", bm_dev_str(s->lower->dev, dev, sizeof(dev)));
+	row_span(r, s->lower->span, s->lower->dev);
 	if (s->upper->span) {
 		bm_row_str(r, "via", s->upper->span->name);
 		row_text(r, "via_dm", s->upper->span->dm);
 		bm_row_str(r, "via_incarnation", bm_span_key(s->upper->span, key, sizeof(key)));
 	}
 	bm_row_str(r, "via_dev", bm_dev_str(s->upper->dev, dev, sizeof(dev)));
-	bm_row_u64(r, "reads", s->reads);
-	bm_row_u64(r, "writes", s->writes);
-	bm_row_u64(r, "read_bytes", s->read_bytes);
-	bm_row_u64(r, "write_bytes", s->write_bytes);
+	row_counts(r, s->reads, s->writes, s->read_bytes, s->write_bytes);
 	bm_row_end(r);
 }
 
@@ -326,10 +329,7 @@ int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_ana
 			int w = most ? (int)(40 * buckets[k] / most) : 0;
 
 			if (row) {
-				if (d->span)
-					bm_row_str(row, "name", d->span->name);
-				row_span(row, d->span);
-				bm_row_str(row, "dev", dev);
+				row_span(row, d->span, d->dev);
 				bm_row_str(row, "latency", which);
 				bm_row_u64(row, "from_us", lo);
 				bm_row_u64(row, "to_us", hi);
@@ -349,20 +349,13 @@ int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_ana
 
 static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *comm)
 {
-	char dev[16];
 
-	if (r->disk->span) {
-		bm_row_str(row, "name", r->disk->span->name);
+	if (r->disk->span)
 		row_text(row, "dm", r->disk->span->dm);
-	}
-	row_span(row, r->disk->span);
-	bm_row_str(row, "dev", bm_dev_str(r->disk->dev, dev, sizeof(dev)));
+	row_span(row, r->disk->span, r->disk->dev);
 	bm_row_int(row, "pid", r->pid);
 	bm_row_str(row, "comm", comm);
-	bm_row_u64(row, "reads", r->reads);
-	bm_row_u64(row, "writes", r->writes);
-	bm_row_u64(row, "read_bytes", r->read_bytes);
-	bm_row_u64(row, "write_bytes", r->write_bytes);
+	row_counts(row, r->reads, r->writes, r->read_bytes, r->write_bytes);
 	bm_row_end(row);
 }
 
@@ -490,21 +483,14 @@ static void interval_csv(struct bm_row *row, const struct interval_row *r,
 {
 	const struct bm_iostat *st = &r->it.s;
 	const struct bm_span *s = r->it.span;
-	char dev[16];
 
 	bm_row_u64(row, "time_ns", o->until);
 	bm_row_num(row, "interval_s", (o->until - o->since) / 1e9);
-	if (s) {
-		bm_row_str(row, "name", s->name);
+	if (s)
 		row_text(row, "dm", s->dm);
-	}
-	row_span(row, s);
-	bm_row_str(row, "dev", bm_dev_str(r->it.dev, dev, sizeof(dev)));
+	row_span(row, s, r->it.dev);
 	row_text(row, "state", r->state ? r->state : "");
-	bm_row_u64(row, "reads", st->reads);
-	bm_row_u64(row, "writes", st->writes);
-	bm_row_u64(row, "read_bytes", st->read_bytes);
-	bm_row_u64(row, "write_bytes", st->write_bytes);
+	row_counts(row, st->reads, st->writes, st->read_bytes, st->write_bytes);
 	bm_row_u64(row, "others", st->others);
 	if (r->it.d) {
 		bm_row_num(row, "seconds", st->seconds);
