@@ -935,12 +935,7 @@ void bm_analysis_finish(struct bm_analysis *a)
 			d->model = d->rq_counts[0] + d->rq_counts[1] + d->rq_counts[4] ?
 				   BM_IO_REQUEST : BM_IO_BIO;
 		c = d->model == BM_IO_BIO ? d->bio_counts : d->rq_counts;
-		d->reads = c[0];
-		d->writes = c[1];
-		d->read_bytes = c[2];
-		d->write_bytes = c[3];
-		d->others = c[4];
-		d->flushes = c[5];
+		AN_SET_COUNTS(d, c);
 		d->flush_ns = d->model == BM_IO_BIO ? 0 : d->rq_flush_ns;
 		/*
 		 * From the earliest possible add to the latest possible removal,

@@ -56,6 +56,19 @@ static void rates(struct bm_iostat *s, const uint64_t lat_sum[2][2], const uint6
 	s->f_await_ms = s->flushes && flush_ns > 0 ? flush_ns / 1e6 / s->flushes : NAN;
 }
 
+/* The counts and times @src (a disk, or one of its bins) holds, into @s. */
+#define COPY_COUNTS(s, src)							\
+	do {									\
+		(s)->reads = (src)->reads;					\
+		(s)->writes = (src)->writes;					\
+		(s)->read_bytes = (src)->read_bytes;				\
+		(s)->write_bytes = (src)->write_bytes;				\
+		(s)->others = (src)->others;					\
+		(s)->flushes = (src)->flushes;					\
+		(s)->busy_ns = (src)->busy_ns;					\
+		(s)->queue_ns = (src)->queue_ns;				\
+	} while (0)
+
 void bm_iostat_disk(struct bm_iostat *s, const struct bm_disk_stats *d)
 {
 	const struct bm_hist *h[2] = { &d->q2c, &d->d2c };
@@ -65,14 +78,7 @@ void bm_iostat_disk(struct bm_iostat *s, const struct bm_disk_stats *d)
 	s->from = d->life_from;
 	s->to = d->life_to;
 	s->seconds = (d->life_to - d->life_from) / 1e9;
-	s->reads = d->reads;
-	s->writes = d->writes;
-	s->read_bytes = d->read_bytes;
-	s->write_bytes = d->write_bytes;
-	s->others = d->others;
-	s->flushes = d->flushes;
-	s->busy_ns = d->busy_ns;
-	s->queue_ns = d->queue_ns;
+	COPY_COUNTS(s, d);
 	for (k = 0; k < 2; k++) {
 		s->lat_count[k] = h[k]->count;
 		s->lat_p50_us[k] = bm_hist_percentile(h[k], 50) / 1e3;
@@ -115,14 +121,7 @@ bool bm_iostat_bin(struct bm_iostat *s, const struct bm_disk_stats *d, size_t i)
 	s->from = from;
 	s->to = to;
 	s->seconds = (to - from) / 1e9;
-	s->reads = b->reads;
-	s->writes = b->writes;
-	s->read_bytes = b->read_bytes;
-	s->write_bytes = b->write_bytes;
-	s->others = b->others;
-	s->flushes = b->flushes;
-	s->busy_ns = b->busy_ns;
-	s->queue_ns = b->queue_ns;
+	COPY_COUNTS(s, b);
 	for (k = 0; k < 2; k++) {
 		s->lat_count[k] = b->lat_n[k][BM_READ] + b->lat_n[k][BM_WRITE];
 		s->lat_p50_us[k] = b->lat_p50[k] / 1e3;

@@ -33,21 +33,12 @@ static void series_row(struct bm_row *r, const struct bm_iostat_item *it, uint64
 		       uint64_t to)
 {
 	const struct bm_span *s = it->d->span;
-	char dev[16], key[40];
 
 	bm_row_u64(r, "time_ns", to);
 	bm_row_num(r, "interval_s", (to - from) / 1e9);
-	if (s) {
-		bm_row_str(r, "name", s->name);
-		if (s->dm[0])
-			bm_row_str(r, "dm", s->dm);
-		bm_row_str(r, "incarnation", bm_span_key(s, key, sizeof(key)));
-		if (s->from.known)
-			bm_row_u64(r, "from_ns", s->from.hi);
-		if (s->to.known)
-			bm_row_u64(r, "to_ns", s->to.hi);
-	}
-	bm_row_str(r, "dev", bm_dev_str(it->d->dev, dev, sizeof(dev)));
+	if (s && s->dm[0])
+		bm_row_str(r, "dm", s->dm);
+	bm_row_span(r, s, it->d->dev);
 	if (bm_span_state(s, from, to)[0])
 		bm_row_str(r, "state", bm_span_state(s, from, to));
 	bm_row_u64(r, "reads", it->s.reads);

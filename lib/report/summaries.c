@@ -73,7 +73,7 @@ static void row_text(struct bm_row *r, const char *key, const char *s)
  * The keys every per-incarnation row has: name, incarnation, from_ns,
  * to_ns (of @s, if any fits) and dev (@dev).
  */
-static void row_span(struct bm_row *r, const struct bm_span *s, uint32_t dev)
+void bm_row_span(struct bm_row *r, const struct bm_span *s, uint32_t dev)
 {
 	char key[40];
 
@@ -133,7 +133,7 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 		row_text(r, "serial", d->span->serial);
 		bm_row_str(r, "kind", kind_of(d));
 	}
-	row_span(r, d->span, d->dev);
+	bm_row_span(r, d->span, d->dev);
 	row_counts(r, d->reads, d->writes, d->read_bytes, d->write_bytes);
 	bm_row_str(r, "basis", model_of(d));
 	bm_row_u64(r, "window_from_ns", d->life_from);
@@ -242,7 +242,7 @@ static void stack_row(struct bm_row *r, const struct bm_stack_row *s)
 {
 	char dev[16], key[40];
 
-	row_span(r, s->lower->span, s->lower->dev);
+	bm_row_span(r, s->lower->span, s->lower->dev);
 	if (s->upper->span) {
 		bm_row_str(r, "via", s->upper->span->name);
 		row_text(r, "via_dm", s->upper->span->dm);
@@ -329,7 +329,7 @@ int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_ana
 			int w = most ? (int)(40 * buckets[k] / most) : 0;
 
 			if (row) {
-				row_span(row, d->span, d->dev);
+				bm_row_span(row, d->span, d->dev);
 				bm_row_str(row, "latency", which);
 				bm_row_u64(row, "from_us", lo);
 				bm_row_u64(row, "to_us", hi);
@@ -352,7 +352,7 @@ static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *
 
 	if (r->disk->span)
 		row_text(row, "dm", r->disk->span->dm);
-	row_span(row, r->disk->span, r->disk->dev);
+	bm_row_span(row, r->disk->span, r->disk->dev);
 	bm_row_int(row, "pid", r->pid);
 	bm_row_str(row, "comm", comm);
 	row_counts(row, r->reads, r->writes, r->read_bytes, r->write_bytes);
@@ -488,7 +488,7 @@ static void interval_csv(struct bm_row *row, const struct interval_row *r,
 	bm_row_num(row, "interval_s", (o->until - o->since) / 1e9);
 	if (s)
 		row_text(row, "dm", s->dm);
-	row_span(row, s, r->it.dev);
+	bm_row_span(row, s, r->it.dev);
 	row_text(row, "state", r->state ? r->state : "");
 	row_counts(row, st->reads, st->writes, st->read_bytes, st->write_bytes);
 	bm_row_u64(row, "others", st->others);

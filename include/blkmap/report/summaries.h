@@ -42,6 +42,13 @@ int bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analy
  */
 const char *bm_span_state(const struct bm_span *s, uint64_t from, uint64_t to);
 
+struct bm_row;
+/*
+ * The keys every per-incarnation row has: name, incarnation, from_ns and
+ * to_ns (of @s, where one fits: NULL leaves them null), and dev (@dev).
+ */
+void bm_row_span(struct bm_row *r, const struct bm_span *s, uint32_t dev);
+
 enum bm_interval_sort { BM_SORT_DEV, BM_SORT_NAME, BM_SORT_IOPS, BM_SORT_BYTES, BM_SORT_UTIL,
 			BM_SORT_LATENCY };
 
