@@ -317,14 +317,15 @@ static void displace(struct bm_map *m, struct devstate *d, const struct bm_obs *
 	struct bm_span *s = open_span(d);
 
 	if (s->diskseq && o->diskseq && s->diskseq != o->diskseq)
-		conflict(m, o->ts, d, s, "%u:%u: %s '%s' (diskseq %llu) while '%s' (diskseq %llu) "
-			 "was present, whose removal was not seen", BM_MAJOR(d->dev), BM_MINOR(d->dev),
-			 how, o->name ? o->name : "?", (unsigned long long)o->diskseq, s->name,
+		conflict(m, o->ts, d, s,
+			 "%u:%u: %s '%s' (diskseq %llu) while '%s' (diskseq %llu) was present, "
+			 "whose removal was not seen", BM_MAJOR(d->dev), BM_MINOR(d->dev), how,
+			 o->name ? o->name : "?", (unsigned long long)o->diskseq, s->name,
 			 (unsigned long long)s->diskseq);
 	else
-		conflict(m, o->ts, d, s, "%u:%u: %s '%s' while '%s' was present, whose removal was "
-			 "not seen", BM_MAJOR(d->dev), BM_MINOR(d->dev), how, o->name ? o->name : "?",
-			 s->name);
+		conflict(m, o->ts, d, s,
+			 "%u:%u: %s '%s' while '%s' was present, whose removal was not seen",
+			 BM_MAJOR(d->dev), BM_MINOR(d->dev), how, o->name ? o->name : "?", s->name);
 	close_span(s, s->seen, o->ts, BM_SRC_INFERENCE);
 	d->open = false;
 }

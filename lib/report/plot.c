@@ -114,7 +114,8 @@ static void bar(FILE *f, const struct bm_iostat *st, const struct bm_bin *b, int
 		w -= 0.4;
 	fprintf(f, "<g class='bin'><title>%.3f to %.3f s: read %s (%" PRIu64 " I/O), write %s "
 		"(%" PRIu64 " I/O)", (st->from - first) / 1e9, (st->to - first) / 1e9,
-		human_rate(rr, r, sizeof(r)), st->reads, human_rate(wr, wb, sizeof(wb)), st->writes);
+		human_rate(rr, r, sizeof(r)), st->reads, human_rate(wr, wb, sizeof(wb)),
+		st->writes);
 	if (bin_lat_n(b, k))
 		fprintf(f, ", mean %s %.3f ms, max %.3f ms", k == BM_D2C ? "D2C" : "Q2C",
 			bin_lat_ms(b, k), b->lat_max[k] / 1e6);

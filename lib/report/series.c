@@ -20,8 +20,9 @@ static void series_text(FILE *out, const struct bm_iostat_item *it, uint64_t fro
 	const char *state = bm_span_state(s, from, to);
 	char ts[32], key[40], name[200];
 
-	snprintf(name, sizeof(name), "%s%s%s%s%s%s%s%s", s ? s->name : "?", s && s->dm[0] ? " [" : "",
-		 s ? s->dm : "", s && s->dm[0] ? "]" : "", it->d->events_lost ? "*" : "",
+	snprintf(name, sizeof(name), "%s%s%s%s%s%s%s%s", s ? s->name : "?",
+		 s && s->dm[0] ? " [" : "", s ? s->dm : "", s && s->dm[0] ? "]" : "",
+		 it->d->events_lost ? "*" : "",
 		 state[0] ? " (" : "", state, state[0] ? ")" : "");
 	fprintf(out, "%-17s %-20s %-10s %8" PRIu64 " %8" PRIu64, bm_ts_str(from, ts, sizeof(ts)),
 		name, s ? bm_span_key(s, key, sizeof(key)) : "?", it->s.reads, it->s.writes);

@@ -37,7 +37,10 @@ START_TEST(a_recording_without_map_records_says_so_and_names_nothing)
 	unlink(path);
 	ck_assert_ptr_nonnull(strstr(warned, "none of blkmap record's map records"));
 	ck_assert_ptr_nonnull(strstr(warned, "'unknown'"));
-	/* Each block event: its number, no name, basis unknown (then no remap, no dm name, no incarnation and its life). */
+	/*
+	 * Each block event: its number, no name, basis unknown (then no remap,
+	 * no dm name, no incarnation and its life).
+	 */
 	line = strchr(out, '\n') + 1;
 	ck_assert_ptr_nonnull(strstr(line, "block_bio_queue,"));
 	ck_assert_ptr_nonnull(strstr(line, ",unknown,,,,,,,,,1\n"));
@@ -77,7 +80,8 @@ START_TEST(an_interval_orders_rows_alike_by_number_and_incarnation)
 		      strtoul(strchr(inc, '#') + 1, NULL, 10);
 		if (!strncmp(name, last_name, strlen(last_name)) &&
 		    name[strlen(last_name)] == ',') {
-			ck_assert_msg(key > last_key, "rows of %s out of order: %s", last_name, out);
+			ck_assert_msg(key > last_key, "rows of %s out of order: %s", last_name,
+				      out);
 			pairs++;
 		}
 		snprintf(last_name, sizeof(last_name), "%.*s", (int)strcspn(name, ","), name);

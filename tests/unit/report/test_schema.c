@@ -59,7 +59,8 @@ START_TEST(rows_carry_every_key_null_or_empty_where_absent)
 			 ",\"a, \"\"quoted\"\" one\",,,,,1\n42,,,,,,1\n");
 	ck_assert_str_eq(row_of(BM_FORMAT_JSON),
 			 "{\"ts_ns\":null,\"text\":\"a, \\\"quoted\\\" one\",\"dev\":null,"
-			 "\"incarnation\":null,\"from_ns\":null,\"to_ns\":null,\"format_version\":1}\n"
+			 "\"incarnation\":null,\"from_ns\":null,\"to_ns\":null,"
+			 "\"format_version\":1}\n"
 			 "{\"ts_ns\":42,\"text\":null,\"dev\":null,\"incarnation\":null,"
 			 "\"from_ns\":null,\"to_ns\":null,\"format_version\":1}\n");
 }
