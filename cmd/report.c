@@ -111,112 +111,11 @@ struct args {
 	struct bm_report_opts opts;
 	const char *file;
 	bool view_set;
+	bool sort_set;
 	bool schema;
 	bool quiet;
 	const char *schema_view;	/* NULL: every view */
 };
-
-/*
- * A wall-clock time as --time=wall prints it: ISO 8601, 2026-12-01T21:03:32,
- * a fraction of up to 9 digits, then Z, +HH:MM, -HH:MM or nothing (local
- * time). Nanoseconds since the epoch, or -1.
- */
-static int parse_wall(const char *arg, uint64_t *ns)
-{
-	struct tm tm = { 0 };
-	const char *p = strptime(arg, "%Y-%m-%dT%H:%M:%S", &tm);
-	uint64_t frac = 0;
-	int digits = 0, oh, om, n = 0;
-	time_t t;
-
-	if (!p || arg[0] < '0' || arg[0] > '9')
-		return -1;
-	if (*p == '.' || *p == ',') {
-		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
-			if (digits < 9)
-				frac = frac * 10 + (*p - '0');
-		if (!digits)
-			return -1;
-		for (; digits < 9; digits++)
-			frac *= 10;
-	}
-	if (*p == 'Z' && !p[1]) {
-		t = timegm(&tm);
-	} else if ((*p == '+' || *p == '-') && sscanf(p + 1, "%2d:%2d%n", &oh, &om, &n) == 2 &&
-		   !p[1 + n] && oh < 24 && om < 60) {
-		t = timegm(&tm) - (*p == '+' ? 1 : -1) * (oh * 3600 + om * 60);
-	} else if (!*p) {
-		tm.tm_isdst = -1;
-		t = mktime(&tm);
-	} else {
-		return -1;
-	}
-	if (t < 0 || (uint64_t)t > (UINT64_C(1) << 63) / 1000000000)
-		return -1;
-	*ns = (uint64_t)t * 1000000000 + frac;
-	return 0;
-}
-
-/*
- * A time as the output prints it, absolute on the trace clock: seconds
- * ("775.917350", the text) or nanoseconds ("775917350123ns", CSV and
- * JSON); or from the recording's start: "+2.5", "2.5s", "250ms", "40us".
- * Decimal digits and one point only (no sign but "+", exponent, hex,
- * inf or nan), and at most 2^63 ns; -1 otherwise.
- */
-static int parse_time(const char *arg, uint64_t *ns, bool *relative, bool *wall)
-{
-	static const struct {
-		const char *suffix;
-		unsigned digits;	/* of the fraction a nanosecond is */
-	} units[] = { { "ns", 0 }, { "us", 3 }, { "ms", 6 }, { "s", 9 }, { "", 9 } };
-	const char *p = arg, *end;
-	uint64_t v = 0;
-	unsigned i, frac = 0, places;
-	bool point = false, digits = false;
-
-	*wall = strchr(arg, 'T') && !parse_wall(arg, ns);
-	if (*wall) {
-		*relative = false;
-		return 0;
-	}
-	*relative = *p == '+';
-	p += *relative;
-	for (end = p; (*end >= '0' && *end <= '9') || *end == '.'; end++)
-		;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]) && strcmp(end, units[i].suffix); i++)
-		;
-	if (i == sizeof(units) / sizeof(units[0]))
-		return -1;
-	places = units[i].digits;
-	/* A suffix other than ns says an offset; ns and bare seconds are the clock's. */
-	if (units[i].suffix[0] && strcmp(units[i].suffix, "ns"))
-		*relative = true;
-	for (; p < end; p++) {
-		if (*p == '.') {
-			if (point)
-				return -1;
-			point = true;
-			continue;
-		}
-		digits = true;
-		if (point && frac == places)
-			continue;	/* below a nanosecond */
-		if (v > (UINT64_C(1) << 63) / 10)
-			return -1;
-		v = v * 10 + (*p - '0');
-		frac += point;
-	}
-	for (; frac < places; frac++) {
-		if (v > (UINT64_C(1) << 63) / 10)
-			return -1;
-		v *= 10;
-	}
-	if (!digits || v > UINT64_C(1) << 63)
-		return -1;
-	*ns = v;
-	return 0;
-}
 
 /* A filter given more often than a report keeps. */
 static void room(struct argp_state *state, unsigned n, const char *option)
@@ -292,12 +191,13 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->opts.plot = arg;
 		break;
 	case OPT_INTERVAL: {
-		bool relative, wall;
+		struct bm_time_arg t;
 
-		if (*arg == '+' || parse_time(arg, &a->opts.interval_ns, &relative, &wall) < 0 ||
-		    wall || !a->opts.interval_ns)
+		if (*arg == '+' || *arg == '-' || bm_time_parse(arg, &t) < 0 || t.wall ||
+		    t.before || !t.ns)
 			argp_error(state, "--interval takes a duration above 0: 1s, 500ms, 250us, "
 				   "2.5 (seconds), not '%s'", arg);
+		a->opts.interval_ns = t.ns;
 		set_view(state, BM_VIEW_SERIES);
 		break;
 	}
@@ -314,6 +214,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	}
 	case OPT_SORT:
+		a->sort_set = true;
 		if (bm_sort_parse(arg, &a->opts.sort) < 0)
 			argp_error(state, "--sort takes dev, name, iops, bytes, util or latency, not "
 				   "'%s'", arg);
@@ -322,12 +223,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_UNTIL: {
 		bool since = key == OPT_SINCE;
 
-		if (parse_time(arg, since ? &a->opts.since : &a->opts.until,
-			       since ? &a->opts.since_relative : &a->opts.until_relative,
-			       since ? &a->opts.since_wall : &a->opts.until_wall) < 0)
+		if (bm_time_parse(arg, since ? &a->opts.since : &a->opts.until) < 0)
 			argp_error(state, "--%s takes a time of the trace clock as the report prints "
 				   "it (775.917350 or 775917350123ns), one from the recording's "
-				   "start (+2.5, 2.5s, 250ms, 40us) or a wall-clock time as "
+				   "start (+2.5, -0.5, 2.5s, 250ms, 40us) or a wall-clock time as "
 				   "--time=wall prints it (2026-12-01T21:03:32.5+01:00), not '%s'",
 				   since ? "since" : "until", arg);
 		*(since ? &a->opts.since_set : &a->opts.until_set) = true;
@@ -442,7 +341,7 @@ int cmd_report(int argc, char **argv)
 		say("--bins and --interval both give the plot's bins: give one");
 		return 64;
 	}
-	if (a.opts.sort && a.opts.view != BM_VIEW_DISKS && a.opts.view != BM_VIEW_SERIES) {
+	if (a.sort_set && a.opts.view != BM_VIEW_DISKS && a.opts.view != BM_VIEW_SERIES) {
 		say("--sort orders --disks and --interval: give one of them with it");
 		return 64;
 	}
@@ -456,7 +355,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (a.opts.plot && !strcmp(a.opts.plot, "-") && a.view_set) {
 		say("--plot=- writes the plot to standard output: give no other view with it");
-		return 1;
+		return 64;
 	}
 	if (!a.opts.jobs) {
 		long online = sysconf(_SC_NPROCESSORS_ONLN);

@@ -24,8 +24,8 @@ static char doc[] =
 	"iostat -x does, under the name it had then: r/s, w/s, rkB/s, wkB/s, r_await and "
 	"w_await (Q2C) with D2C beside them, average request size, aqu-sz, depth, "
 	"utilisation, flushes, and Q2C and D2C latency (p50, p99 and max, in ms). A disk added or removed during the interval has a row of its own, "
-	"marked (new) or (gone): one removed and another created on its number are two "
-	"rows. On a terminal the screen is redrawn; otherwise, or with --format=csv or "
+	"marked (new), (gone) or (new+gone): one removed and another created on its number "
+	"are two rows, told apart by DEV#N. On a terminal the screen is redrawn; otherwise, or with --format=csv or "
 	"json, each interval adds one record per disk.\v"
 	"It records as 'blkmap record --ring' does, with the same map sources, into "
 	"nothing unless -o is given (the last SIZE of events and the whole map, written "
@@ -120,8 +120,8 @@ static int show(void *ctx, const char *path, uint64_t since, uint64_t until)
 	time_t now = time(NULL);
 
 	strftime(clock, sizeof(clock), "%H:%M:%S", localtime(&now));
-	t->view.since = since;
-	t->view.until = until;
+	t->view.since = (struct bm_time_arg){ .ns = since };
+	t->view.until = (struct bm_time_arg){ .ns = until };
 	t->view.since_set = t->view.until_set = true;	/* absolute: the interval's */
 	if (t->screen)
 		printf("\033[H\033[2J");

@@ -946,16 +946,14 @@ void bm_analysis_finish(struct bm_analysis *a)
 			d->model = d->rq_counts[0] + d->rq_counts[1] + d->rq_counts[4] ?
 				   BM_IO_REQUEST : BM_IO_BIO;
 		c = d->model == BM_IO_BIO ? d->bio_counts : d->rq_counts;
-		d->reads = c[0];
-		d->writes = c[1];
-		d->read_bytes = c[2];
-		d->write_bytes = c[3];
-		d->others = c[4];
-		d->flushes = c[5];
+		AN_SET_COUNTS(d, c);
 		d->flush_ns = d->model == BM_IO_BIO ? 0 : d->rq_flush_ns;
-		/* From the earliest possible add to the latest possible removal. */
+		/*
+		 * From the earliest possible add to the latest possible removal,
+		 * [life_from, life_to): the window's end, @last, is in it.
+		 */
 		d->life_from = a->first;
-		d->life_to = a->last;
+		d->life_to = a->last < UINT64_MAX ? a->last + 1 : a->last;
 		if (s && s->from.known && s->from.lo > a->first)
 			d->life_from = s->from.lo;
 		if (s && s->to.known && s->to.hi < a->last)
@@ -1043,7 +1041,8 @@ size_t bm_analysis_bins(const struct bm_analysis *a, uint64_t *width)
 
 struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_ns)
 {
-	uint64_t nbins = bin_ns ? (last > first ? (last - first) / bin_ns + 1 : 1) : 0;
+	/* The window holds @last itself: last - first + 1 ns, the last bin may be 1 ns. */
+	uint64_t nbins = bin_ns ? (last > first ? (last - first + bin_ns) / bin_ns : 1) : 0;
 	struct bm_analysis *a;
 
 	if (nbins > BM_SERIES_MAX_BINS) {

@@ -25,6 +25,20 @@ struct an_task {
 };
 
 #define AN_TASKS	256
+/*
+ * The counts as rq_counts and bio_counts hold them (reads, writes, their
+ * bytes, others, flushes), set into the fields of those names of @to (a
+ * disk or one of its bins) once the model says which to take.
+ */
+#define AN_SET_COUNTS(to, c)							\
+	do {									\
+		(to)->reads = (c)[0];						\
+		(to)->writes = (c)[1];						\
+		(to)->read_bytes = (c)[2];					\
+		(to)->write_bytes = (c)[3];					\
+		(to)->others = (c)[4];						\
+		(to)->flushes = (c)[5];						\
+	} while (0)
 
 struct bm_analysis {
 	uint64_t first, last;

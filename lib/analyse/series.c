@@ -135,12 +135,7 @@ void an_series_finish(struct bm_disk_stats *d, bool requests)
 
 		if (!(c[0] | c[1] | c[4] | c[5]) && !b->rq_busy && !b->bio_busy)
 			continue;	/* nothing: leave its page untouched */
-		b->reads = c[0];
-		b->writes = c[1];
-		b->read_bytes = c[2];
-		b->write_bytes = c[3];
-		b->others = c[4];
-		b->flushes = c[5];
+		AN_SET_COUNTS(b, c);
 		b->busy_ns = requests ? b->rq_busy : b->bio_busy;
 		b->depth_ns = requests ? b->rq_depth : b->bio_depth;
 	}

@@ -46,7 +46,9 @@ struct bm_map {
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-static void conflict(struct bm_map *m, uint64_t ts, const char *fmt, ...)
+/* A conflict at @ts; concerning incarnation @s of @d (or none: NULL) if told. */
+static void conflict(struct bm_map *m, uint64_t ts, const struct devstate *d,
+		     const struct bm_span *s, const char *fmt, ...)
 {
 	struct bm_conflict *c;
 	va_list ap;
@@ -62,6 +64,9 @@ static void conflict(struct bm_map *m, uint64_t ts, const char *fmt, ...)
 	}
 	c = &m->conflicts[m->nconflicts++];
 	c->ts = ts;
+	c->has_dev = d && s;
+	c->dev = d ? d->dev : 0;
+	c->at = s ? max64(s->seen, s->from.hi) : 0;
 	va_start(ap, fmt);
 	vsnprintf(c->text, sizeof(c->text), fmt, ap);
 	va_end(ap);
@@ -312,14 +317,15 @@ static void displace(struct bm_map *m, struct devstate *d, const struct bm_obs *
 	struct bm_span *s = open_span(d);
 
 	if (s->diskseq && o->diskseq && s->diskseq != o->diskseq)
-		conflict(m, o->ts, "%u:%u: %s '%s' (diskseq %llu) while '%s' (diskseq %llu) was "
-			 "present, whose removal was not seen", BM_MAJOR(d->dev), BM_MINOR(d->dev),
-			 how, o->name ? o->name : "?", (unsigned long long)o->diskseq, s->name,
+		conflict(m, o->ts, d, s,
+			 "%u:%u: %s '%s' (diskseq %llu) while '%s' (diskseq %llu) was present, "
+			 "whose removal was not seen", BM_MAJOR(d->dev), BM_MINOR(d->dev), how,
+			 o->name ? o->name : "?", (unsigned long long)o->diskseq, s->name,
 			 (unsigned long long)s->diskseq);
 	else
-		conflict(m, o->ts, "%u:%u: %s '%s' while '%s' was present, whose removal was not "
-			 "seen", BM_MAJOR(d->dev), BM_MINOR(d->dev), how, o->name ? o->name : "?",
-			 s->name);
+		conflict(m, o->ts, d, s,
+			 "%u:%u: %s '%s' while '%s' was present, whose removal was not seen",
+			 BM_MAJOR(d->dev), BM_MINOR(d->dev), how, o->name ? o->name : "?", s->name);
 	close_span(s, s->seen, o->ts, BM_SRC_INFERENCE);
 	d->open = false;
 }
@@ -529,8 +535,8 @@ static bool dump_failed(struct bm_map *m, const struct bm_obs *o)
 
 	if (o->listed && m->dump_listed < o->listed) {
 		bm_sources_str(m->dump_by, '+', by, sizeof(by));
-		conflict(m, o->ts, "the %s statedump listed %u of the %u devices it saw: it is "
-			 "ignored", by, m->dump_listed, o->listed);
+		conflict(m, o->ts, NULL, NULL, "the %s statedump listed %u of the %u devices it "
+			 "saw: it is ignored", by, m->dump_listed, o->listed);
 		return true;
 	}
 	if (o->listed || m->dump_listed || !(m->dump_by & BY_KERNEL))
@@ -538,7 +544,8 @@ static bool dump_failed(struct bm_map *m, const struct bm_obs *o)
 	bm_sources_str(m->dump_by, '+', by, sizeof(by));
 	for (i = 0; i < m->ndevs; i++) {
 		if (m->devs[i].open) {
-			conflict(m, o->ts, "the %s statedump listed no device while %u:%u ('%s') "
+			conflict(m, o->ts, &m->devs[i], open_span(&m->devs[i]),
+				 "the %s statedump listed no device while %u:%u ('%s') "
 				 "was present: it is ignored", by, BM_MAJOR(m->devs[i].dev),
 				 BM_MINOR(m->devs[i].dev), open_span(&m->devs[i])->name);
 			return true;

@@ -171,7 +171,7 @@ enum column {
 	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DETAILS,
 	C_DEV, C_NAME, C_BASIS, C_RWBS, C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR,
 	C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR, C_DM, C_OLD_DM,
-	C_INCARNATION, C_OLD_INCARNATION, C_FORMAT_VERSION,
+	C_INCARNATION, C_OLD_INCARNATION, C_FROM_NS, C_TO_NS, C_FORMAT_VERSION,
 	NCOLUMNS
 };
 
@@ -212,6 +212,8 @@ static const struct {
 	[C_OLD_DM] = COLUMN("old_dm", V_TEXT),
 	[C_INCARNATION] = COLUMN("incarnation", V_SPAN),
 	[C_OLD_INCARNATION] = COLUMN("old_incarnation", V_SPAN),
+	[C_FROM_NS] = COLUMN("from_ns", V_U64),
+	[C_TO_NS] = COLUMN("to_ns", V_U64),
 	[C_FORMAT_VERSION] = COLUMN("format_version", V_U64),
 };
 
@@ -273,8 +275,13 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 	}
 	SET(r, C_DEV, dev, ev->dev);
 	SET(r, C_NAME, s, name_of(l->span));
-	if (l->span)
+	if (l->span) {
 		SET(r, C_INCARNATION, span, l->span);
+		if (l->span->from.known)
+			SET(r, C_FROM_NS, u, l->span->from.hi);
+		if (l->span->to.known)
+			SET(r, C_TO_NS, u, l->span->to.hi);
+	}
 	if (l->span && l->span->ndm)
 		SET(r, C_DM, s, bm_span_dm_at(l->span, ev->ts));
 	SET(r, C_BASIS, s, bm_label_basis_name(l->basis));

@@ -24,7 +24,7 @@
 
 static double per_s(double n, double seconds)
 {
-	return seconds > 0 ? n / seconds : 0;
+	return seconds > 0 ? n / seconds : NAN;	/* over no time: unknown */
 }
 
 static double mean_ms(uint64_t sum, uint64_t n)
@@ -44,9 +44,9 @@ static void rates(struct bm_iostat *s, const uint64_t lat_sum[2][2], const uint6
 	s->rkb_s = per_s(s->read_bytes / 1024.0, s->seconds);
 	s->wkb_s = per_s(s->write_bytes / 1024.0, s->seconds);
 	s->areq_kb = ios ? (s->read_bytes + s->write_bytes) / 1024.0 / ios : 0;
-	s->aqu_sz = ns > 0 ? s->queue_ns / ns : 0;
-	s->depth = ns > 0 ? depth_ns / ns : 0;
-	s->util_pct = ns > 0 ? 100 * s->busy_ns / ns : 0;
+	s->aqu_sz = per_s(s->queue_ns, ns);
+	s->depth = per_s(depth_ns, ns);
+	s->util_pct = 100 * per_s(s->busy_ns, ns);
 	s->f_s = per_s(s->flushes, s->seconds);
 	s->r_await_ms = mean_ms(lat_sum[BM_LAT_Q2C][BM_READ], lat_n[BM_LAT_Q2C][BM_READ]);
 	s->w_await_ms = mean_ms(lat_sum[BM_LAT_Q2C][BM_WRITE], lat_n[BM_LAT_Q2C][BM_WRITE]);
@@ -55,6 +55,19 @@ static void rates(struct bm_iostat *s, const uint64_t lat_sum[2][2], const uint6
 	/* The kernel times the flushes it sends itself, of request-based devices. */
 	s->f_await_ms = s->flushes && flush_ns > 0 ? flush_ns / 1e6 / s->flushes : NAN;
 }
+
+/* The counts and times @src (a disk, or one of its bins) holds, into @s. */
+#define COPY_COUNTS(s, src)							\
+	do {									\
+		(s)->reads = (src)->reads;					\
+		(s)->writes = (src)->writes;					\
+		(s)->read_bytes = (src)->read_bytes;				\
+		(s)->write_bytes = (src)->write_bytes;				\
+		(s)->others = (src)->others;					\
+		(s)->flushes = (src)->flushes;					\
+		(s)->busy_ns = (src)->busy_ns;					\
+		(s)->queue_ns = (src)->queue_ns;				\
+	} while (0)
 
 void bm_iostat_disk(struct bm_iostat *s, const struct bm_disk_stats *d)
 {
@@ -65,14 +78,7 @@ void bm_iostat_disk(struct bm_iostat *s, const struct bm_disk_stats *d)
 	s->from = d->life_from;
 	s->to = d->life_to;
 	s->seconds = (d->life_to - d->life_from) / 1e9;
-	s->reads = d->reads;
-	s->writes = d->writes;
-	s->read_bytes = d->read_bytes;
-	s->write_bytes = d->write_bytes;
-	s->others = d->others;
-	s->flushes = d->flushes;
-	s->busy_ns = d->busy_ns;
-	s->queue_ns = d->queue_ns;
+	COPY_COUNTS(s, d);
 	for (k = 0; k < 2; k++) {
 		s->lat_count[k] = h[k]->count;
 		s->lat_p50_us[k] = bm_hist_percentile(h[k], 50) / 1e3;
@@ -81,6 +87,14 @@ void bm_iostat_disk(struct bm_iostat *s, const struct bm_disk_stats *d)
 	}
 	rates(s, d->lat_sum, d->lat_n, d->depth_ns,
 	      d->model == BM_IO_BIO ? 0 : d->flush_ns);
+}
+
+void bm_iostat_item_disk(struct bm_iostat_item *it, const struct bm_disk_stats *d)
+{
+	it->d = d;
+	it->span = d->span;
+	it->dev = d->dev;
+	bm_iostat_disk(&it->s, d);
 }
 
 bool bm_iostat_bin(struct bm_iostat *s, const struct bm_disk_stats *d, size_t i)
@@ -107,14 +121,7 @@ bool bm_iostat_bin(struct bm_iostat *s, const struct bm_disk_stats *d, size_t i)
 	s->from = from;
 	s->to = to;
 	s->seconds = (to - from) / 1e9;
-	s->reads = b->reads;
-	s->writes = b->writes;
-	s->read_bytes = b->read_bytes;
-	s->write_bytes = b->write_bytes;
-	s->others = b->others;
-	s->flushes = b->flushes;
-	s->busy_ns = b->busy_ns;
-	s->queue_ns = b->queue_ns;
+	COPY_COUNTS(s, b);
 	for (k = 0; k < 2; k++) {
 		s->lat_count[k] = b->lat_n[k][BM_READ] + b->lat_n[k][BM_WRITE];
 		s->lat_p50_us[k] = b->lat_p50[k] / 1e3;
@@ -165,26 +172,33 @@ void bm_iostat_text_header(FILE *out)
 		"r_d2c_ms", "w_d2c_ms", "areq-kB", "aqu-sz", "depth", "%util", "f/s", "f_await_ms");
 }
 
-static void ms_field(FILE *out, double v)
+/* A figure, or "-" where it is unknown (NAN: a mean of none, a rate over no time). */
+static void num_field(FILE *out, int width, int prec, double v)
 {
 	if (isnan(v))
-		fprintf(out, " %10s", "-");
+		fprintf(out, " %*s", width, "-");
 	else
-		fprintf(out, " %10.3f", v);
+		fprintf(out, " %*.*f", width, prec, v);
 }
 
 void bm_iostat_text(FILE *out, const struct bm_iostat *s)
 {
+	num_field(out, 8, 1, s->r_s);
+	num_field(out, 8, 1, s->w_s);
+	num_field(out, 9, 1, s->rkb_s);
+	num_field(out, 9, 1, s->wkb_s);
 	/* Merges are not in the recording (no block_bio_backmerge): "-". */
-	fprintf(out, " %8.1f %8.1f %9.1f %9.1f %6s %6s", s->r_s, s->w_s, s->rkb_s, s->wkb_s, "-",
-		"-");
-	ms_field(out, s->r_await_ms);
-	ms_field(out, s->w_await_ms);
-	ms_field(out, s->r_d2c_ms);
-	ms_field(out, s->w_d2c_ms);
-	fprintf(out, " %7.1f %6.2f %6.2f %6.1f %6.1f", s->areq_kb, s->aqu_sz, s->depth, s->util_pct,
-		s->f_s);
-	ms_field(out, s->f_await_ms);
+	fprintf(out, " %6s %6s", "-", "-");
+	num_field(out, 10, 3, s->r_await_ms);
+	num_field(out, 10, 3, s->w_await_ms);
+	num_field(out, 10, 3, s->r_d2c_ms);
+	num_field(out, 10, 3, s->w_d2c_ms);
+	num_field(out, 7, 1, s->areq_kb);
+	num_field(out, 6, 2, s->aqu_sz);
+	num_field(out, 6, 2, s->depth);
+	num_field(out, 6, 1, s->util_pct);
+	num_field(out, 6, 1, s->f_s);
+	num_field(out, 10, 3, s->f_await_ms);
 }
 
 /* What --sort=latency orders by: D2C p99, or Q2C's where there is no D2C. */
@@ -195,41 +209,59 @@ static double sort_latency(const struct bm_iostat *s)
 
 static double sort_value(const struct bm_iostat *s, int sort)
 {
+	double v;
+
 	switch (sort) {
 	case BM_SORT_IOPS:
-		return s->r_s + s->w_s;
+		v = s->r_s + s->w_s;
+		break;
 	case BM_SORT_BYTES:
-		return s->rkb_s + s->wkb_s;
+		v = s->rkb_s + s->wkb_s;
+		break;
 	case BM_SORT_UTIL:
-		return s->util_pct;
+		v = s->util_pct;
+		break;
 	default:
-		return sort_latency(s);
+		v = sort_latency(s);
 	}
+	return isnan(v) ? -INFINITY : v;	/* unknown: last */
+}
+
+/* When @it's incarnation began: its life in the window, or its add. */
+static uint64_t began(const struct bm_iostat_item *it)
+{
+	if (it->d)
+		return it->d->life_from;
+	return it->span && it->span->from.known ? it->span->from.lo : 0;
 }
 
 static int by_dev(const struct bm_iostat_item *a, const struct bm_iostat_item *b)
 {
-	if (a->d->dev != b->d->dev)
-		return a->d->dev < b->d->dev ? -1 : 1;
-	return (a->d->life_from > b->d->life_from) - (a->d->life_from < b->d->life_from);
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return (began(a) > began(b)) - (began(a) < began(b));
 }
 
-static int by_sort(const void *x, const void *y, void *sort_p)
+int bm_iostat_cmp(const struct bm_iostat_item *a, const struct bm_iostat_item *b, int sort)
 {
-	const struct bm_iostat_item *a = x, *b = y;
-	int sort = *(const int *)sort_p, r;
 	double va, vb;
+	int r;
 
 	if (sort == BM_SORT_DEV)
 		return by_dev(a, b);
 	if (sort == BM_SORT_NAME) {
-		r = strcmp(a->d->span ? a->d->span->name : "", b->d->span ? b->d->span->name : "");
+		r = strcmp(a->span ? a->span->name : "", b->span ? b->span->name : "");
 		return r ? r : by_dev(a, b);
 	}
 	va = sort_value(&a->s, sort);
 	vb = sort_value(&b->s, sort);
 	r = (va < vb) - (va > vb);
 	return r ? r : by_dev(a, b);
+}
+
+static int by_sort(const void *x, const void *y, void *sort_p)
+{
+	return bm_iostat_cmp(x, y, *(const int *)sort_p);
 }
 
 void bm_iostat_sort(struct bm_iostat_item *items, size_t n, int sort)

@@ -151,13 +151,13 @@ static void map_row(struct bm_row *r, const struct map_view *v, const struct bm_
 	bm_row_end(r);
 }
 
-static void map_rows(const struct map_view *v, enum bm_output_format format)
+static int map_rows(const struct map_view *v, enum bm_output_format format)
 {
 	struct bm_row *r = malloc(sizeof(*r));
 	size_t i;
 
 	if (!r)
-		return;
+		return -1;
 	bm_row_start(r, v->out, format, bm_schema_find("map"));
 	if (format == BM_FORMAT_CSV && !v->opts->no_header)
 		bm_schema_csv_header(v->out, r->schema);
@@ -168,21 +168,23 @@ static void map_rows(const struct map_view *v, enum bm_output_format format)
 			map_row(r, v, s);
 	}
 	free(r);
+	return 0;
 }
 
-void bm_view_map(FILE *out, enum bm_output_format format, const struct bm_map *map,
-		 const struct bm_map_view_opts *opts)
+int bm_view_map(FILE *out, enum bm_output_format format, const struct bm_map *map,
+		const struct bm_map_view_opts *opts)
 {
 	struct map_view v = { out, map, opts };
 
-	if (format == BM_FORMAT_TEXT)
+	if (format == BM_FORMAT_TEXT) {
 		map_text(&v);
-	else
-		map_rows(&v, format);
+		return 0;
+	}
+	return map_rows(&v, format);
 }
 
-void bm_view_conflicts(FILE *out, enum bm_output_format format, const struct bm_map *map,
-		       const struct bm_map_view_opts *opts)
+int bm_view_conflicts(FILE *out, enum bm_output_format format, const struct bm_map *map,
+		      const struct bm_map_view_opts *opts)
 {
 	const struct bm_conflict *conflicts;
 	size_t i, n = bm_map_conflicts(map, &conflicts);
@@ -195,18 +197,35 @@ void bm_view_conflicts(FILE *out, enum bm_output_format format, const struct bm_
 			fprintf(out, "conflict at %s: %s\n",
 				bm_ts_str(conflicts[i].ts, ts, sizeof(ts)), conflicts[i].text);
 		}
-		return;
+		return 0;
 	}
 	r = malloc(sizeof(*r));
 	if (!r)
-		return;
+		return -1;
 	bm_row_start(r, out, format, bm_schema_find("conflicts"));
 	if (format == BM_FORMAT_CSV && !opts->no_header)
 		bm_schema_csv_header(out, r->schema);
 	for (i = 0; i < n; i++) {
-		bm_row_u64(r, "ts_ns", conflicts[i].ts);
-		bm_row_str(r, "text", conflicts[i].text);
+		const struct bm_conflict *c = &conflicts[i];
+		const struct bm_span *s = NULL;
+		enum bm_label_basis basis;
+		char dev[16], key[40];
+
+		bm_row_u64(r, "ts_ns", c->ts);
+		bm_row_str(r, "text", c->text);
+		if (c->has_dev) {
+			bm_row_str(r, "dev", bm_dev_str(c->dev, dev, sizeof(dev)));
+			s = bm_map_label(map, c->dev, c->at, 0, &basis);
+		}
+		if (s) {
+			bm_row_str(r, "incarnation", bm_span_key(s, key, sizeof(key)));
+			if (s->from.known)
+				bm_row_u64(r, "from_ns", s->from.hi);
+			if (s->to.known)
+				bm_row_u64(r, "to_ns", s->to.hi);
+		}
 		bm_row_end(r);
 	}
 	free(r);
+	return 0;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The output formats: CSV, JSON and XML string encoding; device and time strings. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -158,6 +159,133 @@ const char *bm_ts_str(uint64_t ns, char *buf, size_t size)
 			 (unsigned long long)(ns % 1000000000));
 		return buf;
 	}
+}
+
+/* Exactly @n decimal digits at @p, their value in @v: 0, or -1. */
+static int digits_at(const char *p, int n, int *v)
+{
+	for (*v = 0; n--; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		*v = *v * 10 + (*p - '0');
+	}
+	return 0;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS", each field its digits exactly, into @tm. */
+static int wall_fields(const char *p, struct tm *tm)
+{
+	static const struct {
+		int at, n, min, max;
+	} f[] = { { 0, 4, 1970, 9999 }, { 5, 2, 1, 12 }, { 8, 2, 1, 31 }, { 11, 2, 0, 23 },
+		  { 14, 2, 0, 59 }, { 17, 2, 0, 60 } };
+	int v[6], i;
+
+	if (p[4] != '-' || p[7] != '-' || p[10] != 'T' || p[13] != ':' || p[16] != ':')
+		return -1;
+	for (i = 0; i < 6; i++)
+		if (digits_at(p + f[i].at, f[i].n, &v[i]) < 0 || v[i] < f[i].min ||
+		    v[i] > f[i].max)
+			return -1;
+	*tm = (struct tm){ .tm_year = v[0] - 1900, .tm_mon = v[1] - 1, .tm_mday = v[2],
+			   .tm_hour = v[3], .tm_min = v[4], .tm_sec = v[5], .tm_isdst = -1 };
+	return 0;
+}
+
+int bm_wall_parse(const char *arg, uint64_t *ns)
+{
+	const char *p = arg + 19;
+	uint64_t frac = 0;
+	int digits = 0, oh, om;
+	struct tm tm;
+	time_t t;
+
+	if (strnlen(arg, 19) < 19 || wall_fields(arg, &tm) < 0)
+		goto bad;
+	if (*p == '.' || *p == ',') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+			if (digits < 9)
+				frac = frac * 10 + (*p - '0');
+		if (!digits)
+			goto bad;
+		for (; digits < 9; digits++)
+			frac *= 10;
+	}
+	if (*p == 'Z' && !p[1]) {
+		t = timegm(&tm);
+	} else if ((*p == '+' || *p == '-') && !digits_at(p + 1, 2, &oh) && p[3] == ':' &&
+		   !digits_at(p + 4, 2, &om) && !p[6] && oh < 24 && om < 60) {
+		t = timegm(&tm) - (*p == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+	} else if (!*p) {
+		t = mktime(&tm);
+	} else {
+		goto bad;
+	}
+	if (t < 0 || (uint64_t)t > (UINT64_C(1) << 63) / 1000000000)
+		goto bad;
+	*ns = (uint64_t)t * 1000000000 + frac;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+int bm_time_parse(const char *arg, struct bm_time_arg *t)
+{
+	static const struct {
+		const char *suffix;
+		unsigned digits;	/* of the fraction a nanosecond is */
+	} units[] = { { "ns", 0 }, { "us", 3 }, { "ms", 6 }, { "s", 9 }, { "", 9 } };
+	const char *p = arg, *end;
+	uint64_t v = 0;
+	unsigned i, frac = 0, places;
+	bool point = false, digits = false;
+
+	*t = (struct bm_time_arg){ 0 };
+	if (strchr(arg, 'T') && !bm_wall_parse(arg, &t->ns)) {
+		t->wall = true;
+		return 0;
+	}
+	t->relative = *p == '+' || *p == '-';
+	t->before = *p == '-';
+	p += t->relative;
+	for (end = p; (*end >= '0' && *end <= '9') || *end == '.'; end++)
+		;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]) && strcmp(end, units[i].suffix); i++)
+		;
+	if (i == sizeof(units) / sizeof(units[0]))
+		goto bad;
+	places = units[i].digits;
+	/* A suffix other than ns says an offset; ns and bare seconds are the clock's. */
+	if (units[i].suffix[0] && strcmp(units[i].suffix, "ns"))
+		t->relative = true;
+	for (; p < end; p++) {
+		if (*p == '.') {
+			if (point)
+				goto bad;
+			point = true;
+			continue;
+		}
+		digits = true;
+		if (point && frac == places)
+			continue;	/* below a nanosecond */
+		if (v > (UINT64_C(1) << 63) / 10)
+			goto bad;
+		v = v * 10 + (*p - '0');
+		frac += point;
+	}
+	for (; frac < places; frac++) {
+		if (v > (UINT64_C(1) << 63) / 10)
+			goto bad;
+		v *= 10;
+	}
+	if (!digits || v > UINT64_C(1) << 63)
+		goto bad;
+	t->ns = v;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
 }
 
 /* The characters that make a CSV field quoted. */

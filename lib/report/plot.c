@@ -18,6 +18,7 @@
 
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/map/map.h"
+#include "blkmap/report/iostat.h"
 #include "blkmap/report/output.h"
 #include "blkmap/report/plot.h"
 #include "blkmap/util/error.h"
@@ -89,18 +90,32 @@ static double bin_lat_ms(const struct bm_bin *b, int k)
 	return n ? (b->lat_sum[k][BM_READ] + b->lat_sum[k][BM_WRITE]) / 1e6 / n : 0;
 }
 
-/* A bin's bars (read below, write above) with its values on hover. */
-static void bar(FILE *f, const struct bm_bin *b, int k, double x, double w, double base,
-		double h, double max_rate, double bin_s, double t0)
+/* A bin's bytes per second over its real length (cut by the life, the window). */
+static double bin_rate(const struct bm_iostat *st, uint64_t bytes)
 {
-	double rh = h * (b->read_bytes / bin_s) / max_rate, wh = h * (b->write_bytes / bin_s) / max_rate;
-	char r[32], wr[32];
+	return st->to > st->from ? bytes * 1e9 / (st->to - st->from) : 0;
+}
+
+/*
+ * A bin's bars (read below, write above) with its values on hover: the part
+ * of the bin in the incarnation's life and the window, as --interval's row.
+ */
+static void bar(FILE *f, const struct bm_iostat *st, const struct bm_bin *b, int k, double base,
+		double h, double max_rate, uint64_t first, uint64_t last)
+{
+	double rr = bin_rate(st, st->read_bytes), wr = bin_rate(st, st->write_bytes);
+	double rh = h * rr / max_rate, wh = h * wr / max_rate;
+	double x = x_of(st->from, first, last), w = x_of(st->to, first, last) - x;
+	char r[32], wb[32];
 
 	if (rh <= 0 && wh <= 0)
 		return;
+	if (w > 1.2)
+		w -= 0.4;
 	fprintf(f, "<g class='bin'><title>%.3f to %.3f s: read %s (%" PRIu64 " I/O), write %s "
-		"(%" PRIu64 " I/O)", t0, t0 + bin_s, human_rate(b->read_bytes / bin_s, r, sizeof(r)),
-		b->reads, human_rate(b->write_bytes / bin_s, wr, sizeof(wr)), b->writes);
+		"(%" PRIu64 " I/O)", (st->from - first) / 1e9, (st->to - first) / 1e9,
+		human_rate(rr, r, sizeof(r)), st->reads, human_rate(wr, wb, sizeof(wb)),
+		st->writes);
 	if (bin_lat_n(b, k))
 		fprintf(f, ", mean %s %.3f ms, max %.3f ms", k == BM_LAT_D2C ? "D2C" : "Q2C",
 			bin_lat_ms(b, k), b->lat_max[k] / 1e6);
@@ -139,21 +154,16 @@ static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t firs
 {
 	const struct bm_series *s = d->series;
 	double y0 = TOP + row * TRACK, h = TRACK - 26, max_rate = 0, max_lat = 0;
-	double bin_s = s->width / 1e9, span = last > first ? (double)(last - first) : 1;
-	double bin_w = PLOT_W * (double)s->width / span;
+	double bin_s = s->width / 1e9;
 	char dev[40], size[32], title[160];
 	int k = kind_drawn(d);
+	struct bm_iostat st;
 	size_t i;
 
 	for (i = 0; i < s->nbins; i++) {
-		const struct bm_bin *b = &s->bins[i];
-
-		if (b->read_bytes / bin_s > max_rate)
-			max_rate = b->read_bytes / bin_s;
-		if (b->write_bytes / bin_s > max_rate)
-			max_rate = b->write_bytes / bin_s;
-		if ((b->read_bytes + b->write_bytes) / bin_s > max_rate)
-			max_rate = (b->read_bytes + b->write_bytes) / bin_s;
+		if (bm_iostat_bin(&st, d, i) &&
+		    bin_rate(&st, st.read_bytes + st.write_bytes) > max_rate)
+			max_rate = bin_rate(&st, st.read_bytes + st.write_bytes);
 		if (bin_lat_ms(&s->bins[i], k) > max_lat)
 			max_lat = bin_lat_ms(&s->bins[i], k);
 	}
@@ -179,14 +189,15 @@ static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t firs
 	fprintf(f, "<text x='8' y='%.1f' font-size='11' fill='#555'>%.3f to %.3f s</text>\n",
 		y0 + 56, (d->life_from - first) / 1e9, (d->life_to - first) / 1e9);
 	for (i = 0; i < s->nbins && max_rate > 0; i++)
-		bar(f, &s->bins[i], k, LEFT + i * bin_w, bin_w > 1.2 ? bin_w - 0.4 : bin_w, y0 + h, h,
-		    max_rate, bin_s, i * bin_s);
+		if (bm_iostat_bin(&st, d, i))
+			bar(f, &st, &s->bins[i], k, y0 + h, h, max_rate, first, last);
 	/* Mean latency per bin with I/O: a dot, no line across bins without any. */
 	for (i = 0; i < s->nbins && max_lat > 0; i++) {
-		if (!bin_lat_n(&s->bins[i], k))
+		if (!bin_lat_n(&s->bins[i], k) || !bm_iostat_bin(&st, d, i))
 			continue;
 		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='2.2' fill='" LAT_FILL "'><title>%.3f s: "
-			"mean %s %.3f ms</title></circle>\n", LEFT + (i + 0.5) * bin_w,
+			"mean %s %.3f ms</title></circle>\n",
+			x_of(st.from + (st.to - st.from) / 2, first, last),
 			y0 + h - h * bin_lat_ms(&s->bins[i], k) / max_lat, i * bin_s,
 			k == BM_LAT_D2C ? "D2C" : "Q2C", bin_lat_ms(&s->bins[i], k));
 	}

@@ -622,11 +622,25 @@ refused:
 }
 
 /* A time of the wall clock (ns since the epoch) on the trace clock; 0 if before it began. */
-static uint64_t from_wall(struct report *r, uint64_t wall)
+static uint64_t from_wall(const struct report *r, uint64_t wall)
 {
 	int64_t d = (int64_t)(wall - r->pass.wall_ns);
 
 	return d < 0 && (uint64_t)-d > r->pass.mono_ns ? 0 : r->pass.mono_ns + d;
+}
+
+/* --since's or --until's time on the trace clock. */
+static uint64_t place(const struct report *r, const struct bm_time_arg *t)
+{
+	uint64_t first = r->pass.first;
+
+	if (t->wall)
+		return from_wall(r, t->ns);
+	if (!t->relative)
+		return t->ns;
+	if (t->before)	/* -S: before the start, as --time=rel prints it */
+		return t->ns < first ? first - t->ns : 0;
+	return first + t->ns;
 }
 
 /*
@@ -639,8 +653,8 @@ static int show_times(struct report *r)
 	const char *clock = bm_trace_get_meta(r->trace)->clock;
 	bool wall = r->pass.wall_ns && r->pass.mono_ns && clock && !strcmp(clock, "mono");
 
-	if ((o->time == BM_TIME_WALL || (o->since_set && o->since_wall) ||
-	     (o->until_set && o->until_wall)) && !wall) {
+	if ((o->time == BM_TIME_WALL || (o->since_set && o->since.wall) ||
+	     (o->until_set && o->until.wall)) && !wall) {
 		bm_error("'%s' holds no wall-clock time (its record-begin marker has none: recorded "
 			 "by an older blkmap or another tool): --time=wall and wall-clock --since and "
 			 "--until cannot be placed; use --time=abs or --time=rel",
@@ -664,10 +678,8 @@ static int window(struct report *r)
 	uint64_t first = r->pass.first, last = r->pass.last;
 	char a[32], b[32], since[32], until[32];
 
-	r->since = !o->since_set ? first : o->since_relative ? first + o->since :
-		   o->since_wall ? from_wall(r, o->since) : o->since;
-	r->until = !o->until_set ? last : o->until_relative ? first + o->until :
-		   o->until_wall ? from_wall(r, o->until) : o->until;
+	r->since = !o->since_set ? first : place(r, &o->since);
+	r->until = !o->until_set ? last : place(r, &o->until);
 	/* An empty window is a mistake (a time pasted from another recording): say why. */
 	if (o->view != BM_VIEW_INTERVAL && r->pass.events &&
 	    (r->since > r->until || r->since > last || r->until < first)) {
@@ -696,7 +708,8 @@ static int window(struct report *r)
 int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 {
 	struct report r = { .opts = opts, .out = out };
-	int ret = -1, cpu;
+	int ret = -1, err = 0, cpu;
+	ssize_t listed;
 
 	if (opts->plot && bm_plot_check(opts->plot, path) < 0)
 		return -1;
@@ -731,13 +744,13 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		goto out;
 	switch (opts->view) {
 	case BM_VIEW_MAP:
-		bm_view_map(out, opts->format, r.map, &(struct bm_map_view_opts){
+		err = bm_view_map(out, opts->format, r.map, &(struct bm_map_view_opts){
 			.filter = &opts->devices, .since = r.since, .until = r.until,
 			.losses = r.pass.losses, .nlosses = r.pass.nlosses,
 			.no_header = opts->no_header });
 		break;
 	case BM_VIEW_CONFLICTS:
-		bm_view_conflicts(out, opts->format, r.map, &(struct bm_map_view_opts){
+		err = bm_view_conflicts(out, opts->format, r.map, &(struct bm_map_view_opts){
 			.no_header = opts->no_header });
 		break;
 	case BM_VIEW_EVENTS:
@@ -747,19 +760,21 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 			goto out;
 		break;
 	case BM_VIEW_DISKS:
-		bm_view_disks(out, opts->format, r.analysis, !opts->no_header, opts->sort);
+		err = bm_view_disks(out, opts->format, r.analysis, !opts->no_header, opts->sort);
 		break;
 	case BM_VIEW_LATENCY:
-		bm_view_latency(out, opts->format, r.analysis, !opts->no_header);
+		err = bm_view_latency(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_TOP:
-		r.listed = bm_view_top(out, opts->format, r.analysis, !opts->no_header, r.tep,
-				       process_filter_set(opts) ? top_wanted : NULL, &r);
-		if (process_filter_set(opts) && !r.listed && nothing_matched(&r) < 0)
+		listed = bm_view_top(out, opts->format, r.analysis, !opts->no_header, r.tep,
+				     process_filter_set(opts) ? top_wanted : NULL, &r);
+		err = listed < 0 ? -1 : 0;
+		r.listed = listed < 0 ? 0 : listed;
+		if (!err && process_filter_set(opts) && !r.listed && nothing_matched(&r) < 0)
 			goto out;
 		break;
 	case BM_VIEW_STACK:
-		bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
+		err = bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_PHASES:
 		if (!tep_find_event_by_name(r.tep, "block", "block_bio_backmerge"))
@@ -769,17 +784,22 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 		bm_view_phases(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_INTERVAL:
-		bm_view_interval(out, opts->format, r.analysis, r.map, &(struct bm_interval_opts){
+		err = bm_view_interval(out, opts->format, r.analysis, r.map,
+				       &(struct bm_interval_opts){
 			.since = r.io_since, .until = r.until, .header = !opts->no_header,
 			.sort = opts->sort, .filter = &opts->devices });
 		break;
 	case BM_VIEW_SERIES:
-		bm_view_series(out, opts->format, r.analysis, &(struct bm_series_opts){
+		err = bm_view_series(out, opts->format, r.analysis, &(struct bm_series_opts){
 			.since = r.io_since, .until = r.until, .header = !opts->no_header,
 			.sort = opts->sort });
 		break;
 	case BM_VIEW_NONE:
 		break;
+	}
+	if (err < 0) {
+		bm_error_errno("cannot report '%s'", path);
+		goto out;
 	}
 	if (opts->plot && bm_plot(opts->plot, r.analysis, r.io_since, r.until) < 0)
 		goto out;

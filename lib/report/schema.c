@@ -95,6 +95,8 @@ static const struct bm_key events_keys[] = {
 	STR("details", "other events: their fields as the kernel's print format has them"),
 	STR("incarnation", "block events: the incarnation of dev (as --map's), null if none fits"),
 	STR("old_incarnation", "block_bio_remap: the incarnation of old_dev"),
+	FROM_NS,
+	TO_NS,
 	FORMAT_VERSION,
 };
 
@@ -125,6 +127,10 @@ static const struct bm_key map_keys[] = {
 static const struct bm_key conflicts_keys[] = {
 	INT("ts_ns", "ns", "when the sources disagreed"),
 	STR("text", "what they said, as a sentence"),
+	STR("dev", "the device number they disagreed on, MAJ:MIN (null: none in particular)"),
+	INCARNATION,
+	FROM_NS,
+	TO_NS,
 	FORMAT_VERSION,
 };
 
@@ -268,7 +274,7 @@ static const struct bm_key interval_keys[] = {
 	STR("name", "the kernel name"),
 	STR("dm", "device-mapper devices: the dm name"),
 	STR("dev", "the device number, MAJ:MIN"),
-	STR("state", "born, gone, born+gone or empty: added or removed in the interval"),
+	STR("state", "new, gone, new+gone or empty: its life began or ended in the interval"),
 	INT("reads", "", "reads completed, counted as the kernel counts them"),
 	INT("writes", "", "writes completed"),
 	IOSTAT,
@@ -291,7 +297,10 @@ static const struct bm_key interval_keys[] = {
 	FORMAT_VERSION,
 };
 
-#define SCHEMA(name, keys) { name, keys, sizeof(keys) / sizeof(keys[0]) }
+#define NKEYS(keys)	(sizeof(keys) / sizeof(keys[0]))
+/* A table of more keys than a bm_row holds (BM_ROW_KEYS) does not compile. */
+#define SCHEMA(name, keys) \
+	{ name, keys, NKEYS(keys) + 0 * sizeof(char[NKEYS(keys) <= BM_ROW_KEYS ? 1 : -1]) }
 
 static const struct bm_schema schemas[] = {
 	SCHEMA("events", events_keys),
@@ -442,14 +451,29 @@ void bm_row_num(struct bm_row *r, const char *key, double v)
 	r->v[i].set = isfinite(v);
 }
 
+/*
+ * A row's texts are short (names, a sentence) and share text[]: one that
+ * does not fit is cut at a character's start and ends in "...", and where
+ * not even that fits, it is left unset.
+ */
 void bm_row_str(struct bm_row *r, const char *key, const char *s)
 {
+	static const char mark[] = "...";
 	int i = slot(r, key, BM_KEY_STR);
-	size_t len = strlen(s), room = sizeof(r->text) - r->ntext - 1;
+	size_t len = strlen(s), room, cut;
 
-	if (len > room)
-		len = room;	/* a row's texts are short: names, a sentence */
-	memcpy(r->text + r->ntext, s, len);
+	room = r->ntext < sizeof(r->text) ? sizeof(r->text) - r->ntext - 1 : 0;
+	if (r->ntext >= sizeof(r->text) || (len > room && room < sizeof(mark) - 1)) {
+		r->v[i].set = false;
+		return;
+	}
+	cut = len > room ? room - (sizeof(mark) - 1) : len;
+	while (cut < len && cut && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--;
+	memcpy(r->text + r->ntext, s, cut);
+	if (cut < len)
+		memcpy(r->text + r->ntext + cut, mark, sizeof(mark) - 1);
+	len = cut < len ? cut + sizeof(mark) - 1 : len;
 	r->text[r->ntext + len] = '\0';
 	r->v[i].at = r->ntext;
 	r->ntext += len + 1;

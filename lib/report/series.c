@@ -14,25 +14,16 @@
 #include "blkmap/report/schema.h"
 #include "blkmap/report/summaries.h"
 
-/* born, gone or both: added or removed within [@from, @to). */
-static const char *state_in(const struct bm_span *s, uint64_t from, uint64_t to)
-{
-	bool born = s && s->from.known && s->from.hi >= from && s->from.hi < to;
-	bool gone = s && s->to.known && s->to.hi >= from && s->to.hi < to;
-
-	return born && gone ? "born+gone" : born ? "born" : gone ? "gone" : "";
-}
-
 static void series_text(FILE *out, const struct bm_iostat_item *it, uint64_t from, uint64_t to)
 {
 	const struct bm_span *s = it->d->span;
-	const char *state = state_in(s, from, to);
+	const char *state = bm_span_state(s, from, to);
 	char ts[32], key[40], name[200];
 
-	snprintf(name, sizeof(name), "%s%s%s%s%s%s", s ? s->name : "?", s && s->dm[0] ? " [" : "",
-		 s ? s->dm : "", s && s->dm[0] ? "]" : "", it->d->events_lost ? "*" : "",
-		 !state[0] ? "" : state[0] == 'b' && state[4] ? " (new+gone)" :
-		 state[0] == 'b' ? " (new)" : " (gone)");
+	snprintf(name, sizeof(name), "%s%s%s%s%s%s%s%s", s ? s->name : "?",
+		 s && s->dm[0] ? " [" : "", s ? s->dm : "", s && s->dm[0] ? "]" : "",
+		 it->d->events_lost ? "*" : "",
+		 state[0] ? " (" : "", state, state[0] ? ")" : "");
 	fprintf(out, "%-17s %-20s %-10s %8" PRIu64 " %8" PRIu64, bm_ts_str(from, ts, sizeof(ts)),
 		name, s ? bm_span_key(s, key, sizeof(key)) : "?", it->s.reads, it->s.writes);
 	bm_iostat_text(out, &it->s);
@@ -43,23 +34,14 @@ static void series_row(struct bm_row *r, const struct bm_iostat_item *it, uint64
 		       uint64_t to)
 {
 	const struct bm_span *s = it->d->span;
-	char dev[16], key[40];
 
 	bm_row_u64(r, "time_ns", to);
 	bm_row_num(r, "interval_s", (to - from) / 1e9);
-	if (s) {
-		bm_row_str(r, "name", s->name);
-		if (s->dm[0])
-			bm_row_str(r, "dm", s->dm);
-		bm_row_str(r, "incarnation", bm_span_key(s, key, sizeof(key)));
-		if (s->from.known)
-			bm_row_u64(r, "from_ns", s->from.hi);
-		if (s->to.known)
-			bm_row_u64(r, "to_ns", s->to.hi);
-	}
-	bm_row_str(r, "dev", bm_dev_str(it->d->dev, dev, sizeof(dev)));
-	if (state_in(s, from, to)[0])
-		bm_row_str(r, "state", state_in(s, from, to));
+	if (s && s->dm[0])
+		bm_row_str(r, "dm", s->dm);
+	bm_row_span(r, s, it->d->dev);
+	if (bm_span_state(s, from, to)[0])
+		bm_row_str(r, "state", bm_span_state(s, from, to));
 	bm_row_u64(r, "reads", it->s.reads);
 	bm_row_u64(r, "writes", it->s.writes);
 	bm_row_u64(r, "read_bytes", it->s.read_bytes);
@@ -72,14 +54,15 @@ static void series_row(struct bm_row *r, const struct bm_iostat_item *it, uint64
 	bm_row_end(r);
 }
 
-void bm_view_series(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		    const struct bm_series_opts *o)
+int bm_view_series(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   const struct bm_series_opts *o)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t n = bm_analysis_disks(a, &disks), nbins, i, j, k;
 	struct bm_iostat_item *items = calloc(n ? n : 1, sizeof(*items));
 	struct bm_row *r = format == BM_FORMAT_TEXT ? NULL : malloc(sizeof(*r));
 	uint64_t width;
+	int ret = -1;
 
 	nbins = bm_analysis_bins(a, &width);
 	if (!items || (format != BM_FORMAT_TEXT && !r))
@@ -94,12 +77,16 @@ void bm_view_series(FILE *out, enum bm_output_format format, const struct bm_ana
 		putc('\n', out);
 	}
 	for (i = 0; i < nbins; i++) {
-		uint64_t from = o->since + i * width;
-		uint64_t to = i + 1 == nbins || from + width > o->until ? o->until : from + width;
+		uint64_t from = o->since + i * width, end = o->until + 1;
+		uint64_t to = i + 1 == nbins || from + width > end ? end : from + width;
 
-		for (j = 0, k = 0; j < n; j++)
-			if (bm_iostat_bin(&items[k].s, disks[j], i))
-				items[k++].d = disks[j];
+		for (j = 0, k = 0; j < n; j++) {
+			if (!bm_iostat_bin(&items[k].s, disks[j], i))
+				continue;
+			items[k].d = disks[j];
+			items[k].span = disks[j]->span;
+			items[k++].dev = disks[j]->dev;
+		}
 		bm_iostat_sort(items, k, o->sort);
 		for (j = 0; j < k; j++) {
 			if (r)
@@ -108,7 +95,9 @@ void bm_view_series(FILE *out, enum bm_output_format format, const struct bm_ana
 				series_text(out, &items[j], from, to);
 		}
 	}
+	ret = 0;
 out:
 	free(items);
 	free(r);
+	return ret;
 }

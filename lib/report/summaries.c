@@ -50,11 +50,6 @@ static double seconds(const struct bm_disk_stats *d)
 	return (d->life_to - d->life_from) / 1e9;
 }
 
-static double per_second(uint64_t n, const struct bm_disk_stats *d)
-{
-	return seconds(d) > 0 ? n / seconds(d) : 0;
-}
-
 static double us(uint64_t ns)
 {
 	return ns / 1000.0;
@@ -74,18 +69,33 @@ static void row_text(struct bm_row *r, const char *key, const char *s)
 		bm_row_str(r, key, s);
 }
 
-/* The keys every per-incarnation row has: incarnation, from_ns, to_ns. */
-static void row_span(struct bm_row *r, const struct bm_span *s)
+/*
+ * The keys every per-incarnation row has: name, incarnation, from_ns,
+ * to_ns (of @s, if any fits) and dev (@dev).
+ */
+void bm_row_span(struct bm_row *r, const struct bm_span *s, uint32_t dev)
 {
 	char key[40];
 
+	bm_row_str(r, "dev", bm_dev_str(dev, key, sizeof(key)));
 	if (!s)
 		return;
+	bm_row_str(r, "name", s->name);
 	bm_row_str(r, "incarnation", bm_span_key(s, key, sizeof(key)));
 	if (s->from.known)
 		bm_row_u64(r, "from_ns", s->from.hi);
 	if (s->to.known)
 		bm_row_u64(r, "to_ns", s->to.hi);
+}
+
+/* The I/O a row counts. */
+static void row_counts(struct bm_row *r, uint64_t reads, uint64_t writes, uint64_t read_bytes,
+		       uint64_t write_bytes)
+{
+	bm_row_u64(r, "reads", reads);
+	bm_row_u64(r, "writes", writes);
+	bm_row_u64(r, "read_bytes", read_bytes);
+	bm_row_u64(r, "write_bytes", write_bytes);
 }
 
 /* The incarnation in text: its key, and when it came and went ("-": outside the recording). */
@@ -113,11 +123,9 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 						{ "d2c_count", "d2c_avg_us", "d2c_max_us" } };
 	const struct bm_hist *lat[2] = { &d->q2c, &d->d2c };
 	struct bm_iostat st;
-	char dev[16];
 	int j, k;
 
 	if (d->span) {
-		bm_row_str(r, "name", d->span->name);
 		row_text(r, "parent", d->span->parent);
 		row_text(r, "dm", d->span->dm);
 		if (d->span->diskseq)
@@ -125,12 +133,8 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 		row_text(r, "serial", d->span->serial);
 		bm_row_str(r, "kind", kind_of(d));
 	}
-	row_span(r, d->span);
-	bm_row_str(r, "dev", bm_dev_str(d->dev, dev, sizeof(dev)));
-	bm_row_u64(r, "reads", d->reads);
-	bm_row_u64(r, "writes", d->writes);
-	bm_row_u64(r, "read_bytes", d->read_bytes);
-	bm_row_u64(r, "write_bytes", d->write_bytes);
+	bm_row_span(r, d->span, d->dev);
+	row_counts(r, d->reads, d->writes, d->read_bytes, d->write_bytes);
 	bm_row_str(r, "basis", model_of(d));
 	bm_row_u64(r, "window_from_ns", d->life_from);
 	bm_row_u64(r, "window_to_ns", d->life_to);
@@ -169,8 +173,8 @@ static void disks_text(FILE *out, const struct bm_disk_stats *d)
 		bound_time(d->span, false, to, sizeof(to)));
 }
 
-void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header, int sort)
+int bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		  bool header, int sort)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks), lost = 0;
@@ -178,17 +182,15 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 	struct bm_row *r = NULL;
 
 	if (!items)
-		return;
-	for (i = 0; i < n; i++) {
-		items[i].d = disks[i];
-		bm_iostat_disk(&items[i].s, disks[i]);
-	}
+		return -1;
+	for (i = 0; i < n; i++)
+		bm_iostat_item_disk(&items[i], disks[i]);
 	bm_iostat_sort(items, n, sort);
 	if (format != BM_FORMAT_TEXT) {
 		r = malloc(sizeof(*r));
 		if (!r) {
 			free(items);
-			return;
+			return -1;
 		}
 		bm_row_start(r, out, format, bm_schema_find("disks"));
 	}
@@ -214,11 +216,12 @@ void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_anal
 		fputs("* events were lost while it existed: its figures may lack some I/O\n", out);
 	if (format == BM_FORMAT_TEXT && bm_analysis_stack(a, &(const struct bm_stack_row *){ 0 })) {
 		fputs("\nStacked: I/O that reached a device from the one it was submitted to\n", out);
-		bm_view_stack(out, format, a, true);
+		return bm_view_stack(out, format, a, true);
 	}
+	return 0;
 }
 
-/* A view's rows, or NULL for text (and on no memory, with nothing written). */
+/* A view's rows, or NULL for text (and on no memory, with nothing written: errno ENOMEM). */
 static struct bm_row *rows_start(FILE *out, enum bm_output_format format, const char *view,
 				 bool header)
 {
@@ -239,25 +242,19 @@ static void stack_row(struct bm_row *r, const struct bm_stack_row *s)
 {
 	char dev[16], key[40];
 
-	if (s->lower->span)
-		bm_row_str(r, "name", s->lower->span->name);
-	row_span(r, s->lower->span);
-	bm_row_str(r, "dev", bm_dev_str(s->lower->dev, dev, sizeof(dev)));
+	bm_row_span(r, s->lower->span, s->lower->dev);
 	if (s->upper->span) {
 		bm_row_str(r, "via", s->upper->span->name);
 		row_text(r, "via_dm", s->upper->span->dm);
 		bm_row_str(r, "via_incarnation", bm_span_key(s->upper->span, key, sizeof(key)));
 	}
 	bm_row_str(r, "via_dev", bm_dev_str(s->upper->dev, dev, sizeof(dev)));
-	bm_row_u64(r, "reads", s->reads);
-	bm_row_u64(r, "writes", s->writes);
-	bm_row_u64(r, "read_bytes", s->read_bytes);
-	bm_row_u64(r, "write_bytes", s->write_bytes);
+	row_counts(r, s->reads, s->writes, s->read_bytes, s->write_bytes);
 	bm_row_end(r);
 }
 
-void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header)
+int bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		  bool header)
 {
 	const struct bm_stack_row *rows;
 	size_t i, n = bm_analysis_stack(a, &rows);
@@ -267,7 +264,7 @@ void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_anal
 		fprintf(out, "%-14s %-10s %-24s %-10s %8s %8s %10s %10s\n", "NAME", "DEV#N", "VIA",
 			"VIA_DEV#N", "READS", "WRITES", "READ_KB", "WRITE_KB");
 	else if (!row)
-		return;
+		return -1;
 	for (i = 0; i < n; i++) {
 		const struct bm_stack_row *r = &rows[i];
 		char dev[40], via_dev[40], lower[200], upper[200];
@@ -284,10 +281,11 @@ void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_anal
 			r->read_bytes / 1024.0, r->write_bytes / 1024.0);
 	}
 	free(row);
+	return 0;
 }
 
-void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		     bool header)
+int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		    bool header)
 {
 	const struct bm_disk_stats *const *disks;
 	size_t i, n = bm_analysis_disks(a, &disks);
@@ -295,7 +293,7 @@ void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_an
 	int k;
 
 	if (format != BM_FORMAT_TEXT && !row)
-		return;
+		return -1;
 	for (i = 0; i < n; i++) {
 		const struct bm_disk_stats *d = disks[i];
 		const struct bm_hist *h = d->d2c.count ? &d->d2c : &d->q2c;
@@ -331,10 +329,7 @@ void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_an
 			int w = most ? (int)(40 * buckets[k] / most) : 0;
 
 			if (row) {
-				if (d->span)
-					bm_row_str(row, "name", d->span->name);
-				row_span(row, d->span);
-				bm_row_str(row, "dev", dev);
+				bm_row_span(row, d->span, d->dev);
 				bm_row_str(row, "latency", which);
 				bm_row_u64(row, "from_us", lo);
 				bm_row_u64(row, "to_us", hi);
@@ -349,28 +344,22 @@ void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_an
 		}
 	}
 	free(row);
+	return 0;
 }
 
 static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *comm)
 {
-	char dev[16];
 
-	if (r->disk->span) {
-		bm_row_str(row, "name", r->disk->span->name);
+	if (r->disk->span)
 		row_text(row, "dm", r->disk->span->dm);
-	}
-	row_span(row, r->disk->span);
-	bm_row_str(row, "dev", bm_dev_str(r->disk->dev, dev, sizeof(dev)));
+	bm_row_span(row, r->disk->span, r->disk->dev);
 	bm_row_int(row, "pid", r->pid);
 	bm_row_str(row, "comm", comm);
-	bm_row_u64(row, "reads", r->reads);
-	bm_row_u64(row, "writes", r->writes);
-	bm_row_u64(row, "read_bytes", r->read_bytes);
-	bm_row_u64(row, "write_bytes", r->write_bytes);
+	row_counts(row, r->reads, r->writes, r->read_bytes, r->write_bytes);
 	bm_row_end(row);
 }
 
-size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		   bool header, struct tep_handle *tep,
 		   bool (*wanted)(int pid, const char *comm, void *ctx), void *ctx)
 {
@@ -382,7 +371,7 @@ size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_anal
 		fprintf(out, "%-14s %-10s %7s %-16s %8s %8s %10s %10s\n", "NAME", "DEV#N", "PID",
 			"COMM", "READS", "WRITES", "READ_KB", "WRITE_KB");
 	else if (!row)
-		return 0;
+		return -1;
 	for (i = 0; i < n; i++) {
 		const struct bm_top_row *r = &rows[i];
 		const char *comm = r->pid ? tep_data_comm_from_pid(tep, r->pid) : "<idle>";
@@ -426,49 +415,35 @@ int bm_sort_parse(const char *key, int *sort)
 	return -1;
 }
 
-/* An incarnation in the interval: with I/O (@d), or only born or gone in it. */
-struct interval_row {
-	const struct bm_span *span;
-	uint32_t dev;
-	const struct bm_disk_stats *d;
-	bool born, gone;
-};
-
-static double row_value(const struct interval_row *r, enum bm_interval_sort order)
+const char *bm_span_state(const struct bm_span *s, uint64_t from, uint64_t to)
 {
-	const struct bm_disk_stats *d = r->d;
+	bool born = s && s->from.known && s->from.lo >= from && s->from.lo < to;
+	bool gone = s && s->to.known && s->to.hi >= from && s->to.hi < to;
 
-	if (!d)
-		return 0;
-	switch (order) {
-	case BM_SORT_IOPS:
-		return per_second(d->reads + d->writes, d);
-	case BM_SORT_BYTES:
-		return per_second(d->read_bytes + d->write_bytes, d);
-	case BM_SORT_UTIL:
-		return seconds(d) > 0 ? d->busy_ns / seconds(d) : 0;
-	default:
-		return bm_hist_percentile(d->d2c.count ? &d->d2c : &d->q2c, 99);
-	}
+	return born && gone ? "new+gone" : born ? "new" : gone ? "gone" : "";
 }
+
+/* An incarnation in the interval: with I/O (@d), or only new or gone in it. */
+struct interval_row {
+	struct bm_iostat_item it;	/* it.d NULL: no I/O in the interval */
+	const char *state;	/* bm_span_state()'s */
+};
 
 static int by_order(const void *x, const void *y, void *order_p)
 {
 	const struct interval_row *a = x, *b = y;
-	enum bm_interval_sort order = *(const enum bm_interval_sort *)order_p;
-	double va, vb;
 
-	if (order == BM_SORT_DEV) {
-		if (a->dev != b->dev)
-			return a->dev < b->dev ? -1 : 1;
-		return a->span && b->span ? (a->span->from.lo > b->span->from.lo) -
-					    (a->span->from.lo < b->span->from.lo) : 0;
-	}
-	if (order == BM_SORT_NAME)
-		return strcmp(a->span ? a->span->name : "", b->span ? b->span->name : "");
-	va = row_value(a, order);
-	vb = row_value(b, order);
-	return (va < vb) - (va > vb);
+	return bm_iostat_cmp(&a->it, &b->it, *(const int *)order_p);
+}
+
+/* An incarnation with no I/O in the interval: zeros, and means of none. */
+static void no_io(struct bm_iostat_item *it, const struct bm_span *s)
+{
+	memset(it, 0, sizeof(*it));
+	it->span = s;
+	it->dev = s->dev;
+	it->s.r_await_ms = it->s.w_await_ms = it->s.r_d2c_ms = it->s.w_d2c_ms = NAN;
+	it->s.f_await_ms = NAN;
 }
 
 /* The rows: incarnations with I/O, and those that came or went in the window. */
@@ -482,118 +457,95 @@ static struct interval_row *interval_rows(const struct bm_analysis *a, const str
 	if (!rows)
 		return NULL;
 	for (i = 0; i < n; i++)
-		rows[k++] = (struct interval_row){ .span = disks[i]->span, .dev = disks[i]->dev,
-						   .d = disks[i] };
+		bm_iostat_item_disk(&rows[k++].it, disks[i]);
 	for (i = 0; i < nspans; i++) {
 		const struct bm_span *s = bm_map_span(map, i);
-		bool born = s->from.known && s->from.hi >= o->since && s->from.lo <= o->until;
-		bool gone = s->to.known && s->to.lo >= o->since && s->to.lo <= o->until;
+		const char *state = bm_span_state(s, o->since, o->until + 1);
 
 		if (!bm_span_filter_match(o->filter, s, s->dev))
 			continue;
-		for (j = 0; j < n && rows[j].span != s; j++)
+		for (j = 0; j < n && rows[j].it.span != s; j++)
 			;
-		if (j == n && (born || gone))
-			rows[k++] = (struct interval_row){ .span = s, .dev = s->dev };
-		if (j == n && !(born || gone))
+		if (j == n && state[0])
+			no_io(&rows[k++].it, s);
+		if (j == n && !state[0])
 			continue;
-		rows[j == n ? k - 1 : j].born = born;
-		rows[j == n ? k - 1 : j].gone = gone;
+		rows[j == n ? k - 1 : j].state = state;
 	}
-	qsort_r(rows, k, sizeof(*rows), by_order, (void *)&o->sort);
+	qsort_r(rows, k, sizeof(*rows), by_order, &(int){ o->sort });
 	*count = k;
 	return rows;
-}
-
-static const char *state_of(const struct interval_row *r)
-{
-	return r->born && r->gone ? "born+gone" : r->born ? "born" : r->gone ? "gone" : "";
 }
 
 /* One interval's row of an incarnation: its figures, or none if it had no I/O in the window. */
 static void interval_csv(struct bm_row *row, const struct interval_row *r,
 			 const struct bm_interval_opts *o)
 {
-	char dev[16];
-	struct bm_iostat st;
+	const struct bm_iostat *st = &r->it.s;
+	const struct bm_span *s = r->it.span;
 
 	bm_row_u64(row, "time_ns", o->until);
 	bm_row_num(row, "interval_s", (o->until - o->since) / 1e9);
-	if (r->span) {
-		bm_row_str(row, "name", r->span->name);
-		row_text(row, "dm", r->span->dm);
+	if (s)
+		row_text(row, "dm", s->dm);
+	bm_row_span(row, s, r->it.dev);
+	row_text(row, "state", r->state ? r->state : "");
+	row_counts(row, st->reads, st->writes, st->read_bytes, st->write_bytes);
+	bm_row_u64(row, "others", st->others);
+	if (r->it.d) {
+		bm_row_num(row, "seconds", st->seconds);
+		bm_row_u64(row, "window_from_ns", st->from);
+		bm_row_u64(row, "window_to_ns", st->to);
 	}
-	row_span(row, r->span);
-	bm_row_str(row, "dev", bm_dev_str(r->dev, dev, sizeof(dev)));
-	row_text(row, "state", state_of(r));
-	if (r->d) {
-		bm_iostat_disk(&st, r->d);
-	} else {
-		memset(&st, 0, sizeof(st));
-		st.r_await_ms = st.w_await_ms = st.r_d2c_ms = st.w_d2c_ms = NAN;
-		st.f_await_ms = NAN;
-	}
-	bm_row_u64(row, "reads", st.reads);
-	bm_row_u64(row, "writes", st.writes);
-	bm_row_u64(row, "read_bytes", st.read_bytes);
-	bm_row_u64(row, "write_bytes", st.write_bytes);
-	bm_row_u64(row, "others", st.others);
-	if (r->d) {
-		bm_row_num(row, "seconds", st.seconds);
-		bm_row_u64(row, "window_from_ns", st.from);
-		bm_row_u64(row, "window_to_ns", st.to);
-	}
-	bm_iostat_row(row, &st, true);
+	bm_iostat_row(row, st, true);
 	bm_row_end(row);
 }
 
 static void interval_text(FILE *out, const struct interval_row *r)
 {
-	struct bm_iostat st;
-	char dev[16], name[200];
+	const struct bm_iostat *st = &r->it.s;
+	const struct bm_span *s = r->it.span;
+	char dev[40], name[200];
 	int j;
 
-	bm_dev_str(r->dev, dev, sizeof(dev));
-	snprintf(name, sizeof(name), "%s%s%s%s%s", r->span ? r->span->name : "?",
-		 r->span && r->span->dm[0] ? " [" : "", r->span ? r->span->dm : "",
-		 r->span && r->span->dm[0] ? "]" : "",
-		 r->gone ? " (gone)" : r->born ? " (new)" : "");
-	if (r->d) {
-		bm_iostat_disk(&st, r->d);
-	} else {
-		memset(&st, 0, sizeof(st));
-		st.r_await_ms = st.w_await_ms = st.r_d2c_ms = st.w_d2c_ms = NAN;
-		st.f_await_ms = NAN;
-	}
-	fprintf(out, "%-20s %-8s", name, dev);
-	bm_iostat_text(out, &st);
+	/* The incarnation's key, as every view shows it. */
+	if (s)
+		bm_span_key(s, dev, sizeof(dev));
+	else
+		bm_dev_str(r->it.dev, dev, sizeof(dev));
+	snprintf(name, sizeof(name), "%s%s%s%s%s%s%s", s ? s->name : "?",
+		 s && s->dm[0] ? " [" : "", s ? s->dm : "", s && s->dm[0] ? "]" : "",
+		 r->state && r->state[0] ? " (" : "", r->state ? r->state : "",
+		 r->state && r->state[0] ? ")" : "");
+	fprintf(out, "%-20s %-10s", name, dev);
+	bm_iostat_text(out, st);
 	for (j = 0; j < 2; j++) {
-		if (!st.lat_count[j]) {
+		if (!st->lat_count[j]) {
 			fprintf(out, " %10s %10s %10s", "-", "-", "-");
 			continue;
 		}
-		fprintf(out, " %10.3f %10.3f %10.3f", st.lat_p50_us[j] / 1e3, st.lat_p99_us[j] / 1e3,
-			st.lat_max_us[j] / 1e3);
+		fprintf(out, " %10.3f %10.3f %10.3f", st->lat_p50_us[j] / 1e3,
+			st->lat_p99_us[j] / 1e3, st->lat_max_us[j] / 1e3);
 	}
 	putc('\n', out);
 }
 
-void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		      const struct bm_map *map, const struct bm_interval_opts *o)
+int bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		     const struct bm_map *map, const struct bm_interval_opts *o)
 {
 	struct bm_row *row = rows_start(out, format, "interval", o->header);
 	struct interval_row *rows;
 	size_t i, n;
 
 	if (format != BM_FORMAT_TEXT && !row)
-		return;
+		return -1;
 	rows = interval_rows(a, map, o, &n);
 	if (!rows) {
 		free(row);
-		return;
+		return -1;
 	}
 	if (format == BM_FORMAT_TEXT && o->header) {
-		fprintf(out, "%-20s %-8s", "NAME", "DEV");
+		fprintf(out, "%-20s %-10s", "NAME", "DEV#N");
 		bm_iostat_text_header(out);
 		fprintf(out, " %10s %10s %10s %10s %10s %10s\n", "Q2C_p50_ms", "p99_ms", "max_ms",
 			"D2C_p50_ms", "p99_ms", "max_ms");
@@ -606,4 +558,5 @@ void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_a
 	}
 	free(rows);
 	free(row);
+	return 0;
 }

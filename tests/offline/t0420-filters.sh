@@ -49,10 +49,24 @@ t=$(awk 'NR == 40 {print $1}' "$T/rel")
 refused 1 "holds no wall-clock time .*use --time=abs or --time=rel" --time=wall
 refused 1 "holds no wall-clock time" --since 2026-12-01T21:00:00Z
 refused 64 "time takes abs, rel or wall" --time=utc
+# Wall-clock times exactly as --time=wall prints them: two digits, no signs or spaces.
+for bad in +-1:00 "+ 1:00" +1:00 -01:0 +0100 +01:00x; do
+	refused 64 "takes a time of the trace clock" --since "2026-12-01T21:00:00$bad"
+done
+refused 1 "holds no wall-clock time" --since 2026-12-01T21:00:00-01:00
 note "--time=rel printed and pasted back; --time=wall refused without a wall clock"
 
+# --time=rel prints -S.N before the start; --since and --until read it back.
+"$BLKMAP" report -f csv --since -0.5 --until +0.25 "$rec" >"$T/got" 2>"$T/err" ||
+	fail "--since -0.5: $(cat "$T/err")"
+"$BLKMAP" report -f csv --until +0.25 "$rec" >"$T/want"
+cmp -s "$T/got" "$T/want" || fail "--since -0.5 (before the start) is not the start"
+refused 1 "it lies outside the recording" --until -0.000000001
+refused 1 "it lies outside the recording" --until -1ms
+note "-S.N times (before the start, as --time=rel prints) are read back"
+
 # What cannot mean a time.
-for bad in nan inf -1 0x10 1e3 1.2.3 "" +-1 2.5m; do
+for bad in nan inf --1 -+1 - 0x10 1e3 1.2.3 "" +-1 2.5m; do
 	refused 64 "takes a time of the trace clock" --since "$bad"
 done
 # Windows that hold nothing of the recording: the recording's span is named.

@@ -11,6 +11,14 @@ command -v python3 >/dev/null || { echo "python3 is needed to check the schema";
 "$BLKMAP" report --schema=disks >"$T/disks.jsonl" || fail "report --schema=disks: exit $?"
 if "$BLKMAP" report --schema=nosuch >/dev/null 2>"$T/err"; then fail "--schema=nosuch exited 0"; fi
 grep -q "schema takes a view" "$T/err" || fail "--schema=nosuch said: $(cat "$T/err")"
+# report(1) lists the units --schema uses, and no other.
+python3 - "$T/schema.jsonl" "$top/man/blkmap-report.1" <<'PY' || fail "report(1)'s units are not --schema's"
+import json, re, sys
+used = {json.loads(line)["unit"] for line in open(sys.argv[1])} - {""}
+page = open(sys.argv[2]).read()
+listed = set(re.search(r"^\(([^;\n]*); empty for none\),$", page, re.M).group(1).split(", "))
+assert used == listed, f"--schema uses {sorted(used)}, report(1) lists {sorted(listed)}"
+PY
 
 # --no-header: the same rows without the header row, in every view; -q: no warnings.
 loss=$top/tests/data/host-loss.dat

@@ -62,3 +62,24 @@ rc=0; "$BLKMAP" report --interval=1ns "$rec" >"$T/out" 2>"$T/err" || rc=$?
 grep -q "more than 100000" "$T/err" || fail "--interval=1ns said: $(cat "$T/err")"
 [ ! -s "$T/out" ] || fail "--interval=1ns printed rows"
 note "widths that are none, or too fine, refused"
+
+# A window that is a whole number of intervals long still includes --until:
+# its last interval is [until, until + 1 ns), one nanosecond long, and a
+# rate over no time at all is unknown (null), never 0.
+since=775883707388 until=775918515728
+"$BLKMAP" report --since=${since}ns --until=${until}ns --interval=$((until - since))ns \
+	-f json "$rec" >"$T/exact.json" 2>"$T/err" || fail "exact window: $(cat "$T/err")"
+python3 - "$T/exact.json" "$until" <<'PY' || fail "the last interval of an exact window is wrong"
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+until = int(sys.argv[2])
+last = [r for r in rows if r["window_to_ns"] > until or r["time_ns"] >= until]
+assert last, "premise missing: no row in the last interval"
+assert any(r["reads"] + r["writes"] for r in last), "premise missing: no I/O at --until"
+for r in rows:
+    assert r["window_to_ns"] > r["window_from_ns"], ("interval of 0 ns", r)
+    assert r["time_ns"] <= until + 1, r
+    if r["writes"]:
+        assert r["w_s"] is not None and r["w_s"] > 0, ("writes at a rate of 0", r)
+PY
+note "an exact window's last interval is 1 ns long, and holds its I/O at a rate"

@@ -39,27 +39,63 @@ PY
 "$BLKMAP" report --plot "$T/b.svg" --bins 5 "$rec" 2>/dev/null || fail "--bins 5 failed"
 python3 - "$T/b.svg" <<'PY' || fail "--bins 5: more than 5 bins a track"
 import re, sys
-svg = open(sys.argv[1]).read()
-starts = set(re.findall(r"<title>([\d.]+) to [\d.]+ s: read", svg))
-assert 1 < len(starts) <= 5, starts
+for track in open(sys.argv[1]).read().split("<g>\n")[1:]:
+    n = len(re.findall(r"<title>([\d.]+) to [\d.]+ s: read", track))
+    assert n <= 5, (n, track[:300])
 PY
 "$BLKMAP" report --plot "$T/i.svg" --interval 250ms -f csv "$rec" >"$T/i.csv" 2>/dev/null ||
 	fail "--plot with --interval failed"
 grep -q 'bins of 250 ms' "$T/i.svg" || fail "--interval 250ms: the plot does not say its bins"
 python3 - "$T/i.svg" <<'PY' || fail "--interval 250ms: bins not 250 ms apart"
 import re, sys
-starts = sorted({float(s) for s in re.findall(r"<title>([\d.]+) to [\d.]+ s: read",
-                                               open(sys.argv[1]).read())})
-assert len(starts) > 1 and all(abs(s / 0.25 - round(s / 0.25)) < 1e-6 for s in starts), starts
+bins = [(float(a), float(b)) for a, b in
+        re.findall(r"<title>([\d.]+) to ([\d.]+) s: read", open(sys.argv[1]).read())]
+# Each bin lies in one 250 ms interval (cut where the incarnation's life is).
+assert len(bins) > 1 and all(int(a / 0.25 + 1e-6) == int(b / 0.25 - 1e-6) for a, b in bins), bins
 PY
 [ "$(wc -l <"$T/i.csv")" -gt 1 ] || fail "--plot with --interval printed no series"
 for bad in "--bins 0" "--bins x" "--bins 100001"; do
 	rc=0; "$BLKMAP" report --plot "$T/x.svg" $bad "$rec" >/dev/null 2>&1 || rc=$?
 	[ $rc -eq 64 ] || fail "$bad: exit $rc"
 done
+rc=0; "$BLKMAP" report --plot=- --disks "$rec" >/dev/null 2>"$T/err" || rc=$?
+[ $rc -eq 64 ] && grep -q "give no other view" "$T/err" || fail "--plot=- --disks: exit $rc"
 rc=0; "$BLKMAP" report --bins 5 "$rec" >/dev/null 2>"$T/err" || rc=$?
 [ $rc -eq 64 ] && grep -q "give --plot" "$T/err" || fail "--bins without --plot: exit $rc"
 note "--bins and --interval set the plot's bins"
+
+# With --interval, every bin inside the plot, its rates over its own length
+# (cut by the window's end and the incarnation's life), as --interval's row.
+hot=$top/tests/data/host-hotplug.dat
+"$BLKMAP" report --plot "$T/h.svg" --interval 0.3 -f csv "$hot" >"$T/h.csv" 2>"$T/err" ||
+	fail "--plot --interval 0.3: $(cat "$T/err")"
+python3 - "$T/h.svg" "$T/h.csv" <<'PY' || fail "--plot --interval 0.3: bins off the plot or wrong"
+import csv, re, sys
+svg, rows = open(sys.argv[1]).read(), list(csv.DictReader(open(sys.argv[2])))
+right = 1200 - 110  # WIDTH - RIGHT
+for x, w in re.findall(r"<rect x='([\d.]+)' y='[\d.-]+' width='([\d.]+)' height='[\d.]+' fill='#(?:3b7dd8|2ca02c)'", svg):
+    assert 270 <= float(x) and float(x) + float(w) <= right + 0.01, ("bar off the plot", x, w)
+for cx in re.findall(r"<circle cx='([\d.]+)'", svg):
+    assert 270 <= float(cx) <= right + 0.01, ("dot off the plot", cx)
+def rate(t):  # the value and half the step it is printed in
+    v, unit = t.split()
+    u = 1 << 20 if unit == "MiB/s" else 1024
+    return float(v) * u, 0.051 * u
+cut = 0
+for track in svg.split("<g>\n")[1:]:
+    key = re.search(r"font-size='12' fill='#555'>([^,]+), read", track).group(1)
+    mine = [r for r in rows if r["incarnation"] == key and int(r["reads"]) + int(r["writes"])]
+    hover = re.findall(r"<title>[\d.]+ to [\d.]+ s: read ([\d.]+ \w+/s) \(\d+ I/O\), "
+                       r"write ([\d.]+ \w+/s)", track)
+    assert len(hover) == len(mine), (key, hover, len(mine))
+    for (rd, wr), r in zip(hover, mine):
+        for (got, tol), want in ((rate(rd), float(r["rkb_s"])), (rate(wr), float(r["wkb_s"]))):
+            assert abs(got - want * 1024) <= tol + 52, (key, rd, wr, dict(r))
+        cut += int(r["window_to_ns"]) - int(r["window_from_ns"]) < 300000000
+assert cut, "premise missing: no bin cut by the window or a life"
+print(f"# {cut} bins cut by the window or a life, their rates as --interval's")
+PY
+note "--plot --interval: bars inside the plot, rates over each bin's own length"
 
 # Gaps shaded; the HTML page: hover values, nothing from the network.
 "$BLKMAP" report --plot "$T/loss.html" "$top/tests/data/host-loss.dat" 2>/dev/null ||

@@ -127,9 +127,16 @@ size_t bm_map_count(const struct bm_map *map);
 /* Spans ordered by device number, then time. */
 const struct bm_span *bm_map_span(const struct bm_map *map, size_t i);
 
-/* Conflicts between sources, as sentences with a timestamp. */
+/*
+ * Conflicts between sources, as sentences with a timestamp; where they
+ * concern one incarnation, its device number and a moment of its life
+ * (bm_map_label() finds it).
+ */
 struct bm_conflict {
 	uint64_t ts;
+	bool has_dev;
+	uint32_t dev;
+	uint64_t at;	/* has_dev: the incarnation concerned existed then */
 	char text[256];
 };
 size_t bm_map_conflicts(const struct bm_map *map, const struct bm_conflict **list);

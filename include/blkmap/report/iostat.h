@@ -37,11 +37,21 @@ bool bm_iostat_bin(struct bm_iostat *s, const struct bm_disk_stats *d, size_t i)
 
 /* An incarnation and its figures, to sort (bm_iostat_sort). */
 struct bm_iostat_item {
-	const struct bm_disk_stats *d;
+	const struct bm_disk_stats *d;	/* NULL: no I/O (s all 0, its means NAN) */
+	const struct bm_span *span;	/* the incarnation (NULL: none fits) */
+	uint32_t dev;
 	struct bm_iostat s;
 };
 
-/* Order @items by @sort (enum bm_interval_sort), as blkmap top orders its rows. */
+/* @it as @d (its span and number) and its figures over its life in the window. */
+void bm_iostat_item_disk(struct bm_iostat_item *it, const struct bm_disk_stats *d);
+/*
+ * The order of @sort (enum bm_interval_sort): the most first, or by name,
+ * then by device number and time (the incarnations in order), so that
+ * equal rows (idle disks) always come in one order.
+ */
+int bm_iostat_cmp(const struct bm_iostat_item *a, const struct bm_iostat_item *b, int sort);
+/* Order @items by @sort, as blkmap top orders its rows. */
 void bm_iostat_sort(struct bm_iostat_item *items, size_t n, int sort);
 
 struct bm_row;

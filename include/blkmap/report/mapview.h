@@ -28,10 +28,11 @@ struct bm_map_view_opts {
  */
 const char *bm_bound_str(const struct bm_bound *b, bool is_from, char *buf, size_t size);
 
-void bm_view_map(FILE *out, enum bm_output_format format, const struct bm_map *map,
-		 const struct bm_map_view_opts *opts);
-/* The conflicts between sources (in text, --map prints them after its rows). */
-void bm_view_conflicts(FILE *out, enum bm_output_format format, const struct bm_map *map,
-		       const struct bm_map_view_opts *opts);
+/* 0, or -1 (errno set: no memory) with nothing written. */
+int bm_view_map(FILE *out, enum bm_output_format format, const struct bm_map *map,
+		const struct bm_map_view_opts *opts);
+/* The conflicts between sources (in text, --map prints them after its rows); 0 or -1. */
+int bm_view_conflicts(FILE *out, enum bm_output_format format, const struct bm_map *map,
+		      const struct bm_map_view_opts *opts);
 
 #endif

@@ -49,6 +49,28 @@ void bm_time_show(const struct bm_timefmt *t);
 const char *bm_ts_str(uint64_t ns, char *buf, size_t size);
 /* @wall_ns (since the epoch) as ISO 8601 with nanoseconds and the local offset. */
 const char *bm_wall_str(uint64_t wall_ns, char *buf, size_t size);
+/*
+ * A time as --since and --until take it, which is what the output prints:
+ * the trace clock in seconds ("775.917350") or nanoseconds
+ * ("775917350123ns"); from the recording's start, after it ("+2.5", "2.5s",
+ * "250ms", "40us") or before it ("-0.5", as --time=rel prints); or the
+ * wall clock as --time=wall prints it (see bm_wall_parse()).
+ */
+struct bm_time_arg {
+	uint64_t ns;	/* ns of the trace clock, from the start, or since the epoch */
+	bool relative;	/* from the recording's start */
+	bool before;	/* relative: before the start ("-S") */
+	bool wall;	/* the wall clock */
+};
+/* Decimal digits and one point only, at most 2^63 ns: 0, or -1 (errno EINVAL). */
+int bm_time_parse(const char *arg, struct bm_time_arg *t);
+/*
+ * A wall-clock time as bm_wall_str() prints it: 2026-12-01T21:03:32 (two
+ * digits each but the year's four), a fraction of up to 9 digits, then Z,
+ * +HH:MM, -HH:MM or nothing (local time, as TZ says). Nanoseconds since
+ * the epoch in @ns: 0, or -1 (errno EINVAL).
+ */
+int bm_wall_parse(const char *arg, uint64_t *ns);
 /* Is bm_ts_str() printing absolute seconds (the fast path of bm_line_ts())? */
 bool bm_time_abs(void);
 

@@ -51,10 +51,8 @@ struct bm_report_opts {
 	bool explain;		/* say how each label was obtained */
 	enum bm_time_mode time;	/* how text prints times */
 	/* Filters: a time window, disk names and numbers, processes, operations. */
-	uint64_t since, until;	/* ns, if set */
+	struct bm_time_arg since, until;	/* as bm_time_parse() reads them, if set */
 	bool since_set, until_set;
-	bool since_relative, until_relative;	/* from the recording's start */
-	bool since_wall, until_wall;	/* of the wall clock (ns since the epoch) */
 	struct bm_span_filter devices;
 	int pids[BM_FILTER_MAX];
 	unsigned npids;

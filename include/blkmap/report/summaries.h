@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/report/output.h"
@@ -16,18 +17,37 @@
 struct tep_handle;
 struct bm_map;
 
-/* @header: CSV's header row (--no-header leaves it out); ordered by @sort (enum bm_interval_sort). */
-void bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header, int sort);
-void bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		     bool header);
-/* Rows of the processes @wanted says (NULL: all); the rows written. */
-size_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+/*
+ * The views return 0, or -1 (errno set: no memory) with the view cut short.
+ * @header: CSV's header row (--no-header leaves it out); ordered by @sort
+ * (enum bm_interval_sort).
+ */
+int bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		  bool header, int sort);
+int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		    bool header);
+/* Rows of the processes @wanted says (NULL: all); the rows written, or -1. */
+ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		   bool header, struct tep_handle *tep,
 		   bool (*wanted)(int pid, const char *comm, void *ctx), void *ctx);
 /* Per lower incarnation, the I/O that came down to it from each upper one (dm, md, partition). */
-void bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header);
+int bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		  bool header);
+
+/*
+ * What became of incarnation @s within [@from, @to): "new" (its life began
+ * there: the earliest moment it may have been added), "gone" (its life ended
+ * there: the latest moment it may have been removed), "new+gone", or "".
+ * Each add and removal falls in one interval of a series.
+ */
+const char *bm_span_state(const struct bm_span *s, uint64_t from, uint64_t to);
+
+struct bm_row;
+/*
+ * The keys every per-incarnation row has: name, incarnation, from_ns and
+ * to_ns (of @s, where one fits: NULL leaves them null), and dev (@dev).
+ */
+void bm_row_span(struct bm_row *r, const struct bm_span *s, uint32_t dev);
 
 enum bm_interval_sort { BM_SORT_DEV, BM_SORT_NAME, BM_SORT_IOPS, BM_SORT_BYTES, BM_SORT_UTIL,
 			BM_SORT_LATENCY };
@@ -47,8 +67,8 @@ struct bm_interval_opts {
  * removed in it (marked), iostat's rates, depth and utilisation, and Q2C
  * and D2C p50, p99 and max.
  */
-void bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		      const struct bm_map *map, const struct bm_interval_opts *o);
+int bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		     const struct bm_map *map, const struct bm_interval_opts *o);
 
 struct bm_series_opts {
 	uint64_t since, until;	/* the window: the first interval starts at since */
@@ -60,7 +80,7 @@ struct bm_series_opts {
  * --interval: per interval of the analysis' series, a row per incarnation
  * alive in it, with the interval view's keys.
  */
-void bm_view_series(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		    const struct bm_series_opts *o);
+int bm_view_series(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		   const struct bm_series_opts *o);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "blkmap/map/map.h"
+#include "blkmap/report/mapview.h"
 #include "blkmap/tracefile/decode.h"
 
 #include "helpers.h"
@@ -246,6 +247,37 @@ START_TEST(a_lost_removal_is_inferred_and_reported)
 	ck_assert_uint_eq(bm_map_conflicts(map, &c), 1);
 	ck_assert_ptr_nonnull(strstr(c[0].text, "alpha"));
 	ck_assert_ptr_nonnull(strstr(c[0].text, "beta"));
+}
+END_TEST
+
+/* --conflicts names the incarnation a conflict is about, with its life. */
+START_TEST(a_conflict_row_carries_its_incarnation)
+{
+	const struct bm_conflict *c;
+	const struct bm_span *alpha;
+	enum bm_label_basis b;
+	char *out = NULL, want[128];
+	size_t size;
+	FILE *f;
+
+	dump(1 * MS, NULL, NULL, 0, 2 * MS);
+	uevent("add", 10 * MS, ZRAM1, "alpha", 9 * MS);
+	uevent("add", 30 * MS, ZRAM1, "beta", 29 * MS);	/* alpha's remove lost */
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_conflicts(map, &c), 1);
+	ck_assert(c[0].has_dev);
+	ck_assert_uint_eq(c[0].dev, ZRAM1);
+	alpha = bm_map_span(map, 0);
+	ck_assert_str_eq(alpha->name, "alpha");
+	ck_assert_ptr_eq(bm_map_label(map, c[0].dev, c[0].at, 0, &b), alpha);
+	f = open_memstream(&out, &size);
+	bm_view_conflicts(f, BM_FORMAT_JSON, map, &(struct bm_map_view_opts){ 0 });
+	fclose(f);
+	snprintf(want, sizeof(want), "\"dev\":\"253:1\",\"incarnation\":\"253:1#1\","
+		 "\"from_ns\":%llu,\"to_ns\":%llu,", (unsigned long long)alpha->from.hi,
+		 (unsigned long long)alpha->to.hi);
+	ck_assert_msg(strstr(out, want), "%s lacks %s", out, want);
+	free(out);
 }
 END_TEST
 
@@ -820,6 +852,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, a_statedump_racing_a_remove_decides_it_not_the_late_uevent);
 	tcase_add_test(tc, a_lost_removal_is_inferred_and_reported);
 	tcase_add_test(tc, a_statedump_contradicting_the_map_is_a_conflict);
+	tcase_add_test(tc, a_conflict_row_carries_its_incarnation);
 	tcase_add_test(tc, the_parent_disk_picks_among_overlapping_partitions);
 	tcase_add_test(tc, a_device_never_seen_is_unknown);
 	tcase_add_test(tc, io_after_the_last_removal_is_unknown);

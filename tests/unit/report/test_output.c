@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "blkmap/report/line.h"
 #include "blkmap/report/output.h"
@@ -84,6 +85,117 @@ START_TEST(numbers_are_written_as_printf_writes_them)
 }
 END_TEST
 
+static void set_tz(const char *tz)
+{
+	setenv("TZ", tz, 1);
+	tzset();
+}
+
+static uint64_t wall(const char *arg)
+{
+	uint64_t ns = 0;
+
+	ck_assert_msg(bm_wall_parse(arg, &ns) == 0, "'%s' refused", arg);
+	return ns;
+}
+
+/* @ns printed, then read back: the same. */
+static const char *wall_round_trip(uint64_t ns)
+{
+	static char buf[64];
+
+	bm_wall_str(ns, buf, sizeof(buf));
+	ck_assert_uint_eq(wall(buf), ns);
+	return buf;
+}
+
+#define S	UINT64_C(1000000000)
+/* 2026-03-29T01:00:00Z: Europe/London goes from GMT to BST. */
+#define SPRING	(UINT64_C(1774746000) * S)
+
+/* Wall-clock times print as --since/--until read them, with TZ's offset. */
+START_TEST(wall_times_print_and_parse_back_in_every_zone)
+{
+	char *old = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
+
+	set_tz("UTC0");
+	ck_assert_str_eq(wall_round_trip(SPRING + 5), "2026-03-29T01:00:00.000000005Z");
+	ck_assert_uint_eq(wall("2026-03-29T01:00:00Z"), SPRING);
+	ck_assert_uint_eq(wall("2026-03-29T01:00:00,5Z"), SPRING + S / 2);
+	ck_assert_uint_eq(wall("2026-03-29T01:00:00"), SPRING);	/* local: UTC */
+	set_tz("IST-5:30");
+	ck_assert_str_eq(wall_round_trip(SPRING), "2026-03-29T06:30:00.000000000+05:30");
+	ck_assert_uint_eq(wall("2026-03-29T06:30:00"), SPRING);
+	ck_assert_uint_eq(wall("2026-03-29T01:00:00-05:30"), SPRING + (5 * 3600 + 1800) * S);
+	/* Europe/London's rules: the hour before the change in GMT, the one after in BST. */
+	set_tz("GMT0BST,M3.5.0/1,M10.5.0");
+	ck_assert_str_eq(wall_round_trip(SPRING - 1), "2026-03-29T00:59:59.999999999Z");
+	ck_assert_str_eq(wall_round_trip(SPRING), "2026-03-29T02:00:00.000000000+01:00");
+	ck_assert_uint_eq(wall("2026-03-29T00:30:00"), SPRING - 1800 * S);
+	ck_assert_uint_eq(wall("2026-03-29T02:30:00"), SPRING + 1800 * S);
+	ck_assert_uint_eq(wall("2026-03-29T02:30:00+01:00"), SPRING + 1800 * S);
+	if (old)
+		set_tz(old);
+	else
+		unsetenv("TZ");
+	tzset();
+	free(old);
+}
+END_TEST
+
+/* Exactly the shape bm_wall_str() prints: two digits, no signs, no spaces. */
+START_TEST(wall_times_refuse_what_is_not_printed)
+{
+	static const char *const bad[] = {
+		"2026-03-29T01:00:00+5:30", "2026-03-29T01:00:00+ 5:30",
+		"2026-03-29T01:00:00+-1:00", "2026-03-29T01:00:00--1:00",
+		"2026-03-29T01:00:00+05:3", "2026-03-29T01:00:00+0530",
+		"2026-03-29T01:00:00+05:30 ", "2026-03-29T01:00:00+24:00",
+		"2026-03-29T01:00:00+05:60", "2026-03-29T01:00:00-+1:00",
+		"2026-3-29T01:00:00Z", "2026-03-29T1:00:00Z", " 2026-03-29T01:00:00Z",
+		"2026-03-29T01:00:0Z", "2026-03-29T01:00:00.Z", "2026-13-29T01:00:00Z",
+		"2026-03-29T24:00:00Z", "2026-03-29t01:00:00Z", "2026-03-29T01:00:00ZZ",
+		"2026-03-29T-1:00:00Z", "2026-03-29T01:00",
+	};
+	struct bm_time_arg t;
+	uint64_t ns;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(bm_wall_parse(bad[i], &ns) < 0, "'%s' read", bad[i]);
+		ck_assert_msg(bm_time_parse(bad[i], &t) < 0, "'%s' read as a time", bad[i]);
+	}
+}
+END_TEST
+
+/* --time=rel prints "-S.N" before the start: --since and --until read it back. */
+START_TEST(relative_times_before_the_start_read_as_printed)
+{
+	struct bm_timefmt f = { .mode = BM_TIME_REL, .first = 10 * S };
+	struct bm_time_arg t;
+	char buf[64];
+
+	bm_time_show(&f);
+	bm_ts_str(10 * S - S / 4, buf, sizeof(buf));
+	bm_time_show(NULL);
+	ck_assert_str_eq(buf, "-0.250000000");
+	ck_assert_int_eq(bm_time_parse(buf, &t), 0);
+	ck_assert(t.relative && t.before && !t.wall);
+	ck_assert_uint_eq(t.ns, S / 4);
+	ck_assert_int_eq(bm_time_parse("+0.25", &t), 0);
+	ck_assert(t.relative && !t.before);
+	ck_assert_int_eq(bm_time_parse("-250ms", &t), 0);
+	ck_assert(t.relative && t.before && t.ns == S / 4);
+	ck_assert_int_eq(bm_time_parse("775.5", &t), 0);
+	ck_assert(!t.relative && !t.before && t.ns == 775 * S + S / 2);
+	ck_assert_int_lt(bm_time_parse("--1", &t), 0);
+	ck_assert_int_lt(bm_time_parse("-+1", &t), 0);
+	ck_assert_int_lt(bm_time_parse("+-1", &t), 0);
+	ck_assert_int_lt(bm_time_parse("-", &t), 0);
+	ck_assert_int_lt(bm_time_parse("- 1", &t), 0);
+}
+END_TEST
+
 Suite *suite_output(void)
 {
 	Suite *s = suite_create("output");
@@ -92,6 +204,9 @@ Suite *suite_output(void)
 	tcase_add_test(tc, json_strings_escape_controls_and_replace_invalid_utf8);
 	tcase_add_test(tc, xml_text_escapes_markup_and_drops_what_xml_forbids);
 	tcase_add_test(tc, numbers_are_written_as_printf_writes_them);
+	tcase_add_test(tc, wall_times_print_and_parse_back_in_every_zone);
+	tcase_add_test(tc, wall_times_refuse_what_is_not_printed);
+	tcase_add_test(tc, relative_times_before_the_start_read_as_printed);
 	suite_add_tcase(s, tc);
 	return s;
 }
