@@ -18,7 +18,7 @@ for run in default:all default:module default:tracepoint,uevent,sysfs 6.12:all 6
 	reports "$out"
 	"$BLKMAP" report --disks "$out/rec.dat"
 	check_writes "$out/writes.log" "$out/events.csv"
-	check_map "$out/writes.log" "$out/map.csv"
+	check_map "$out/writes.log" "$out/map.csv" "$out/events.csv"
 	[ "$sources" = tracepoint,uevent,sysfs ] || check_exact "$out/writes.log" "$out/map.csv"
 
 	# Each array and the volume count their own writes, once.
