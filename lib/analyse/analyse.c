@@ -92,6 +92,7 @@ int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 	d->span = span;
 	d->dev = span ? span->dev : dev;
 	d->model = model;
+	d->merges_known = a->merges;
 	/*
 	 * md starts counting a bio (md_account_bio) once its personality has
 	 * waited for the array (a raid1 barrier, a resync window), just before
@@ -759,6 +760,24 @@ static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
 		an_account(&a->disks[e->part]->rq_time, io->ts, +1);
 }
 
+/*
+ * A bio merged into a request (back or front) or a request merged into
+ * another: one merge of its operation, as the kernel counts them
+ * (blk_account_io_merge_bio, blk_account_io_merge_request) in the
+ * diskstats fields 2 and 6, where and when it happened.
+ */
+static void merged(struct bm_disk_stats *d, const struct bm_io *io)
+{
+	struct bm_bin *b = an_bin(d->series, io->ts);
+	bool read = io->op == BM_READ;
+
+	if (io->op != BM_READ && io->op != BM_WRITE)
+		return;		/* discards: the kernel's field 13, not iostat's */
+	*(read ? &d->rmerges : &d->wmerges) += 1;
+	if (b)
+		*(read ? &b->rmerges : &b->wmerges) += 1;
+}
+
 /* A request-based flush ended at @now, @t after its issue: the kernel's fields 11 and 17. */
 static void flush_done(struct bm_disk_stats *d, uint64_t t, uint64_t now)
 {
@@ -841,6 +860,11 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		break;
 	case BM_EV_RQ_GETRQ:
 		getrq(a, io);
+		break;
+	case BM_EV_BIO_BACKMERGE:
+	case BM_EV_BIO_FRONTMERGE:
+	case BM_EV_RQ_MERGE:
+		merged(a->disks[disk], io);
 		break;
 	case BM_EV_RQ_ISSUE:
 		issue(a, io, disk);
@@ -1068,6 +1092,20 @@ struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_
 void bm_analysis_phases(struct bm_analysis *a)
 {
 	a->phases = true;
+}
+
+void bm_analysis_merges(struct bm_analysis *a)
+{
+	size_t i;
+
+	a->merges = true;
+	for (i = 0; i < a->ndisks; i++)
+		a->disks[i]->merges_known = true;
+}
+
+bool bm_analysis_merges_known(const struct bm_analysis *a)
+{
+	return a->merges;
 }
 
 void bm_analysis_free(struct bm_analysis *a)

@@ -436,14 +436,20 @@ static int by_order(const void *x, const void *y, void *order_p)
 	return bm_iostat_cmp(&a->it, &b->it, *(const int *)order_p);
 }
 
-/* An incarnation with no I/O in the interval: zeros, and means of none. */
-static void no_io(struct bm_iostat_item *it, const struct bm_span *s)
+/*
+ * An incarnation with no I/O in the interval: zeros, and means of none;
+ * no merges either if the recording has the merge events (@merges).
+ */
+static void no_io(struct bm_iostat_item *it, const struct bm_span *s, bool merges)
 {
 	memset(it, 0, sizeof(*it));
 	it->span = s;
 	it->dev = s->dev;
 	it->s.r_await_ms = it->s.w_await_ms = it->s.r_d2c_ms = it->s.w_d2c_ms = NAN;
 	it->s.f_await_ms = NAN;
+	it->s.merges_known = merges && s->kind != BM_PARTITION;
+	if (!it->s.merges_known)
+		it->s.rrqm_s = it->s.wrqm_s = NAN;
 }
 
 /* The rows: incarnations with I/O, and those that came or went in the window. */
@@ -467,7 +473,7 @@ static struct interval_row *interval_rows(const struct bm_analysis *a, const str
 		for (j = 0; j < n && rows[j].it.span != s; j++)
 			;
 		if (j == n && state[0])
-			no_io(&rows[k++].it, s);
+			no_io(&rows[k++].it, s, bm_analysis_merges_known(a));
 		if (j == n && !state[0])
 			continue;
 		rows[j == n ? k - 1 : j].state = state;

@@ -273,6 +273,61 @@ END_TEST
  * for about 1 ms of the 1000, not until the end: from the request's issue,
  * as the kernel counts a partition in flight, by its requests.
  */
+/*
+ * With the merge events recorded, the reads and writes merged as the
+ * kernel counts them (diskstats fields 2 and 6): a write back-merged, a
+ * write front-merged, a read request merged into another, each in the bin
+ * it happened in; a discard merged is not iostat's (field 13).
+ */
+START_TEST(merges_are_counted_by_operation_where_they_happen)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 2000 * US, 500 * US);
+	const struct bm_disk_stats *d;
+	const struct bm_bin *b;
+
+	bm_analysis_merges(a);
+	event(a, BM_EV_BIO_QUEUE, 100 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_GETRQ, 100 * US, 1000, 8, "W");
+	event(a, BM_EV_BIO_QUEUE, 110 * US, 1008, 8, "W");
+	event(a, BM_EV_BIO_BACKMERGE, 110 * US, 1008, 8, "W");
+	event(a, BM_EV_BIO_QUEUE, 600 * US, 992, 8, "W");
+	event(a, BM_EV_BIO_FRONTMERGE, 600 * US, 992, 8, "W");
+	event(a, BM_EV_RQ_ISSUE, 700 * US, 992, 24, "W");
+	event(a, BM_EV_RQ_COMPLETE, 800 * US, 992, 24, "W");
+	event(a, BM_EV_RQ_MERGE, 1100 * US, 4000, 8, "R");
+	event(a, BM_EV_BIO_BACKMERGE, 1200 * US, 9000, 8, "D");
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	ck_assert_ptr_nonnull(d);
+	ck_assert(d->merges_known);
+	ck_assert_uint_eq(d->wmerges, 2);
+	ck_assert_uint_eq(d->rmerges, 1);
+	b = d->series->bins;
+	ck_assert_uint_eq(b[0].wmerges, 1);
+	ck_assert_uint_eq(b[1].wmerges, 1);
+	ck_assert_uint_eq(b[2].rmerges, 1);
+	ck_assert_uint_eq(b[0].rmerges + b[1].rmerges + b[2].wmerges + b[3].wmerges, 0);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/* Without them, the merges are unknown, not none. */
+START_TEST(merges_are_unknown_without_their_events)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 2000 * US, false);
+	const struct bm_disk_stats *d;
+
+	event(a, BM_EV_BIO_QUEUE, 100 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_COMPLETE, 800 * US, 1000, 8, "W");
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	ck_assert_ptr_nonnull(d);
+	ck_assert(!d->merges_known);
+	ck_assert(!bm_analysis_merges_known(a));
+	bm_analysis_free(a);
+}
+END_TEST
+
 START_TEST(a_merged_bio_ends_with_its_request)
 {
 	struct bm_analysis *a = bm_analysis_new(0, 1000000 * US, false);
@@ -1030,6 +1085,8 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, time_in_queue_has_flushes_and_flush_sequences);
 	tcase_add_test(tc, a_requeued_flush_starts_at_its_first_issue);
 	tcase_add_test(tc, partition_io_is_counted_for_the_partition_and_its_disk);
+	tcase_add_test(tc, merges_are_counted_by_operation_where_they_happen);
+	tcase_add_test(tc, merges_are_unknown_without_their_events);
 	tcase_add_test(tc, a_merged_bio_ends_with_its_request);
 	tcase_add_test(tc, an_analysis_without_io_has_empty_tables);
 	tcase_add_test(tc, a_bio_that_never_completes_stops_counting_when_dropped);
