@@ -359,18 +359,31 @@ static void cross_gap(struct bm_analysis *a, uint64_t at)
 
 /* ---- processes ---- */
 
-/* The row of (@disk, @pid); rows of a disk are few, and come in runs. */
-static struct bm_top_row *top_of(struct bm_analysis *a, int disk, int pid)
+/* The row of (@disk, @pid), or -1; rows of a disk are few, and come in runs. */
+static ssize_t top_find(struct bm_analysis *a, int disk, int pid)
 {
-	struct bm_top_row *r;
 	size_t i;
 
 	if (a->last_top < a->ntop && a->top_disk[a->last_top] == disk &&
 	    a->top[a->last_top].pid == pid)
-		return &a->top[a->last_top];
+		return a->last_top;
 	for (i = 0; i < a->ntop; i++)
 		if (a->top_disk[i] == disk && a->top[i].pid == pid)
-			goto found;
+			return i;
+	return -1;
+}
+
+/* The row of (@disk, @pid), made if new. */
+static struct bm_top_row *top_of(struct bm_analysis *a, int disk, int pid)
+{
+	struct bm_top_row *r;
+	ssize_t found = top_find(a, disk, pid);
+	size_t i;
+
+	if (found >= 0) {
+		i = found;
+		goto found;
+	}
 	if (a->ntop == a->captop) {
 		size_t cap = a->captop ? 2 * a->captop : 64;
 		struct bm_top_row *top = realloc(a->top, cap * sizeof(*top));
@@ -524,7 +537,11 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 	uint64_t q2c = e->has_q ? io->ts - e->q : 0;
 
 	if (e->has_q && e->disk >= 0) {
+		ssize_t t = top_find(a, e->disk, e->pid);
+
 		latency(d, BM_LAT_Q2C, io->op, io->ts, q2c);
+		if (t >= 0)	/* the process that queued it, there */
+			bm_hist_add(&a->top[t].q2c, q2c);
 		if (e->active)
 			an_account(&d->bio_time, io->ts, -1);
 	}
@@ -550,7 +567,11 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 		if (request)
 			count(p, false, io->ts, io->op, 1, io->nr_sector, false);
 		if (e->has_q) {
+			ssize_t t = top_find(a, e->part, e->pid);
+
 			latency(p, BM_LAT_Q2C, io->op, io->ts, q2c);
+			if (t >= 0)
+				bm_hist_add(&a->top[t].q2c, q2c);
 			an_account(&p->bio_time, io->ts, -1);
 		}
 	}
@@ -1025,6 +1046,8 @@ void bm_analysis_keep(struct bm_analysis *a, const struct bm_span_filter *f)
 	for (i = 0, n = 0; i < a->ntop; i++)
 		if (kept(a->top[i].disk, f))
 			a->top[n++] = a->top[i];
+		else
+			bm_hist_release(&a->top[i].q2c);
 	a->ntop = n;
 	/* What a device's I/O went through, or what came to it. */
 	for (i = 0, n = 0; i < a->nstack; i++)
@@ -1128,6 +1151,8 @@ void bm_analysis_free(struct bm_analysis *a)
 	an_stack_free(a);
 	free(a->gaps);
 	free(a->gap_edges);
+	for (i = 0; i < a->ntop; i++)
+		bm_hist_release(&a->top[i].q2c);
 	free(a->top);
 	free(a->top_disk);
 	free(a);

@@ -186,6 +186,10 @@ static const struct bm_key top_keys[] = {
 	INT("writes", "", "writes queued"),
 	INT("read_bytes", "bytes", "bytes read"),
 	INT("write_bytes", "bytes", "bytes written"),
+	INT("q2c_count", "", "Q2C latencies of its I/O measured on the incarnation (0: none; "
+	    "the other q2c keys null)"),
+	NUM("q2c_avg_us", "us", 3, "mean Q2C latency of its I/O, from queueing to completion"),
+	NUM("q2c_p99_us", "us", 3, "99th percentile Q2C latency of its I/O"),
 	INCARNATION,
 	FROM_NS,
 	TO_NS,

@@ -356,7 +356,23 @@ static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *
 	bm_row_int(row, "pid", r->pid);
 	bm_row_str(row, "comm", comm);
 	row_counts(row, r->reads, r->writes, r->read_bytes, r->write_bytes);
+	bm_row_u64(row, "q2c_count", r->q2c.count);
+	if (r->q2c.count) {
+		bm_row_num(row, "q2c_avg_us", (double)r->q2c.sum / r->q2c.count / 1e3);
+		bm_row_num(row, "q2c_p99_us", bm_hist_percentile(&r->q2c, 99) / 1e3);
+	}
 	bm_row_end(row);
+}
+
+/* A process's Q2C in text: mean and 99th percentile in µs, "-" without any. */
+static void top_q2c_text(FILE *out, const struct bm_hist *h)
+{
+	if (!h->count) {
+		fprintf(out, " %8s %11s %11s\n", "0", "-", "-");
+		return;
+	}
+	fprintf(out, " %8" PRIu64 " %11.1f %11.1f\n", h->count, (double)h->sum / h->count / 1e3,
+		bm_hist_percentile(h, 99) / 1e3);
 }
 
 ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
@@ -368,8 +384,9 @@ ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_ana
 	struct bm_row *row = rows_start(out, format, "top", header);
 
 	if (format == BM_FORMAT_TEXT)
-		fprintf(out, "%-14s %-10s %7s %-16s %8s %8s %10s %10s\n", "NAME", "DEV#N", "PID",
-			"COMM", "READS", "WRITES", "READ_KB", "WRITE_KB");
+		fprintf(out, "%-14s %-10s %7s %-16s %8s %8s %10s %10s %8s %11s %11s\n", "NAME",
+			"DEV#N", "PID", "COMM", "READS", "WRITES", "READ_KB", "WRITE_KB", "Q2C_N",
+			"Q2C_AVG_US", "Q2C_P99_US");
 	else if (!row)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -384,10 +401,11 @@ ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_ana
 			top_row(row, r, comm);
 			continue;
 		}
-		fprintf(out, "%-14s %-10s %7d %-16s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
+		fprintf(out, "%-14s %-10s %7d %-16s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f",
 			shown_name(r->disk, name, sizeof(name)),
 			span_key(r->disk->span, key, sizeof(key)), r->pid, comm, r->reads,
 			r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
+		top_q2c_text(out, &r->q2c);
 	}
 	free(row);
 	return shown;

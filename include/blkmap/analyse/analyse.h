@@ -119,6 +119,7 @@ struct bm_top_row {
 	const struct bm_disk_stats *disk;
 	int pid;
 	uint64_t reads, writes, read_bytes, write_bytes;	/* queued */
+	struct bm_hist q2c;	/* its bios' Q2C, as they completed */
 };
 
 /*

@@ -328,6 +328,51 @@ START_TEST(merges_are_unknown_without_their_events)
 }
 END_TEST
 
+/*
+ * --top's Q2C: each process's bios, from their queueing to their
+ * completion, on the incarnation they were queued on.
+ */
+START_TEST(each_process_has_the_q2c_of_its_own_bios)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 10000 * US, false);
+	const struct bm_top_row *rows;
+	static const int pid[] = { 7, 8, 7 };
+	static const uint64_t q[] = { 0, 100, 200 }, c[] = { 50, 400, 1200 };
+	size_t i, n;
+	int k, seen = 0;
+
+	for (k = 0; k < 3; k++) {
+		struct bm_io ev = { .ts = q[k] * US, .kind = BM_EV_BIO_QUEUE, .dev = DISK,
+				    .sector = 1000 + 8 * k, .nr_sector = 8, .pid = pid[k],
+				    .op = BM_WRITE };
+
+		bm_analysis_event(a, &ev, &disk_span, NULL);
+	}
+	for (k = 0; k < 3; k++) {
+		event(a, BM_EV_RQ_ISSUE, (c[k] - 10) * US, 1000 + 8 * k, 8, "W");
+		event(a, BM_EV_RQ_COMPLETE, c[k] * US, 1000 + 8 * k, 8, "W");
+	}
+	bm_analysis_finish(a);
+	n = bm_analysis_top(a, &rows);
+	for (i = 0; i < n; i++) {
+		if (rows[i].pid == 7) {		/* 50 and 1000 µs */
+			ck_assert_uint_eq(rows[i].q2c.count, 2);
+			ck_assert_uint_eq(rows[i].q2c.sum, 1050 * US);
+			ck_assert_uint_eq(rows[i].q2c.max, 1000 * US);
+			seen |= 1;
+		} else if (rows[i].pid == 8) {	/* 300 µs */
+			ck_assert_uint_eq(rows[i].q2c.count, 1);
+			ck_assert_uint_eq(rows[i].q2c.sum, 300 * US);
+			seen |= 2;
+		} else {
+			ck_assert_uint_eq(rows[i].q2c.count, 0);
+		}
+	}
+	ck_assert_int_eq(seen, 3);
+	bm_analysis_free(a);
+}
+END_TEST
+
 START_TEST(a_merged_bio_ends_with_its_request)
 {
 	struct bm_analysis *a = bm_analysis_new(0, 1000000 * US, false);
@@ -1087,6 +1132,7 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, partition_io_is_counted_for_the_partition_and_its_disk);
 	tcase_add_test(tc, merges_are_counted_by_operation_where_they_happen);
 	tcase_add_test(tc, merges_are_unknown_without_their_events);
+	tcase_add_test(tc, each_process_has_the_q2c_of_its_own_bios);
 	tcase_add_test(tc, a_merged_bio_ends_with_its_request);
 	tcase_add_test(tc, an_analysis_without_io_has_empty_tables);
 	tcase_add_test(tc, a_bio_that_never_completes_stops_counting_when_dropped);
