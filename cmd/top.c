@@ -31,7 +31,7 @@ static char doc[] =
 	"nothing unless -o is given (the last SIZE of events and the whole map, written "
 	"at the end). Stops after -n intervals, or on SIGINT, SIGTERM or SIGHUP.";
 
-enum { OPT_RING = 0x100, OPT_SORT, OPT_DISK };
+enum { OPT_RING = 0x100, OPT_SORT, OPT_DISK, OPT_EVENTS };
 
 static struct argp_option options[] = {
 	{ "count", 'n', "COUNT", 0, "Stop after COUNT intervals", 0 },
@@ -43,6 +43,9 @@ static struct argp_option options[] = {
 	  0 },
 	{ "output", 'o', "FILE", 0, "Also write the recording to FILE at the end", 0 },
 	{ "ring", OPT_RING, "SIZE", 0, "Keep the newest SIZE of events (default 64M)", 0 },
+	{ "events", OPT_EVENTS, "PROFILE", 0,
+	  "The block events to record, as for record: default, or phases (also merges, "
+	  "for rrqm/s and wrqm/s, and plugs; they cost more)", 0 },
 	{ "sources", 's', "LIST", 0,
 	  "Map sources, as for record: module, kprobe, tracepoint, uevent, sysfs, all", 0 },
 	{ "quiet", 'q', NULL, 0, "Print only errors on standard error", 0 },
@@ -91,6 +94,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_size(arg, &t->rec.ring_bytes) < 0)
 			argp_error(state, "--ring takes a size such as 64M (K, M or G), not '%s'",
 				   arg);
+		break;
+	case OPT_EVENTS:
+		if (strcmp(arg, "default") && strcmp(arg, "phases"))
+			argp_error(state, "--events takes default or phases, not '%s'", arg);
+		t->rec.phase_events = !strcmp(arg, "phases");
 		break;
 	case 's':
 		if (bm_source_parse(arg, &t->rec.sources) < 0)

@@ -92,6 +92,7 @@ int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 	d->span = span;
 	d->dev = span ? span->dev : dev;
 	d->model = model;
+	d->merges_known = a->merges;
 	/*
 	 * md starts counting a bio (md_account_bio) once its personality has
 	 * waited for the array (a raid1 barrier, a resync window), just before
@@ -358,18 +359,31 @@ static void cross_gap(struct bm_analysis *a, uint64_t at)
 
 /* ---- processes ---- */
 
-/* The row of (@disk, @pid); rows of a disk are few, and come in runs. */
-static struct bm_top_row *top_of(struct bm_analysis *a, int disk, int pid)
+/* The row of (@disk, @pid), or -1; rows of a disk are few, and come in runs. */
+static ssize_t top_find(struct bm_analysis *a, int disk, int pid)
 {
-	struct bm_top_row *r;
 	size_t i;
 
 	if (a->last_top < a->ntop && a->top_disk[a->last_top] == disk &&
 	    a->top[a->last_top].pid == pid)
-		return &a->top[a->last_top];
+		return a->last_top;
 	for (i = 0; i < a->ntop; i++)
 		if (a->top_disk[i] == disk && a->top[i].pid == pid)
-			goto found;
+			return i;
+	return -1;
+}
+
+/* The row of (@disk, @pid), made if new. */
+static struct bm_top_row *top_of(struct bm_analysis *a, int disk, int pid)
+{
+	struct bm_top_row *r;
+	ssize_t found = top_find(a, disk, pid);
+	size_t i;
+
+	if (found >= 0) {
+		i = found;
+		goto found;
+	}
 	if (a->ntop == a->captop) {
 		size_t cap = a->captop ? 2 * a->captop : 64;
 		struct bm_top_row *top = realloc(a->top, cap * sizeof(*top));
@@ -523,7 +537,11 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 	uint64_t q2c = e->has_q ? io->ts - e->q : 0;
 
 	if (e->has_q && e->disk >= 0) {
+		ssize_t t = top_find(a, e->disk, e->pid);
+
 		latency(d, BM_LAT_Q2C, io->op, io->ts, q2c);
+		if (t >= 0)	/* the process that queued it, there */
+			bm_hist_add(&a->top[t].q2c, q2c);
 		if (e->active)
 			an_account(&d->bio_time, io->ts, -1);
 	}
@@ -549,7 +567,11 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 		if (request)
 			count(p, false, io->ts, io->op, 1, io->nr_sector, false);
 		if (e->has_q) {
+			ssize_t t = top_find(a, e->part, e->pid);
+
 			latency(p, BM_LAT_Q2C, io->op, io->ts, q2c);
+			if (t >= 0)
+				bm_hist_add(&a->top[t].q2c, q2c);
 			an_account(&p->bio_time, io->ts, -1);
 		}
 	}
@@ -759,6 +781,24 @@ static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
 		an_account(&a->disks[e->part]->rq_time, io->ts, +1);
 }
 
+/*
+ * A bio merged into a request (back or front) or a request merged into
+ * another: one merge of its operation, as the kernel counts them
+ * (blk_account_io_merge_bio, blk_account_io_merge_request) in the
+ * diskstats fields 2 and 6, where and when it happened.
+ */
+static void merged(struct bm_disk_stats *d, const struct bm_io *io)
+{
+	struct bm_bin *b = an_bin(d->series, io->ts);
+	bool read = io->op == BM_READ;
+
+	if (io->op != BM_READ && io->op != BM_WRITE)
+		return;		/* discards: the kernel's field 13, not iostat's */
+	*(read ? &d->rmerges : &d->wmerges) += 1;
+	if (b)
+		*(read ? &b->rmerges : &b->wmerges) += 1;
+}
+
 /* A request-based flush ended at @now, @t after its issue: the kernel's fields 11 and 17. */
 static void flush_done(struct bm_disk_stats *d, uint64_t t, uint64_t now)
 {
@@ -841,6 +881,11 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		break;
 	case BM_EV_RQ_GETRQ:
 		getrq(a, io);
+		break;
+	case BM_EV_BIO_BACKMERGE:
+	case BM_EV_BIO_FRONTMERGE:
+	case BM_EV_RQ_MERGE:
+		merged(a->disks[disk], io);
 		break;
 	case BM_EV_RQ_ISSUE:
 		issue(a, io, disk);
@@ -1001,6 +1046,8 @@ void bm_analysis_keep(struct bm_analysis *a, const struct bm_span_filter *f)
 	for (i = 0, n = 0; i < a->ntop; i++)
 		if (kept(a->top[i].disk, f))
 			a->top[n++] = a->top[i];
+		else
+			bm_hist_release(&a->top[i].q2c);
 	a->ntop = n;
 	/* What a device's I/O went through, or what came to it. */
 	for (i = 0, n = 0; i < a->nstack; i++)
@@ -1070,6 +1117,20 @@ void bm_analysis_phases(struct bm_analysis *a)
 	a->phases = true;
 }
 
+void bm_analysis_merges(struct bm_analysis *a)
+{
+	size_t i;
+
+	a->merges = true;
+	for (i = 0; i < a->ndisks; i++)
+		a->disks[i]->merges_known = true;
+}
+
+bool bm_analysis_merges_known(const struct bm_analysis *a)
+{
+	return a->merges;
+}
+
 void bm_analysis_free(struct bm_analysis *a)
 {
 	size_t i;
@@ -1090,6 +1151,8 @@ void bm_analysis_free(struct bm_analysis *a)
 	an_stack_free(a);
 	free(a->gaps);
 	free(a->gap_edges);
+	for (i = 0; i < a->ntop; i++)
+		bm_hist_release(&a->top[i].q2c);
 	free(a->top);
 	free(a->top_disk);
 	free(a);

@@ -45,6 +45,7 @@ struct bm_analysis {
 	uint64_t bin_ns;	/* a series' bins: how long, how many (0: none) */
 	size_t nbins;
 	bool phases;		/* --phases: btt's phases, seeks, plugs */
+	bool merges;		/* the merge events are recorded */
 	struct an_task tasks[AN_TASKS];
 	struct bm_tick tick;	/* ns 0: unknown, times in queue in ns */
 	struct bm_disk_stats **disks;

@@ -487,6 +487,8 @@ static int analyse(struct report *r)
 		bm_analysis_tick(r->analysis, &r->pass.tick);
 	if (r->opts->view == BM_VIEW_PHASES)
 		bm_analysis_phases(r->analysis);
+	if (tep_find_event_by_name(r->tep, "block", "block_bio_backmerge"))
+		bm_analysis_merges(r->analysis);
 	if (analyse_events(r) < 0)
 		return -1;
 	bm_analysis_finish(r->analysis);

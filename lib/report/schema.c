@@ -50,9 +50,12 @@
 	NUM("w_s", "1/s", 3, "writes completed per second (w/s)"), \
 	NUM("rkb_s", "KiB/s", 1, "KiB read per second (rkB/s)"), \
 	NUM("wkb_s", "KiB/s", 1, "KiB written per second (wkB/s)"), \
-	NUM("rrqm_s", "1/s", 1, "reads merged per second (rrqm/s): null, as the recording holds " \
-	    "no merge events"), \
-	NUM("wrqm_s", "1/s", 1, "writes merged per second (wrqm/s): null, as rrqm_s"), \
+	NUM("rrqm_s", "1/s", 1, "reads merged per second (rrqm/s): bios merged into a request " \
+	    "and requests into another, as the kernel counts them (diskstats field 2); null " \
+	    "unless recorded with --events=phases"), \
+	NUM("wrqm_s", "1/s", 1, "writes merged per second (wrqm/s; field 6): null as rrqm_s"), \
+	INT("rmerges", "", "reads merged (diskstats field 2; rrqm_s's): null as rrqm_s"), \
+	INT("wmerges", "", "writes merged (field 6; wrqm_s's): null as rrqm_s"), \
 	NUM("r_await_ms", "ms", 3, "mean Q2C of the reads completed, from queueing to " \
 	    "completion (iostat's r_await; null: none)"), \
 	NUM("w_await_ms", "ms", 3, "mean Q2C of the writes completed (w_await; null: none)"), \
@@ -183,6 +186,10 @@ static const struct bm_key top_keys[] = {
 	INT("writes", "", "writes queued"),
 	INT("read_bytes", "bytes", "bytes read"),
 	INT("write_bytes", "bytes", "bytes written"),
+	INT("q2c_count", "", "Q2C latencies of its I/O measured on the incarnation (0: none; "
+	    "the other q2c keys null)"),
+	NUM("q2c_avg_us", "us", 3, "mean Q2C latency of its I/O, from queueing to completion"),
+	NUM("q2c_p99_us", "us", 3, "99th percentile Q2C latency of its I/O"),
 	INCARNATION,
 	FROM_NS,
 	TO_NS,

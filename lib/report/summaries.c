@@ -356,7 +356,23 @@ static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *
 	bm_row_int(row, "pid", r->pid);
 	bm_row_str(row, "comm", comm);
 	row_counts(row, r->reads, r->writes, r->read_bytes, r->write_bytes);
+	bm_row_u64(row, "q2c_count", r->q2c.count);
+	if (r->q2c.count) {
+		bm_row_num(row, "q2c_avg_us", (double)r->q2c.sum / r->q2c.count / 1e3);
+		bm_row_num(row, "q2c_p99_us", bm_hist_percentile(&r->q2c, 99) / 1e3);
+	}
 	bm_row_end(row);
+}
+
+/* A process's Q2C in text: mean and 99th percentile in µs, "-" without any. */
+static void top_q2c_text(FILE *out, const struct bm_hist *h)
+{
+	if (!h->count) {
+		fprintf(out, " %8s %11s %11s\n", "0", "-", "-");
+		return;
+	}
+	fprintf(out, " %8" PRIu64 " %11.1f %11.1f\n", h->count, (double)h->sum / h->count / 1e3,
+		bm_hist_percentile(h, 99) / 1e3);
 }
 
 ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
@@ -368,8 +384,9 @@ ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_ana
 	struct bm_row *row = rows_start(out, format, "top", header);
 
 	if (format == BM_FORMAT_TEXT)
-		fprintf(out, "%-14s %-10s %7s %-16s %8s %8s %10s %10s\n", "NAME", "DEV#N", "PID",
-			"COMM", "READS", "WRITES", "READ_KB", "WRITE_KB");
+		fprintf(out, "%-14s %-10s %7s %-16s %8s %8s %10s %10s %8s %11s %11s\n", "NAME",
+			"DEV#N", "PID", "COMM", "READS", "WRITES", "READ_KB", "WRITE_KB", "Q2C_N",
+			"Q2C_AVG_US", "Q2C_P99_US");
 	else if (!row)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -384,10 +401,11 @@ ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_ana
 			top_row(row, r, comm);
 			continue;
 		}
-		fprintf(out, "%-14s %-10s %7d %-16s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
+		fprintf(out, "%-14s %-10s %7d %-16s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f",
 			shown_name(r->disk, name, sizeof(name)),
 			span_key(r->disk->span, key, sizeof(key)), r->pid, comm, r->reads,
 			r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
+		top_q2c_text(out, &r->q2c);
 	}
 	free(row);
 	return shown;
@@ -436,14 +454,20 @@ static int by_order(const void *x, const void *y, void *order_p)
 	return bm_iostat_cmp(&a->it, &b->it, *(const int *)order_p);
 }
 
-/* An incarnation with no I/O in the interval: zeros, and means of none. */
-static void no_io(struct bm_iostat_item *it, const struct bm_span *s)
+/*
+ * An incarnation with no I/O in the interval: zeros, and means of none;
+ * no merges either if the recording has the merge events (@merges).
+ */
+static void no_io(struct bm_iostat_item *it, const struct bm_span *s, bool merges)
 {
 	memset(it, 0, sizeof(*it));
 	it->span = s;
 	it->dev = s->dev;
 	it->s.r_await_ms = it->s.w_await_ms = it->s.r_d2c_ms = it->s.w_d2c_ms = NAN;
 	it->s.f_await_ms = NAN;
+	it->s.merges_known = merges && s->kind != BM_PARTITION;
+	if (!it->s.merges_known)
+		it->s.rrqm_s = it->s.wrqm_s = NAN;
 }
 
 /* The rows: incarnations with I/O, and those that came or went in the window. */
@@ -467,7 +491,7 @@ static struct interval_row *interval_rows(const struct bm_analysis *a, const str
 		for (j = 0; j < n && rows[j].it.span != s; j++)
 			;
 		if (j == n && state[0])
-			no_io(&rows[k++].it, s);
+			no_io(&rows[k++].it, s, bm_analysis_merges_known(a));
 		if (j == n && !state[0])
 			continue;
 		rows[j == n ? k - 1 : j].state = state;

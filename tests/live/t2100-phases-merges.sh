@@ -70,4 +70,40 @@ assert kernel["merges"] > 0, "nothing merged: the test proves nothing"
 assert ours["merges"] == kernel["merges"], "the merges differ"
 assert 0 <= kernel["ios"] - ours["ios"] <= kernel["ios"] / 1000 + 1, "the requests differ"
 PY
+# iostat's merges (rrqm/s, wrqm/s) in --disks and --interval: the kernel's
+# reads and writes merged (fields 2 and 6), each interval's where they happened.
+"$BLKMAP" report --disks -f csv --disk "$l" "$T/rec.dat" >"$T/disks.csv" ||
+	fail "report --disks failed"
+"$BLKMAP" report --interval 0.5s -f csv --disk "$l" "$T/rec.dat" >"$T/interval.csv" ||
+	fail "report --interval failed"
+python3 - "$T/stat.before" "$T/stat.after" "$T/disks.csv" "$T/interval.csv" "$l" <<'PY' ||
+import csv, sys
+
+def stat(path, name):
+    for line in open(path):
+        f = line.split()
+        if f[2] == name:
+            return int(f[4]), int(f[8])
+    sys.exit(f"{name} is not in {path}")
+
+b, a = stat(sys.argv[1], sys.argv[5]), stat(sys.argv[2], sys.argv[5])
+kernel = (a[0] - b[0], a[1] - b[1])
+rows = list(csv.DictReader(open(sys.argv[3])))
+assert len(rows) == 1, f"{len(rows)} --disks rows for {sys.argv[5]}"
+d = rows[0]
+assert d["rmerges"] != "" and d["wmerges"] != "", "--disks: merges recorded but null"
+ours = (int(d["rmerges"]), int(d["wmerges"]))
+secs = float(d["seconds"])
+rate = (float(d["rrqm_s"]), float(d["wrqm_s"]))
+bins = [r for r in csv.DictReader(open(sys.argv[4]))]
+summed = (sum(int(r["rmerges"] or 0) for r in bins), sum(int(r["wmerges"] or 0) for r in bins))
+print(f"# {sys.argv[5]}: reads, writes merged: blkmap {ours} ({rate[0]:.1f}, {rate[1]:.1f}/s "
+      f"over {secs:.2f} s), its intervals {summed}, the kernel {kernel}")
+assert kernel[1] > 0, "no write merged: the test proves nothing"
+assert ours == kernel, "--disks' merges are not the kernel's fields 2 and 6"
+assert summed == ours, "--interval's merges do not add up to --disks'"
+for k in range(2):
+    assert abs(rate[k] * secs - ours[k]) <= ours[k] / 100 + 1, "rrqm_s or wrqm_s is not merges/s"
+PY
+	fail "iostat's merges are not the kernel's"
 assert_clean

@@ -39,6 +39,7 @@ enum { BM_READ, BM_WRITE };
  */
 struct bm_bin {
 	uint64_t reads, writes, read_bytes, write_bytes, others, flushes;
+	uint64_t rmerges, wmerges;	/* bios and requests merged, as they merged */
 	double busy_ns, depth_ns, queue_ns, flush_ns;
 	/* [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE]; max and percentiles of both ops */
 	uint64_t lat_sum[2][2], lat_n[2][2], lat_max[2], lat_p50[2], lat_p99[2];
@@ -70,6 +71,13 @@ struct bm_disk_stats {
 	uint64_t reads, writes, read_bytes, write_bytes;	/* completed */
 	uint64_t others;	/* completed without data: flushes, a driver's own (N) */
 	uint64_t flushes;	/* of them, flushes */
+	/*
+	 * Reads and writes merged (the kernel's fields 2 and 6): bios merged
+	 * into a request and requests into another; merges_known: the
+	 * recording has the merge events (bm_analysis_merges).
+	 */
+	uint64_t rmerges, wmerges;
+	bool merges_known;
 	double flush_ns;	/* their time in queue, as the kernel's (field 17) */
 	/* Latencies by kind and operation: [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE] */
 	uint64_t lat_sum[2][2], lat_n[2][2];
@@ -111,6 +119,7 @@ struct bm_top_row {
 	const struct bm_disk_stats *disk;
 	int pid;
 	uint64_t reads, writes, read_bytes, write_bytes;	/* queued */
+	struct bm_hist q2c;	/* its bios' Q2C, as they completed */
 };
 
 /*
@@ -137,6 +146,12 @@ void bm_analysis_free(struct bm_analysis *a);
  * seeks and plugs (phases.h), from the next event on.
  */
 void bm_analysis_phases(struct bm_analysis *a);
+/*
+ * The recording has the merge events (record --events=phases): count the
+ * reads and writes merged (rmerges, wmerges), from the next event on.
+ */
+void bm_analysis_merges(struct bm_analysis *a);
+bool bm_analysis_merges_known(const struct bm_analysis *a);
 /* Which phases @ph has, as "Q2Q,Q2G,...", into @buf. */
 const char *bm_phases_present(const struct bm_phases *ph, char *buf, size_t size);
 /* A block event; @span labels its device, @old_span a remap's source. */

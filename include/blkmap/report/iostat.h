@@ -20,6 +20,10 @@ struct bm_iostat {
 	uint64_t reads, writes, read_bytes, write_bytes, others, flushes;
 	double busy_ns, queue_ns;
 	double r_s, w_s, rkb_s, wkb_s, areq_kb, aqu_sz, depth, util_pct, f_s;
+	/* reads and writes merged, if merges_known (the merge events recorded) */
+	uint64_t rmerges, wmerges;
+	bool merges_known;
+	double rrqm_s, wrqm_s;	/* NAN if not merges_known */
 	/* NAN where there is nothing to average (no read, no write, no flush timed) */
 	double r_await_ms, w_await_ms, r_d2c_ms, w_d2c_ms, f_await_ms;
 	/* [BM_LAT_Q2C or BM_LAT_D2C]: how many, percentiles and max (us); count 0: none */

@@ -273,6 +273,106 @@ END_TEST
  * for about 1 ms of the 1000, not until the end: from the request's issue,
  * as the kernel counts a partition in flight, by its requests.
  */
+/*
+ * With the merge events recorded, the reads and writes merged as the
+ * kernel counts them (diskstats fields 2 and 6): a write back-merged, a
+ * write front-merged, a read request merged into another, each in the bin
+ * it happened in; a discard merged is not iostat's (field 13).
+ */
+START_TEST(merges_are_counted_by_operation_where_they_happen)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 2000 * US, 500 * US);
+	const struct bm_disk_stats *d;
+	const struct bm_bin *b;
+
+	bm_analysis_merges(a);
+	event(a, BM_EV_BIO_QUEUE, 100 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_GETRQ, 100 * US, 1000, 8, "W");
+	event(a, BM_EV_BIO_QUEUE, 110 * US, 1008, 8, "W");
+	event(a, BM_EV_BIO_BACKMERGE, 110 * US, 1008, 8, "W");
+	event(a, BM_EV_BIO_QUEUE, 600 * US, 992, 8, "W");
+	event(a, BM_EV_BIO_FRONTMERGE, 600 * US, 992, 8, "W");
+	event(a, BM_EV_RQ_ISSUE, 700 * US, 992, 24, "W");
+	event(a, BM_EV_RQ_COMPLETE, 800 * US, 992, 24, "W");
+	event(a, BM_EV_RQ_MERGE, 1100 * US, 4000, 8, "R");
+	event(a, BM_EV_BIO_BACKMERGE, 1200 * US, 9000, 8, "D");
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	ck_assert_ptr_nonnull(d);
+	ck_assert(d->merges_known);
+	ck_assert_uint_eq(d->wmerges, 2);
+	ck_assert_uint_eq(d->rmerges, 1);
+	b = d->series->bins;
+	ck_assert_uint_eq(b[0].wmerges, 1);
+	ck_assert_uint_eq(b[1].wmerges, 1);
+	ck_assert_uint_eq(b[2].rmerges, 1);
+	ck_assert_uint_eq(b[0].rmerges + b[1].rmerges + b[2].wmerges + b[3].wmerges, 0);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/* Without them, the merges are unknown, not none. */
+START_TEST(merges_are_unknown_without_their_events)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 2000 * US, false);
+	const struct bm_disk_stats *d;
+
+	event(a, BM_EV_BIO_QUEUE, 100 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_COMPLETE, 800 * US, 1000, 8, "W");
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	ck_assert_ptr_nonnull(d);
+	ck_assert(!d->merges_known);
+	ck_assert(!bm_analysis_merges_known(a));
+	bm_analysis_free(a);
+}
+END_TEST
+
+/*
+ * --top's Q2C: each process's bios, from their queueing to their
+ * completion, on the incarnation they were queued on.
+ */
+START_TEST(each_process_has_the_q2c_of_its_own_bios)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 10000 * US, false);
+	const struct bm_top_row *rows;
+	static const int pid[] = { 7, 8, 7 };
+	static const uint64_t q[] = { 0, 100, 200 }, c[] = { 50, 400, 1200 };
+	size_t i, n;
+	int k, seen = 0;
+
+	for (k = 0; k < 3; k++) {
+		struct bm_io ev = { .ts = q[k] * US, .kind = BM_EV_BIO_QUEUE, .dev = DISK,
+				    .sector = 1000 + 8 * k, .nr_sector = 8, .pid = pid[k],
+				    .op = BM_WRITE };
+
+		bm_analysis_event(a, &ev, &disk_span, NULL);
+	}
+	for (k = 0; k < 3; k++) {
+		event(a, BM_EV_RQ_ISSUE, (c[k] - 10) * US, 1000 + 8 * k, 8, "W");
+		event(a, BM_EV_RQ_COMPLETE, c[k] * US, 1000 + 8 * k, 8, "W");
+	}
+	bm_analysis_finish(a);
+	n = bm_analysis_top(a, &rows);
+	for (i = 0; i < n; i++) {
+		if (rows[i].pid == 7) {		/* 50 and 1000 µs */
+			ck_assert_uint_eq(rows[i].q2c.count, 2);
+			ck_assert_uint_eq(rows[i].q2c.sum, 1050 * US);
+			ck_assert_uint_eq(rows[i].q2c.max, 1000 * US);
+			seen |= 1;
+		} else if (rows[i].pid == 8) {	/* 300 µs */
+			ck_assert_uint_eq(rows[i].q2c.count, 1);
+			ck_assert_uint_eq(rows[i].q2c.sum, 300 * US);
+			seen |= 2;
+		} else {
+			ck_assert_uint_eq(rows[i].q2c.count, 0);
+		}
+	}
+	ck_assert_int_eq(seen, 3);
+	bm_analysis_free(a);
+}
+END_TEST
+
 START_TEST(a_merged_bio_ends_with_its_request)
 {
 	struct bm_analysis *a = bm_analysis_new(0, 1000000 * US, false);
@@ -1030,6 +1130,9 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, time_in_queue_has_flushes_and_flush_sequences);
 	tcase_add_test(tc, a_requeued_flush_starts_at_its_first_issue);
 	tcase_add_test(tc, partition_io_is_counted_for_the_partition_and_its_disk);
+	tcase_add_test(tc, merges_are_counted_by_operation_where_they_happen);
+	tcase_add_test(tc, merges_are_unknown_without_their_events);
+	tcase_add_test(tc, each_process_has_the_q2c_of_its_own_bios);
 	tcase_add_test(tc, a_merged_bio_ends_with_its_request);
 	tcase_add_test(tc, an_analysis_without_io_has_empty_tables);
 	tcase_add_test(tc, a_bio_that_never_completes_stops_counting_when_dropped);
