@@ -204,6 +204,16 @@ static void learn(struct bm_span *s, const struct bm_obs *o)
 		copy_str(s->serial, sizeof(s->serial), o->serial);
 	if (!s->via[0])
 		copy_str(s->via, sizeof(s->via), o->via);
+	if (!s->dm_uuid[0])
+		copy_str(s->dm_uuid, sizeof(s->dm_uuid), o->dm_uuid);
+	if (!s->backing[0])
+		copy_str(s->backing, sizeof(s->backing), o->backing);
+	if (!s->wwid[0])
+		copy_str(s->wwid, sizeof(s->wwid), o->wwid);
+	if (!s->model[0])
+		copy_str(s->model, sizeof(s->model), o->model);
+	if (!s->firmware[0])
+		copy_str(s->firmware, sizeof(s->firmware), o->firmware);
 	if (o->diskseq)
 		s->diskseq = o->diskseq;
 	if (o->size)
@@ -406,6 +416,22 @@ static void observe_add(struct bm_map *m, struct devstate *d, const struct bm_ob
 }
 
 /*
+ * Late news of a past state of a disk (diskseq only grows): what it says
+ * (a loop attachment's backing file) belongs to the incarnation that had
+ * that diskseq, if there is one; never to the current one.
+ */
+static void learn_past(struct devstate *d, const struct bm_obs *o)
+{
+	size_t i;
+
+	for (i = d->n; o->diskseq && i-- > 0;)
+		if (d->spans[i].diskseq == o->diskseq) {
+			learn(&d->spans[i], o);
+			return;
+		}
+}
+
+/*
  * A disk whose diskseq grew without a removal: a loop device attached to
  * another file, a medium changed. The map model's identity rule makes it
  * another incarnation (a different diskseq is a different disk), from the
@@ -493,8 +519,13 @@ static void observe_present(struct bm_map *m, struct devstate *d, const struct b
 		 * one after its uevent): the dump cannot say when, so no new
 		 * incarnation; the one the change opened keeps its own.
 		 */
-		if (reseq(s, o))
+		if (s->diskseq && o->diskseq && o->diskseq < s->diskseq)
+			learn_past(d, o);
+		/* Its labels of another diskseq (a backing file) are another attachment's. */
+		if (reseq(s, o) || (s->diskseq && o->diskseq && o->diskseq < s->diskseq)) {
 			dumped.diskseq = 0;
+			dumped.backing = NULL;
+		}
 		learn(s, &dumped);
 		s->seen = max64(s->seen, o->exact ? o->ts : min64(m->dump_begin, o->ts));
 		if (s->from.hi > o->ts)
@@ -596,16 +627,13 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 		s = open_span(d);
 		if (s && same_name(s, o) && reseq(s, o)) {
 			observe_reseq(d, s, o);
+		} else if (s && same_name(s, o) && s->diskseq && o->diskseq < s->diskseq) {
+			learn_past(d, o);
 		} else if (s && same_name(s, o)) {
-			struct bm_obs older = *o;
-
-			/* diskseq only grows: a lower one is late news of a past state. */
-			if (s->diskseq && o->diskseq < s->diskseq)
-				older.diskseq = 0;
-			learn(s, &older);
-		}
-		else
+			learn(s, o);
+		} else {
 			observe_add(m, d, o);
+		}
 		break;
 	case BM_OBS_PRESENT:
 		observe_present(m, d, o);
@@ -910,18 +938,6 @@ const char *bm_span_dm_at(const struct bm_span *s, uint64_t ts)
 	while (i > 1 && s->dm_names[i - 1].hi > ts)
 		i--;
 	return i ? s->dm_names[i - 1].name : "";
-}
-
-bool bm_span_named(const struct bm_span *s, const char *name)
-{
-	unsigned i;
-
-	if (!strcmp(s->name, name))
-		return true;
-	for (i = 0; i < s->ndm; i++)
-		if (!strcmp(s->dm_names[i].name, name))
-			return true;
-	return false;
 }
 
 const char *bm_span_key(const struct bm_span *s, char *buf, size_t size)

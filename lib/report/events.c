@@ -8,6 +8,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "blkmap/map/names.h"
 #include "blkmap/report/events.h"
 #include "blkmap/report/mapview.h"
 #include "blkmap/report/schema.h"
@@ -83,6 +84,18 @@ static void explain_text(struct bm_events_view *v, const struct bm_span *s,
 		bm_bound_str(&s->to, false, to, sizeof(to)));
 }
 
+/* " (vg0/data)", " (a.img)", " (dm name)" after a kernel name; nothing for others. */
+static void known_as(struct bm_line *o, const struct bm_span *s, uint64_t ts)
+{
+	char buf[288];
+
+	if (!s || (!s->ndm && !s->backing[0]))
+		return;
+	bm_line_str(o, " (");
+	bm_line_str(o, bm_span_known_as(s, ts, buf, sizeof(buf)));
+	bm_line_char(o, ')');
+}
+
 static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 		       const struct bm_event *ev, const struct bm_labelled *l)
 {
@@ -116,11 +129,7 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 	bm_line_char(o, ' ');
 	at = o->n;
 	bm_line_str(o, l->span ? l->span->name : "?");
-	if (l->span && l->span->ndm) {
-		bm_line_str(o, " (");
-		bm_line_str(o, bm_span_dm_at(l->span, ev->ts));
-		bm_line_char(o, ')');
-	}
+	known_as(o, l->span, ev->ts);
 	while (o->n - at < 10)
 		bm_line_char(o, ' ');
 	bm_line_char(o, ' ');
@@ -134,11 +143,7 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 		bm_line_dev(o, ev->old_dev);
 		bm_line_char(o, ' ');
 		bm_line_str(o, l->old_span ? l->old_span->name : "?");
-		if (l->old_span && l->old_span->ndm) {
-			bm_line_str(o, " (");
-			bm_line_str(o, bm_span_dm_at(l->old_span, ev->ts));
-			bm_line_char(o, ')');
-		}
+		known_as(o, l->old_span, ev->ts);
 		bm_line_char(o, ' ');
 		bm_line_u64(o, ev->old_sector);
 	} else if (ev->kind == BM_EV_BIO_SPLIT) {
@@ -171,7 +176,8 @@ enum column {
 	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DETAILS,
 	C_DEV, C_NAME, C_BASIS, C_RWBS, C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR,
 	C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR, C_DM, C_OLD_DM,
-	C_INCARNATION, C_OLD_INCARNATION, C_FORMAT_VERSION,
+	C_INCARNATION, C_OLD_INCARNATION, C_LV, C_OLD_LV, C_BACKING, C_OLD_BACKING,
+	C_FORMAT_VERSION,
 	NCOLUMNS
 };
 
@@ -212,6 +218,10 @@ static const struct {
 	[C_OLD_DM] = COLUMN("old_dm", V_TEXT),
 	[C_INCARNATION] = COLUMN("incarnation", V_SPAN),
 	[C_OLD_INCARNATION] = COLUMN("old_incarnation", V_SPAN),
+	[C_LV] = COLUMN("lv", V_TEXT),
+	[C_OLD_LV] = COLUMN("old_lv", V_TEXT),
+	[C_BACKING] = COLUMN("backing_file", V_TEXT),
+	[C_OLD_BACKING] = COLUMN("old_backing_file", V_TEXT),
 	[C_FORMAT_VERSION] = COLUMN("format_version", V_U64),
 };
 
@@ -247,6 +257,7 @@ struct record {
 		uint32_t dev;
 		const struct bm_span *span;
 	} value[NCOLUMNS];
+	char lv[2][288];	/* what C_LV and C_OLD_LV point to */
 };
 
 #define SET(r, col, member, v) ((r)->present |= 1U << (col), (r)->value[col].member = (v))
@@ -277,6 +288,11 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 		SET(r, C_INCARNATION, span, l->span);
 	if (l->span && l->span->ndm)
 		SET(r, C_DM, s, bm_span_dm_at(l->span, ev->ts));
+	if (l->span && l->span->dm_uuid[0] &&
+	    bm_span_lv_at(l->span, ev->ts, r->lv[0], sizeof(r->lv[0]))[0])
+		SET(r, C_LV, s, r->lv[0]);
+	if (l->span && l->span->backing[0])
+		SET(r, C_BACKING, s, l->span->backing);
 	SET(r, C_BASIS, s, bm_label_basis_name(l->basis));
 	SET(r, C_RWBS, s, ev->rwbs);
 	SET(r, C_SECTOR, u, ev->sector);
@@ -292,6 +308,11 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 			SET(r, C_OLD_INCARNATION, span, l->old_span);
 		if (l->old_span && l->old_span->ndm)
 			SET(r, C_OLD_DM, s, bm_span_dm_at(l->old_span, ev->ts));
+		if (l->old_span && l->old_span->dm_uuid[0] &&
+		    bm_span_lv_at(l->old_span, ev->ts, r->lv[1], sizeof(r->lv[1]))[0])
+			SET(r, C_OLD_LV, s, r->lv[1]);
+		if (l->old_span && l->old_span->backing[0])
+			SET(r, C_OLD_BACKING, s, l->old_span->backing);
 		SET(r, C_OLD_BASIS, s, bm_label_basis_name(l->old_basis));
 		SET(r, C_OLD_SECTOR, u, ev->old_sector);
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "blkmap/map/map.h"
+#include "blkmap/map/names.h"
 #include "blkmap/report/mapview.h"
 #include "blkmap/report/schema.h"
 #include "blkmap/tracefile/decode.h"
@@ -64,12 +65,13 @@ static void map_text(const struct map_view *v)
 		"FROM", "TO");
 	for (i = 0; i < bm_map_count(v->map); i++) {
 		const struct bm_span *s = bm_map_span(v->map, i);
-		char key[40], seq[24] = "-", from[160], to[160], name[200];
+		char key[40], seq[24] = "-", from[160], to[160], name[200], known[160];
 
 		if (!span_wanted(v, s))
 			continue;
-		snprintf(name, sizeof(name), "%s%s%s%s", s->name, s->dm[0] ? " (" : "", s->dm,
-			 s->dm[0] ? ")" : "");
+		bm_span_known_as(s, 0, known, sizeof(known));
+		snprintf(name, sizeof(name), "%s%s%s%s", s->name, known[0] ? " (" : "", known,
+			 known[0] ? ")" : "");
 		if (s->diskseq)
 			snprintf(seq, sizeof(seq), "%" PRIu64, s->diskseq);
 		fprintf(v->out, "%-10s %-16s %-9s %-7s %-48s %s%s\n",
@@ -80,6 +82,10 @@ static void map_text(const struct map_view *v)
 			span_near_loss(v, s) ? " [events lost meanwhile]" : "");
 		if (s->via[0])
 			fprintf(v->out, "%-35s path via %s\n", "", s->via);
+		if (s->backing[0])
+			fprintf(v->out, "%-35s backing file %s\n", "", s->backing);
+		if (known[0] && s->dm[0] && strcmp(known, s->dm))
+			fprintf(v->out, "%-35s dm name %s\n", "", s->dm);
 		for (k = 1; k < s->ndm; k++) {
 			const struct bm_dm_name *r = &s->dm_names[k];
 			char lo[32], hi[32];
@@ -115,6 +121,19 @@ static const char *renames(const struct bm_span *s, char *buf, size_t size)
 	return buf;
 }
 
+/* An LVM device's volume group, volume and layer under its first dm name. */
+static void lvm_row(struct bm_row *r, const struct bm_span *s)
+{
+	struct bm_lvm l;
+
+	if (!bm_span_lvm_at(s, 0, &l))
+		return;
+	bm_row_str(r, "vg", l.vg);
+	bm_row_str(r, "lv", l.lv);
+	if (l.layer[0])
+		bm_row_str(r, "lv_layer", l.layer);
+}
+
 static void map_row(struct bm_row *r, const struct map_view *v, const struct bm_span *s)
 {
 	char dev[16], by[64], key[40], names[1024];
@@ -148,6 +167,17 @@ static void map_row(struct bm_row *r, const struct map_view *v, const struct bm_
 		bm_row_str(r, "serial", s->serial);
 	if (s->via[0])
 		bm_row_str(r, "via", s->via);
+	lvm_row(r, s);
+	if (s->dm_uuid[0])
+		bm_row_str(r, "dm_uuid", s->dm_uuid);
+	if (s->backing[0])
+		bm_row_str(r, "backing_file", s->backing);
+	if (s->wwid[0])
+		bm_row_str(r, "wwid", s->wwid);
+	if (s->model[0])
+		bm_row_str(r, "model", s->model);
+	if (s->firmware[0])
+		bm_row_str(r, "firmware", s->firmware);
 	bm_row_end(r);
 }
 

@@ -26,6 +26,10 @@
 #define TO_NS \
 	INT("to_ns", "ns", "when it was removed: the end of the removal's window (it was gone " \
 	    "by then); null if still present at the end")
+#define NAMES(p, who) \
+	STR(p "lv", who ": the LVM volume, VG/LV (VG/LV-LAYER for a layer), under the " \
+	    "incarnation's first dm name"), \
+	STR(p "backing_file", who ": a loop device's file (of this attachment)")
 #define QUOTE(x)	#x
 #define QUOTED(x)	QUOTE(x)
 #define FORMAT_VERSION \
@@ -64,6 +68,10 @@ static const struct bm_key events_keys[] = {
 	STR("details", "other events: their fields as the kernel's print format has them"),
 	STR("incarnation", "block events: the incarnation of dev (as --map's), null if none fits"),
 	STR("old_incarnation", "block_bio_remap: the incarnation of old_dev"),
+	STR("lv", "LVM devices: the volume dev was then, VG/LV (VG/LV-LAYER for a layer)"),
+	STR("old_lv", "block_bio_remap: the volume old_dev was then"),
+	STR("backing_file", "loop devices: the file dev was attached to"),
+	STR("old_backing_file", "block_bio_remap: the file old_dev was attached to"),
 	FORMAT_VERSION,
 };
 
@@ -88,6 +96,16 @@ static const struct bm_key map_keys[] = {
 	INCARNATION,
 	STR("dm_renames", "device-mapper renames: NAME@LO..HI (ns window of the rename), "
 	    "separated by ';'"),
+	STR("vg", "LVM devices (dm UUID LVM-...): the volume group, from the first dm name"),
+	STR("lv", "LVM devices: the logical volume (dm_renames says when it was renamed)"),
+	STR("lv_layer", "LVM devices: the layer of lv the device is (real, cow, tpool, ...); "
+	    "null for the volume itself"),
+	STR("dm_uuid", "device-mapper devices: the UUID"),
+	STR("backing_file", "loop devices: the file of this attachment (each attachment is an "
+	    "incarnation: attaching and detaching change the diskseq)"),
+	STR("wwid", "disks: the world-wide name it reports (wwid, NVMe's wwid or eui)"),
+	STR("model", "disks: the model it reports"),
+	STR("firmware", "disks: the firmware revision it reports"),
 	FORMAT_VERSION,
 };
 
@@ -128,6 +146,9 @@ static const struct bm_key disks_keys[] = {
 	STR("serial", "disks: the serial number it reports"),
 	INT("window_from_ns", "ns", "the start of its life within the report's window"),
 	INT("window_to_ns", "ns", "the end of its life within the report's window"),
+	STR("wwid", "disks: the world-wide name it reports"),
+	STR("model", "disks: the model it reports"),
+	NAMES("", "the device"),
 	FORMAT_VERSION,
 };
 
@@ -157,6 +178,7 @@ static const struct bm_key top_keys[] = {
 	FROM_NS,
 	TO_NS,
 	STR("dm", "device-mapper devices: the dm name"),
+	NAMES("", "the device"),
 	FORMAT_VERSION,
 };
 
@@ -174,6 +196,8 @@ static const struct bm_key stack_keys[] = {
 	FROM_NS,
 	TO_NS,
 	STR("via_incarnation", "the incarnation of via"),
+	NAMES("", "the lower device"),
+	NAMES("via_", "via"),
 	FORMAT_VERSION,
 };
 
@@ -202,6 +226,7 @@ static const struct bm_key interval_keys[] = {
 	INCARNATION,
 	FROM_NS,
 	TO_NS,
+	NAMES("", "the device"),
 	FORMAT_VERSION,
 };
 

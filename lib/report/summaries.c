@@ -7,6 +7,7 @@
 #include <event-parse.h>
 
 #include "blkmap/map/map.h"
+#include "blkmap/map/names.h"
 #include "blkmap/report/schema.h"
 #include "blkmap/report/summaries.h"
 
@@ -15,14 +16,17 @@ static const char *name_of(const struct bm_disk_stats *d)
 	return d->span ? d->span->name : "";
 }
 
-/* A name as a person looks for it: dm-0 (vg0-data). */
+/* A name as a person looks for it: dm-0 (vg0/data), loop5 (a.img), dm-1 (crypt). */
 static const char *shown_name(const struct bm_disk_stats *d, char *buf, size_t size)
 {
+	char known[288];
+
 	if (!d->span)
 		return "?";
-	if (!d->span->dm[0])
+	if (!bm_span_known_as(d->span, d->span->from.known ? d->span->from.hi : 0, known,
+			      sizeof(known))[0])
 		return d->span->name;
-	snprintf(buf, size, "%s (%s)", d->span->name, d->span->dm);
+	snprintf(buf, size, "%s (%s)", d->span->name, known);
 	return buf;
 }
 
@@ -86,6 +90,22 @@ static void row_span(struct bm_row *r, const struct bm_span *s)
 		bm_row_u64(r, "to_ns", s->to.hi);
 }
 
+/*
+ * The names beside the kernel name, with @prefix ("" or "via_"): the LVM
+ * volume (under the incarnation's first dm name) and a loop device's file.
+ */
+static void row_names(struct bm_row *r, const char *prefix, const struct bm_span *s)
+{
+	char key[32], lv[288];
+
+	if (!s)
+		return;
+	snprintf(key, sizeof(key), "%slv", prefix);
+	row_text(r, key, bm_span_lv_at(s, 0, lv, sizeof(lv)));
+	snprintf(key, sizeof(key), "%sbacking_file", prefix);
+	row_text(r, key, s->backing);
+}
+
 /* The incarnation in text: its key, and when it came and went ("-": outside the recording). */
 static const char *span_key(const struct bm_span *s, char *buf, size_t size)
 {
@@ -121,8 +141,11 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 		if (d->span->diskseq)
 			bm_row_u64(r, "diskseq", d->span->diskseq);
 		row_text(r, "serial", d->span->serial);
+		row_text(r, "wwid", d->span->wwid);
+		row_text(r, "model", d->span->model);
 		bm_row_str(r, "kind", kind_of(d));
 	}
+	row_names(r, "", d->span);
 	row_span(r, d->span);
 	bm_row_str(r, "dev", bm_dev_str(d->dev, dev, sizeof(dev)));
 	bm_row_u64(r, "reads", d->reads);
@@ -246,6 +269,8 @@ static void stack_row(struct bm_row *r, const struct bm_stack_row *s)
 		row_text(r, "via_dm", s->upper->span->dm);
 		bm_row_str(r, "via_incarnation", bm_span_key(s->upper->span, key, sizeof(key)));
 	}
+	row_names(r, "", s->lower->span);
+	row_names(r, "via_", s->upper->span);
 	bm_row_str(r, "via_dev", bm_dev_str(s->upper->dev, dev, sizeof(dev)));
 	bm_row_u64(r, "reads", s->reads);
 	bm_row_u64(r, "writes", s->writes);
@@ -357,6 +382,7 @@ static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *
 		bm_row_str(row, "name", r->disk->span->name);
 		row_text(row, "dm", r->disk->span->dm);
 	}
+	row_names(row, "", r->disk->span);
 	row_span(row, r->disk->span);
 	bm_row_str(row, "dev", bm_dev_str(r->disk->dev, dev, sizeof(dev)));
 	bm_row_int(row, "pid", r->pid);
@@ -511,6 +537,7 @@ static void interval_row(struct bm_row *row, const struct interval_row *r,
 		bm_row_str(row, "name", r->span->name);
 		row_text(row, "dm", r->span->dm);
 	}
+	row_names(row, "", r->span);
 	row_span(row, r->span);
 	bm_row_str(row, "dev", bm_dev_str(r->dev, dev, sizeof(dev)));
 	row_text(row, "state", state_of(r));

@@ -121,6 +121,27 @@ static int write_marker(struct bm_uevents *u, struct bm_marker *m)
 	return ret;
 }
 
+/*
+ * A loop device's detach sends its change uevents with the diskseq it had,
+ * then changes it: the diskseq read on receipt, if another, is the one the
+ * disk went on with (diskseq_now), changed before the marker.
+ */
+static void mark_diskseq_now(struct bm_marker *m, const char *dir, const char *diskseq)
+{
+	char path[96], now[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/diskseq", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(now, sizeof(now), f))
+		now[strcspn(now, "\n")] = '\0';
+	fclose(f);
+	if (now[0] && strtoull(now, NULL, 10) > strtoull(diskseq, NULL, 10))
+		bm_marker_add(m, "diskseq_now", now);
+}
+
 static void handle(struct bm_uevents *u, char *buf, size_t len)
 {
 	struct bm_marker m;
@@ -152,14 +173,15 @@ static void handle(struct bm_uevents *u, char *buf, size_t len)
 		      strtoull(ev.seqnum, NULL, 10) > u->horizon ? "1" : "0");
 	/* What the event does not carry, read while the device is there. */
 	if (strcmp(ev.action, "remove")) {
-		char dir[64], serial[64] = "", dm[128] = "";
+		struct bm_blockdev d = { 0 };
+		char dir[64];
 
 		snprintf(dir, sizeof(dir), "/sys/dev/block/%s", dev);
-		if (!partition)
-			bm_sysfs_serial(dir, serial, sizeof(serial));
-		bm_sysfs_dm_name(dir, dm, sizeof(dm));
-		bm_marker_add(&m, "serial", serial);
-		bm_marker_add(&m, "dm", dm);
+		bm_sysfs_labels(dir, partition, ev.diskseq ? strtoull(ev.diskseq, NULL, 10) : 0,
+				&d);
+		bm_sysfs_mark_labels(&m, &d);
+		if (!partition && ev.diskseq)
+			mark_diskseq_now(&m, dir, ev.diskseq);
 	}
 	if (write_marker(u, &m) == 0)
 		atomic_fetch_add(&u->count, 1);

@@ -42,6 +42,11 @@ struct bm_span {
 	char dm[128];		/* dm devices: /dev/mapper name */
 	char serial[64];	/* disks: the serial number (or WWID) it reports */
 	char via[128];		/* NVMe path disks: the controller, its transport and address */
+	char dm_uuid[160];	/* dm devices: the UUID (LVM's: LVM-<vg uuid><lv uuid>[-layer]) */
+	char backing[256];	/* loop devices: the backing file of this attachment */
+	char wwid[128];		/* disks: the world-wide name the device reports */
+	char model[64];		/* disks: the model */
+	char firmware[32];	/* disks: the firmware revision */
 	struct bm_dm_name dm_names[BM_DM_NAMES];	/* dm[] first, then its renames */
 	unsigned ndm;
 	enum bm_dev_kind kind;
@@ -72,6 +77,7 @@ struct bm_obs {
 	unsigned by;		/* enum bm_source */
 	uint32_t dev;
 	const char *name, *parent, *dm, *serial, *via;
+	const char *dm_uuid, *backing, *wwid, *model, *firmware;
 	enum bm_dev_kind kind;
 	uint64_t diskseq, size;
 	unsigned listed;	/* DUMP_END: devices the dump says it listed (0: not said) */
@@ -147,7 +153,11 @@ const char *bm_span_key(const struct bm_span *s, char *buf, size_t size);
  * certainly set by then (a rename seen within a window counts from its end).
  */
 const char *bm_span_dm_at(const struct bm_span *s, uint64_t ts);
-/* Is @name @s's kernel name or one of its device-mapper names? */
+/*
+ * Is @name one of @s's names (names.c): its kernel name (or /dev/NAME), a
+ * device-mapper name it had (or /dev/mapper/NAME), an LVM volume it was
+ * (VG/LV, /dev/VG/LV), a loop device's backing file?
+ */
 bool bm_span_named(const struct bm_span *s, const char *name);
 
 /*
