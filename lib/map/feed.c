@@ -111,6 +111,28 @@ static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 	}
 }
 
+/* A mount marker: its change came after its "after" (the trace clock's ns). */
+static void feed_mount(struct bm_feeder *f, const struct bm_marker_parsed *p, struct bm_obs *o)
+{
+	const char *action = bm_marker_get(p, "action");
+
+	if (!action || bm_parse_dev(bm_marker_get(p, "dev"), &o->dev) < 0)
+		return;
+	if (!strcmp(action, "add"))
+		o->type = BM_OBS_MOUNT;
+	else if (!strcmp(action, "remove"))
+		o->type = BM_OBS_UMOUNT;
+	else if (!strcmp(action, "present"))
+		o->type = BM_OBS_MOUNTED;
+	else
+		return;
+	o->by = BM_SRC_UEVENT;
+	o->mount = bm_marker_get(p, "at");
+	o->fstype = bm_marker_get(p, "fs");
+	o->after = number(p, "after");
+	bm_map_observe(f->map, o);
+}
+
 static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 {
 	struct bm_marker_parsed p;
@@ -137,6 +159,8 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		o.type = BM_OBS_DUMP_END;
 		o.listed = number(&p, "count");
 		bm_map_observe(f->map, &o);
+	} else if (!strcmp(p.type, "mount")) {
+		feed_mount(f, &p, &o);
 	} else if (!strcmp(p.type, "window-begin")) {
 		f->window_from = ev->ts;
 	} else if (!strcmp(p.type, "record-begin")) {

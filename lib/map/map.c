@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "blkmap/map/map.h"
+#include "blkmap/map/names.h"
 #include "blkmap/tracefile/decode.h"
 
 struct devstate {
@@ -606,6 +607,48 @@ static void observe_dump_end(struct bm_map *m, const struct bm_obs *o)
 	m->no_history_lo = m->dump_begin;
 }
 
+/* A mount or unmount of a file system on @d's open incarnation (or its last). */
+static void observe_mount(struct devstate *d, const struct bm_obs *o)
+{
+	struct bm_span *s = d->n ? &d->spans[d->n - 1] : NULL;
+	struct bm_mount *mt;
+	unsigned i;
+	size_t k;
+
+	if (!s || !o->mount || !o->mount[0])
+		return;
+	if (o->type == BM_OBS_UMOUNT) {
+		for (k = d->n; k-- > 0;) {
+			for (i = d->spans[k].nmounts; i-- > 0;) {
+				mt = &d->spans[k].mounts[i];
+				if (mt->to_known || strcmp(mt->path, o->mount))
+					continue;
+				mt->to_known = true;
+				mt->to_hi = o->ts;
+				mt->to_lo = min64(max64(o->after, mt->from_hi), o->ts);
+				return;
+			}
+		}
+		return;
+	}
+	if (s->nmounts == s->capmounts) {
+		unsigned cap = s->capmounts ? 2 * s->capmounts : 2;
+
+		mt = realloc(s->mounts, cap * sizeof(*mt));
+		if (!mt)
+			return;
+		s->mounts = mt;
+		s->capmounts = cap;
+	}
+	mt = &s->mounts[s->nmounts++];
+	memset(mt, 0, sizeof(*mt));
+	copy_str(mt->path, sizeof(mt->path), o->mount);
+	copy_str(mt->fstype, sizeof(mt->fstype), o->fstype);
+	mt->from_known = o->type == BM_OBS_MOUNT;
+	mt->from_hi = o->ts;
+	mt->from_lo = o->type == BM_OBS_MOUNT ? min64(o->after, o->ts) : 0;
+}
+
 void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 {
 	struct devstate *d = NULL;
@@ -646,6 +689,11 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 		break;
 	case BM_OBS_DUMP_END:
 		observe_dump_end(m, o);
+		break;
+	case BM_OBS_MOUNT:
+	case BM_OBS_UMOUNT:
+	case BM_OBS_MOUNTED:
+		observe_mount(d, o);
 		break;
 	case BM_OBS_REGISTER:
 		if (BM_MAJOR(o->dev) != 0)	/* 0: not a block device's bdi */
@@ -904,12 +952,15 @@ struct bm_map *bm_map_new(void)
 
 void bm_map_free(struct bm_map *m)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!m)
 		return;
-	for (i = 0; i < m->ndevs; i++)
+	for (i = 0; i < m->ndevs; i++) {
+		for (j = 0; j < m->devs[i].n; j++)
+			free(m->devs[i].spans[j].mounts);
 		free(m->devs[i].spans);
+	}
 	free(m->devs);
 	free(m->conflicts);
 	free(m->sorted);
@@ -948,11 +999,17 @@ const char *bm_span_key(const struct bm_span *s, char *buf, size_t size)
 
 bool bm_span_filter_match(const struct bm_span_filter *f, const struct bm_span *s, uint32_t dev)
 {
+	return bm_span_filter_match_at(f, s, dev, 0);
+}
+
+bool bm_span_filter_match_at(const struct bm_span_filter *f, const struct bm_span *s,
+			     uint32_t dev, uint64_t ts)
+{
 	bool ok = !f || !f->nnames;
 	unsigned i;
 
 	for (i = 0; s && !ok && i < f->nnames; i++)
-		ok = bm_span_named(s, f->names[i]);
+		ok = bm_span_named_at(s, f->names[i], ts);
 	if (!ok || !f || !f->ndevs)
 		return ok;
 	for (i = 0; i < f->ndevs; i++)

@@ -12,15 +12,57 @@ const char *bm_span_backing_base(const struct bm_span *s)
 	return slash && slash[1] ? slash + 1 : s->backing;
 }
 
+static bool mount_possible(const struct bm_mount *m, uint64_t ts)
+{
+	return !ts || ((!m->from_known || m->from_lo <= ts) && (!m->to_known || ts <= m->to_hi));
+}
+
+bool bm_span_mounted_at(const struct bm_span *s, const char *path, uint64_t ts)
+{
+	unsigned i;
+
+	for (i = 0; i < s->nmounts; i++)
+		if (!strcmp(s->mounts[i].path, path) && mount_possible(&s->mounts[i], ts))
+			return true;
+	return false;
+}
+
+const char *bm_span_mounts_at(const struct bm_span *s, uint64_t ts, char *buf, size_t size)
+{
+	size_t len = 0;
+	unsigned i, j;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->nmounts && len < size; i++) {
+		if (!mount_possible(&s->mounts[i], ts))
+			continue;
+		for (j = 0; j < i; j++)	/* mounted there again: once */
+			if (!strcmp(s->mounts[j].path, s->mounts[i].path) &&
+			    mount_possible(&s->mounts[j], ts))
+				break;
+		if (j == i)
+			len += snprintf(buf + len, size - len, "%s%s", len ? ";" : "",
+					s->mounts[i].path);
+	}
+	return buf;
+}
+
 const char *bm_span_known_as(const struct bm_span *s, uint64_t ts, char *buf, size_t size)
 {
+	char mounts[256];
+	size_t len;
+
 	buf[0] = '\0';
-	if (bm_span_lv_at(s, ts, buf, size)[0])
+	if (!bm_span_lv_at(s, ts, buf, size)[0]) {
+		if (s->backing[0])
+			snprintf(buf, size, "%s", bm_span_backing_base(s));
+		else
+			snprintf(buf, size, "%s", bm_span_dm_at(s, ts));
+	}
+	if (!s->nmounts || !bm_span_mounts_at(s, ts, mounts, sizeof(mounts))[0])
 		return buf;
-	if (s->backing[0])
-		snprintf(buf, size, "%s", bm_span_backing_base(s));
-	else
-		snprintf(buf, size, "%s", bm_span_dm_at(s, ts));
+	len = strlen(buf);
+	snprintf(buf + len, size - len, "%son %s", len ? " " : "", mounts);
 	return buf;
 }
 
@@ -43,7 +85,15 @@ static bool lv_named(const struct bm_span *s, const char *dm, const char *name)
 
 bool bm_span_named(const struct bm_span *s, const char *name)
 {
+	return bm_span_named_at(s, name, 0);
+}
+
+bool bm_span_named_at(const struct bm_span *s, const char *name, uint64_t ts)
+{
 	unsigned i;
+
+	if (s->nmounts && bm_span_mounted_at(s, name, ts))
+		return true;
 
 	if (!strcmp(s->name, name))
 		return true;

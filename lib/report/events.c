@@ -89,10 +89,12 @@ static void known_as(struct bm_line *o, const struct bm_span *s, uint64_t ts)
 {
 	char buf[288];
 
-	if (!s || (!s->ndm && !s->backing[0]))
+	if (!s || (!s->ndm && !s->backing[0] && !s->nmounts))
+		return;
+	if (!bm_span_known_as(s, ts, buf, sizeof(buf))[0])
 		return;
 	bm_line_str(o, " (");
-	bm_line_str(o, bm_span_known_as(s, ts, buf, sizeof(buf)));
+	bm_line_str(o, buf);
 	bm_line_char(o, ')');
 }
 
@@ -177,7 +179,7 @@ enum column {
 	C_DEV, C_NAME, C_BASIS, C_RWBS, C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR,
 	C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR, C_DM, C_OLD_DM,
 	C_INCARNATION, C_OLD_INCARNATION, C_LV, C_OLD_LV, C_BACKING, C_OLD_BACKING,
-	C_FORMAT_VERSION,
+	C_MOUNT, C_OLD_MOUNT, C_FORMAT_VERSION,
 	NCOLUMNS
 };
 
@@ -222,6 +224,8 @@ static const struct {
 	[C_OLD_LV] = COLUMN("old_lv", V_TEXT),
 	[C_BACKING] = COLUMN("backing_file", V_TEXT),
 	[C_OLD_BACKING] = COLUMN("old_backing_file", V_TEXT),
+	[C_MOUNT] = COLUMN("mount", V_TEXT),
+	[C_OLD_MOUNT] = COLUMN("old_mount", V_TEXT),
 	[C_FORMAT_VERSION] = COLUMN("format_version", V_U64),
 };
 
@@ -258,6 +262,7 @@ struct record {
 		const struct bm_span *span;
 	} value[NCOLUMNS];
 	char lv[2][288];	/* what C_LV and C_OLD_LV point to */
+	char mount[2][256];	/* C_MOUNT, C_OLD_MOUNT */
 };
 
 #define SET(r, col, member, v) ((r)->present |= 1U << (col), (r)->value[col].member = (v))
@@ -293,6 +298,9 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 		SET(r, C_LV, s, r->lv[0]);
 	if (l->span && l->span->backing[0])
 		SET(r, C_BACKING, s, l->span->backing);
+	if (l->span && l->span->nmounts &&
+	    bm_span_mounts_at(l->span, ev->ts, r->mount[0], sizeof(r->mount[0]))[0])
+		SET(r, C_MOUNT, s, r->mount[0]);
 	SET(r, C_BASIS, s, bm_label_basis_name(l->basis));
 	SET(r, C_RWBS, s, ev->rwbs);
 	SET(r, C_SECTOR, u, ev->sector);
@@ -313,6 +321,9 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 			SET(r, C_OLD_LV, s, r->lv[1]);
 		if (l->old_span && l->old_span->backing[0])
 			SET(r, C_OLD_BACKING, s, l->old_span->backing);
+		if (l->old_span && l->old_span->nmounts &&
+		    bm_span_mounts_at(l->old_span, ev->ts, r->mount[1], sizeof(r->mount[1]))[0])
+			SET(r, C_OLD_MOUNT, s, r->mount[1]);
 		SET(r, C_OLD_BASIS, s, bm_label_basis_name(l->old_basis));
 		SET(r, C_OLD_SECTOR, u, ev->old_sector);
 	}

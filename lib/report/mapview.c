@@ -55,6 +55,20 @@ const char *bm_bound_str(const struct bm_bound *b, bool is_from, char *buf, size
 	return buf;
 }
 
+static void mount_text(const struct map_view *v, const struct bm_mount *m)
+{
+	char lo[32], hi[32], from[80] = "before the recording", to[80] = "still mounted";
+
+	if (m->from_known)
+		snprintf(from, sizeof(from), "%s..%s", bm_ts_str(m->from_lo, lo, sizeof(lo)),
+			 bm_ts_str(m->from_hi, hi, sizeof(hi)));
+	if (m->to_known)
+		snprintf(to, sizeof(to), "unmounted %s..%s", bm_ts_str(m->to_lo, lo, sizeof(lo)),
+			 bm_ts_str(m->to_hi, hi, sizeof(hi)));
+	fprintf(v->out, "%-35s mounted on %s (%s) %s, %s\n", "", m->path, m->fstype[0] ?
+		m->fstype : "?", from, to);
+}
+
 static void map_text(const struct map_view *v)
 {
 	const struct bm_conflict *conflicts;
@@ -84,6 +98,8 @@ static void map_text(const struct map_view *v)
 			fprintf(v->out, "%-35s path via %s\n", "", s->via);
 		if (s->backing[0])
 			fprintf(v->out, "%-35s backing file %s\n", "", s->backing);
+		for (k = 0; k < s->nmounts; k++)
+			mount_text(v, &s->mounts[k]);
 		if (known[0] && s->dm[0] && strcmp(known, s->dm))
 			fprintf(v->out, "%-35s dm name %s\n", "", s->dm);
 		for (k = 1; k < s->ndm; k++) {
@@ -118,6 +134,29 @@ static const char *renames(const struct bm_span *s, char *buf, size_t size)
 	for (k = 1; k < s->ndm && len < size; k++)
 		len += snprintf(buf + len, size - len, "%s%s@%" PRIu64 "..%" PRIu64, k > 1 ? ";" : "",
 				s->dm_names[k].name, s->dm_names[k].lo, s->dm_names[k].hi);
+	return buf;
+}
+
+/* Its mounts: PATH@LO..HI/LO..HI;... (a window left empty: outside the recording). */
+static const char *mounts(const struct bm_span *s, char *buf, size_t size)
+{
+	size_t len = 0;
+	unsigned k;
+
+	buf[0] = '\0';
+	for (k = 0; k < s->nmounts && len < size; k++) {
+		const struct bm_mount *m = &s->mounts[k];
+
+		len += snprintf(buf + len, size - len, "%s%s@", k ? ";" : "", m->path);
+		if (m->from_known && len < size)
+			len += snprintf(buf + len, size - len, "%" PRIu64 "..%" PRIu64, m->from_lo,
+					m->from_hi);
+		if (len < size)
+			len += snprintf(buf + len, size - len, "/");
+		if (m->to_known && len < size)
+			len += snprintf(buf + len, size - len, "%" PRIu64 "..%" PRIu64, m->to_lo,
+					m->to_hi);
+	}
 	return buf;
 }
 
@@ -168,6 +207,8 @@ static void map_row(struct bm_row *r, const struct map_view *v, const struct bm_
 	if (s->via[0])
 		bm_row_str(r, "via", s->via);
 	lvm_row(r, s);
+	if (s->nmounts)
+		bm_row_str(r, "mounts", mounts(s, names, sizeof(names)));
 	if (s->dm_uuid[0])
 		bm_row_str(r, "dm_uuid", s->dm_uuid);
 	if (s->backing[0])

@@ -186,8 +186,9 @@ static bool device_wanted(struct report *r, const struct bm_event *ev, const str
 		return true;
 	if (!bm_is_block(ev->kind))
 		return false;
-	return bm_span_filter_match(f, l->span, ev->dev) ||
-	       (ev->kind == BM_EV_BIO_REMAP && bm_span_filter_match(f, l->old_span, ev->old_dev));
+	return bm_span_filter_match_at(f, l->span, ev->dev, ev->ts) ||
+	       (ev->kind == BM_EV_BIO_REMAP &&
+		bm_span_filter_match_at(f, l->old_span, ev->old_dev, ev->ts));
 }
 
 static bool process_filter_set(const struct bm_report_opts *o)

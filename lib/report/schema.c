@@ -29,7 +29,8 @@
 #define NAMES(p, who) \
 	STR(p "lv", who ": the LVM volume, VG/LV (VG/LV-LAYER for a layer), under the " \
 	    "incarnation's first dm name"), \
-	STR(p "backing_file", who ": a loop device's file (of this attachment)")
+	STR(p "backing_file", who ": a loop device's file (of this attachment)"), \
+	STR(p "mounts", who ": the mount points it carried in its life, separated by ';'")
 #define QUOTE(x)	#x
 #define QUOTED(x)	QUOTE(x)
 #define FORMAT_VERSION \
@@ -72,6 +73,9 @@ static const struct bm_key events_keys[] = {
 	STR("old_lv", "block_bio_remap: the volume old_dev was then"),
 	STR("backing_file", "loop devices: the file dev was attached to"),
 	STR("old_backing_file", "block_bio_remap: the file old_dev was attached to"),
+	STR("mount", "the mount points of dev's file system then (within a mount's or "
+	    "unmount's window: it may have been), separated by ';'"),
+	STR("old_mount", "block_bio_remap: the mount points of old_dev then"),
 	FORMAT_VERSION,
 };
 
@@ -106,6 +110,9 @@ static const struct bm_key map_keys[] = {
 	STR("wwid", "disks: the world-wide name it reports (wwid, NVMe's wwid or eui)"),
 	STR("model", "disks: the model it reports"),
 	STR("firmware", "disks: the firmware revision it reports"),
+	STR("mounts", "its file system's mounts: PATH@LO..HI/LO..HI, the windows in which it "
+	    "was mounted and unmounted (empty: before, or after, the recording), separated "
+	    "by ';'"),
 	FORMAT_VERSION,
 };
 

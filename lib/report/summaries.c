@@ -23,8 +23,7 @@ static const char *shown_name(const struct bm_disk_stats *d, char *buf, size_t s
 
 	if (!d->span)
 		return "?";
-	if (!bm_span_known_as(d->span, d->span->from.known ? d->span->from.hi : 0, known,
-			      sizeof(known))[0])
+	if (!bm_span_known_as(d->span, 0, known, sizeof(known))[0])
 		return d->span->name;
 	snprintf(buf, size, "%s (%s)", d->span->name, known);
 	return buf;
@@ -104,6 +103,8 @@ static void row_names(struct bm_row *r, const char *prefix, const struct bm_span
 	row_text(r, key, bm_span_lv_at(s, 0, lv, sizeof(lv)));
 	snprintf(key, sizeof(key), "%sbacking_file", prefix);
 	row_text(r, key, s->backing);
+	snprintf(key, sizeof(key), "%smounts", prefix);
+	row_text(r, key, bm_span_mounts_at(s, 0, lv, sizeof(lv)));
 }
 
 /* The incarnation in text: its key, and when it came and went ("-": outside the recording). */

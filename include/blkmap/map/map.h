@@ -35,6 +35,18 @@ struct bm_dm_name {
 	char name[128];
 };
 
+/*
+ * A mount of an incarnation's file system: made within [from_lo, from_hi]
+ * (from_known false: before the recording), undone within [to_lo, to_hi]
+ * (to_known false: still mounted at the end).
+ */
+struct bm_mount {
+	char path[256];
+	char fstype[32];
+	bool from_known, to_known;
+	uint64_t from_lo, from_hi, to_lo, to_hi;
+};
+
 struct bm_span {
 	uint32_t dev;
 	char name[64];
@@ -49,6 +61,8 @@ struct bm_span {
 	char firmware[32];	/* disks: the firmware revision */
 	struct bm_dm_name dm_names[BM_DM_NAMES];	/* dm[] first, then its renames */
 	unsigned ndm;
+	struct bm_mount *mounts;	/* in the order they were made (malloc'ed) */
+	unsigned nmounts, capmounts;
 	enum bm_dev_kind kind;
 	uint64_t diskseq;	/* 0 if unknown */
 	uint64_t size;		/* sectors, 0 if unknown */
@@ -67,6 +81,9 @@ enum bm_obs_type {
 	BM_OBS_DUMP_BEGIN,
 	BM_OBS_DUMP_END,
 	BM_OBS_REGISTER,	/* a whole disk registered at exactly ts, no name */
+	BM_OBS_MOUNT,		/* a file system on dev was mounted at @mount (by ts, after after) */
+	BM_OBS_UMOUNT,		/* ... unmounted from @mount */
+	BM_OBS_MOUNTED,		/* ... was mounted at @mount when the recording began */
 };
 
 struct bm_obs {
@@ -78,6 +95,7 @@ struct bm_obs {
 	uint32_t dev;
 	const char *name, *parent, *dm, *serial, *via;
 	const char *dm_uuid, *backing, *wwid, *model, *firmware;
+	const char *mount, *fstype;	/* MOUNT, UMOUNT, MOUNTED: the mount point, its type */
 	enum bm_dev_kind kind;
 	uint64_t diskseq, size;
 	unsigned listed;	/* DUMP_END: devices the dump says it listed (0: not said) */
@@ -156,7 +174,7 @@ const char *bm_span_dm_at(const struct bm_span *s, uint64_t ts);
 /*
  * Is @name one of @s's names (names.c): its kernel name (or /dev/NAME), a
  * device-mapper name it had (or /dev/mapper/NAME), an LVM volume it was
- * (VG/LV, /dev/VG/LV), a loop device's backing file?
+ * (VG/LV, /dev/VG/LV), a loop device's backing file, a mount point it carried?
  */
 bool bm_span_named(const struct bm_span *s, const char *name);
 
@@ -174,6 +192,9 @@ struct bm_span_filter {
 
 /* Does the incarnation @s of number @dev (@s NULL: none fits) pass @f? */
 bool bm_span_filter_match(const struct bm_span_filter *f, const struct bm_span *s, uint32_t dev);
+/* ... at @ts: a mount point names a device only while it is mounted there. */
+bool bm_span_filter_match_at(const struct bm_span_filter *f, const struct bm_span *s,
+			     uint32_t dev, uint64_t ts);
 
 static inline bool bm_span_filter_set(const struct bm_span_filter *f)
 {

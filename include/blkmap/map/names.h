@@ -40,8 +40,23 @@ const char *bm_span_lv_at(const struct bm_span *s, uint64_t ts, char *buf, size_
 const char *bm_span_backing_base(const struct bm_span *s);
 
 /*
+ * The mount points @s carried at @ts (@ts 0: any time in its life),
+ * separated by ';'; a mount counts over its windows too (it may have been
+ * mounted then). "" if none.
+ */
+const char *bm_span_mounts_at(const struct bm_span *s, uint64_t ts, char *buf, size_t size);
+/* Is @path a mount point of @s at @ts (0: at any time)? */
+bool bm_span_mounted_at(const struct bm_span *s, const char *path, uint64_t ts);
+/*
+ * bm_span_named() at @ts: a mount point names the device only while it is
+ * mounted there.
+ */
+bool bm_span_named_at(const struct bm_span *s, const char *name, uint64_t ts);
+
+/*
  * What a person calls @s at @ts, for text views: "vg0/data", "a.img";
- * its dm name for other dm devices; "" if nothing beside the kernel name.
+ * its dm name for other dm devices; then " on /srv" for its mount points
+ * (@ts 0: any in its life); "" if nothing beside the kernel name.
  */
 const char *bm_span_known_as(const struct bm_span *s, uint64_t ts, char *buf, size_t size);
 

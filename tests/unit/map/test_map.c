@@ -934,6 +934,55 @@ START_TEST(lvm_volumes_are_named_over_time)
 }
 END_TEST
 
+/*
+ * loop0's file system mounted on /srv, unmounted, mounted on /mnt: each
+ * mount point is a label of the incarnation over its windows; --disk /srv
+ * names the device only while it was (or may have been) mounted there.
+ */
+START_TEST(mount_points_are_labels_over_time)
+{
+	static const struct { enum bm_obs_type type; const char *at; uint64_t after, ts; } seq[] = {
+		{ BM_OBS_MOUNTED, "/boot", 0, 2 * MS },
+		{ BM_OBS_MOUNT, "/srv", 10 * MS, 11 * MS },
+		{ BM_OBS_UMOUNT, "/srv", 20 * MS, 21 * MS },
+		{ BM_OBS_MOUNT, "/mnt", 30 * MS, 31 * MS },
+	};
+	struct bm_obs o = { .dev = BM_MKDEV(7, 0), .name = "loop0", .kind = BM_DISK,
+			    .by = BM_SRC_UEVENT, .type = BM_OBS_ADD, .ts = 1 * MS };
+	const struct bm_span *s;
+	char buf[256];
+	size_t i;
+
+	bm_map_observe(map, &o);
+	for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		o.type = seq[i].type;
+		o.mount = seq[i].at;
+		o.fstype = "ext4";
+		o.after = seq[i].after;
+		o.ts = seq[i].ts;
+		bm_map_observe(map, &o);
+	}
+	bm_map_finish(map, 0, 100 * MS);
+	s = bm_map_span(map, 0);
+	ck_assert_uint_eq(s->nmounts, 3);
+	ck_assert_str_eq(bm_span_mounts_at(s, 5 * MS, buf, sizeof(buf)), "/boot");
+	ck_assert_str_eq(bm_span_mounts_at(s, 15 * MS, buf, sizeof(buf)), "/boot;/srv");
+	ck_assert_str_eq(bm_span_mounts_at(s, 20 * MS + 1, buf, sizeof(buf)), "/boot;/srv");
+	ck_assert_str_eq(bm_span_mounts_at(s, 25 * MS, buf, sizeof(buf)), "/boot");
+	ck_assert_str_eq(bm_span_mounts_at(s, 50 * MS, buf, sizeof(buf)), "/boot;/mnt");
+	ck_assert_str_eq(bm_span_mounts_at(s, 0, buf, sizeof(buf)), "/boot;/srv;/mnt");
+	ck_assert_str_eq(bm_span_known_as(s, 15 * MS, buf, sizeof(buf)), "on /boot;/srv");
+	ck_assert(bm_span_named_at(s, "/srv", 15 * MS));
+	ck_assert(!bm_span_named_at(s, "/srv", 25 * MS));
+	ck_assert(!bm_span_named_at(s, "/srv", 5 * MS));
+	ck_assert(bm_span_named(s, "/srv"));
+	ck_assert(!bm_span_named(s, "/var"));
+	ck_assert_uint_eq(s->mounts[1].to_lo, 20 * MS);
+	ck_assert_uint_eq(s->mounts[1].to_hi, 21 * MS);
+	ck_assert(!s->mounts[0].from_known && !s->mounts[2].to_known);
+}
+END_TEST
+
 Suite *suite_map(void)
 {
 	Suite *s = suite_create("map");
@@ -969,6 +1018,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, each_loop_attachment_is_an_incarnation_with_its_file);
 	tcase_add_test(tc, dm_names_split_as_dmsetup_splitname);
 	tcase_add_test(tc, lvm_volumes_are_named_over_time);
+	tcase_add_test(tc, mount_points_are_labels_over_time);
 	tcase_add_loop_test(tc, any_interleaving_of_one_history_gives_its_incarnations, 0, 200);
 	suite_add_tcase(s, tc);
 	return s;

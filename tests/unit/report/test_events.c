@@ -67,12 +67,12 @@ START_TEST(csv_rows_have_every_column_in_the_documented_order)
 			 "ts_ns,cpu,pid,comm,event,dev,name,rwbs,sector,nr_sector,bytes,error,"
 			 "old_dev,old_name,old_sector,name_basis,old_name_basis,dm,old_dm,details,"
 			 "incarnation,old_incarnation,lv,old_lv,backing_file,old_backing_file,"
-			 "format_version\n"
+			 "mount,old_mount,format_version\n"
 			 "1500000000,1,42,\"fio, job 1\",block_bio_remap,254:0,dm-0,WS,2048,8,,,"
-			 "7:1,loop0p1,0,only,parent,vg0-old,,,254:0#2,7:1#1,vg0/old,,,,1\n");
+			 "7:1,loop0p1,0,only,parent,vg0-old,,,254:0#2,7:1#1,vg0/old,,,,,,1\n");
 	ck_assert_str_eq(strchr(listing(BM_FORMAT_CSV, &issue, &unknown), '\n') + 1,
 			 "2000000001,0,42,\"fio, job 1\",block_rq_issue,7:0,,R,8,8,4096,,,,,"
-			 "unknown,,,,,,,,,,,1\n");
+			 "unknown,,,,,,,,,,,,,1\n");
 }
 END_TEST
 
@@ -87,7 +87,8 @@ START_TEST(json_records_hold_every_key_null_where_absent)
 			 "\"dm\":\"vg0-old\",\"old_dm\":null,\"details\":null,"
 			 "\"incarnation\":\"254:0#2\",\"old_incarnation\":\"7:1#1\","
 			 "\"lv\":\"vg0/old\",\"old_lv\":null,\"backing_file\":null,"
-			 "\"old_backing_file\":null,\"format_version\":1}\n");
+			 "\"old_backing_file\":null,\"mount\":null,\"old_mount\":null,"
+			 "\"format_version\":1}\n");
 }
 END_TEST
 
