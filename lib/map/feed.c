@@ -106,6 +106,9 @@ static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 		struct bm_obs next = { .type = BM_OBS_CHANGE, .ts = o->ts, .after = o->after,
 				       .by = o->by, .dev = o->dev, .name = o->name,
 				       .kind = BM_DISK, .diskseq = now };
+		const char *size = bm_marker_get(p, "size_now");
+
+		next.empty = size && !strcmp(size, "0");
 
 		bm_map_observe(f->map, &next);
 	}

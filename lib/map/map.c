@@ -217,6 +217,8 @@ static void learn(struct bm_span *s, const struct bm_obs *o)
 		copy_str(s->firmware, sizeof(s->firmware), o->firmware);
 	if (o->diskseq)
 		s->diskseq = o->diskseq;
+	if (o->empty)
+		s->empty = true;
 	if (o->size)
 		s->size = o->size;
 }
@@ -892,10 +894,11 @@ static const struct bm_span *label(const struct bm_map *m, uint32_t dev, uint64_
 	/*
 	 * Within the window of a diskseq change, the newer: the kernel counts
 	 * the new diskseq before the I/O of the new medium (a loop device's
-	 * partition scan), and the old one (detached) does none.
+	 * partition scan), and the old one (detached) does none. But when the
+	 * newer has no medium (a loop detach), the older: it may still write.
 	 */
 	if (n == 2 && cand[0]->reseq && cand[1] == cand[0] - 1)
-		return cand[0];
+		return cand[0]->empty ? cand[1] : cand[0];	/* a detach: the older */
 	return cand[n - 1];
 }
 

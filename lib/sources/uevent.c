@@ -129,20 +129,37 @@ static int write_marker(struct bm_uevents *u, struct bm_marker *m)
  * then changes it: the diskseq read on receipt, if another, is the one the
  * disk went on with (diskseq_now), changed before the marker.
  */
-static void mark_diskseq_now(struct bm_marker *m, const char *dir, const char *diskseq)
+static void read_line(const char *dir, const char *file, char *out, size_t size)
 {
-	char path[96], now[32] = "";
+	char path[96];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/diskseq", dir);
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	f = fopen(path, "re");
 	if (!f)
 		return;
-	if (fgets(now, sizeof(now), f))
-		now[strcspn(now, "\n")] = '\0';
+	if (fgets(out, size, f))
+		out[strcspn(out, "\n")] = '\0';
 	fclose(f);
-	if (now[0] && strtoull(now, NULL, 10) > strtoull(diskseq, NULL, 10))
-		bm_marker_add(m, "diskseq_now", now);
+}
+
+/*
+ * ... and its size then (size_now: 0 for a detached loop device, which does
+ * no I/O), if the diskseq read before and after it is the same.
+ */
+static void mark_diskseq_now(struct bm_marker *m, const char *dir, const char *diskseq)
+{
+	char now[32], size[32], again[32];
+
+	read_line(dir, "diskseq", now, sizeof(now));
+	if (!now[0] || strtoull(now, NULL, 10) <= strtoull(diskseq, NULL, 10))
+		return;
+	read_line(dir, "size", size, sizeof(size));
+	read_line(dir, "diskseq", again, sizeof(again));
+	bm_marker_add(m, "diskseq_now", now);
+	if (size[0] && !strcmp(now, again))
+		bm_marker_add(m, "size_now", size);
 }
 
 static void handle(struct bm_uevents *u, char *buf, size_t len)

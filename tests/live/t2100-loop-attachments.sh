@@ -37,7 +37,7 @@ sleep 0.3
 kill -INT $rec
 wait $rec || { cat "$T/record.err"; fail "record failed"; }
 untrack loop "$L"
-cat "$LOG"
+cat "$LOG"; [ -z "${KEEP:-}" ] || cp "$T/rec.dat" "$KEEP"
 assert_clean
 grep -q "uevent" "$T/record.err" || fail "premise missing: the uevent source was not used"
 

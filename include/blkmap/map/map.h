@@ -69,6 +69,7 @@ struct bm_span {
 	struct bm_bound from, to;
 	unsigned nth;		/* which incarnation of its number, from 1 (bm_map_finish) */
 	bool reseq;		/* opened by its disk's diskseq growing, no removal before */
+	bool empty;		/* no medium (a detached loop device): it does no I/O */
 	uint64_t seen;		/* latest time the device certainly existed */
 	uint64_t removed_before;	/* internal: its removal precedes this (0: not known) */
 };
@@ -96,6 +97,7 @@ struct bm_obs {
 	const char *name, *parent, *dm, *serial, *via;
 	const char *dm_uuid, *backing, *wwid, *model, *firmware;
 	const char *mount, *fstype;	/* MOUNT, UMOUNT, MOUNTED: the mount point, its type */
+	bool empty;		/* CHANGE: the disk had no medium (size 0) with this diskseq */
 	enum bm_dev_kind kind;
 	uint64_t diskseq, size;
 	unsigned listed;	/* DUMP_END: devices the dump says it listed (0: not said) */

@@ -811,6 +811,8 @@ END_TEST
  * DISK_MEDIA_CHANGE), so each attachment is an incarnation of its own,
  * with its backing file, bounded by the change's window. A dump that read
  * the old diskseq before the change, marked after it, changes nothing.
+ * I/O in a detach's window is the attachment's: the detached device has no
+ * medium and does none.
  */
 START_TEST(each_loop_attachment_is_an_incarnation_with_its_file)
 {
@@ -837,6 +839,7 @@ START_TEST(each_loop_attachment_is_an_incarnation_with_its_file)
 		o.ts = o.after + MS;
 		o.diskseq = 41 + i;
 		o.backing = files[i];
+		o.empty = !files[i][0];	/* detached: no medium */
 		bm_map_observe(map, &o);
 	}
 	/* The dump of diskseq 42, marked after the attach of 43: late news. */
@@ -861,6 +864,10 @@ START_TEST(each_loop_attachment_is_an_incarnation_with_its_file)
 		ck_assert_int_eq(b, BM_LABEL_ONLY);
 	}
 	ck_assert_ptr_null(bm_map_span(map, 4));
+	/* In a detach's window the attachment, which may still write; in an attach's, the new one. */
+	ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), 20 * MS + 500, 0, &b), bm_map_span(map, 1));
+	ck_assert_int_eq(b, BM_LABEL_GUESS);
+	ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), 30 * MS + 500, 0, &b), bm_map_span(map, 3));
 	ck_assert(bm_span_named(bm_map_span(map, 3), "/srv/b.img"));
 	ck_assert(!bm_span_named(bm_map_span(map, 1), "/srv/b.img"));
 	ck_assert(bm_span_named(bm_map_span(map, 1), "/dev/loop0"));
