@@ -83,7 +83,9 @@ static void map_text(const struct map_view *v)
 
 		if (!span_wanted(v, s))
 			continue;
-		bm_span_known_as(s, 0, known, sizeof(known));
+		known[0] = '\0';
+		if (bm_names_all())
+			bm_span_known_as(s, 0, known, sizeof(known));
 		snprintf(name, sizeof(name), "%s%s%s%s", s->name, known[0] ? " (" : "", known,
 			 known[0] ? ")" : "");
 		if (s->diskseq)

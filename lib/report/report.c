@@ -627,6 +627,7 @@ static int show_times(struct report *r)
 	}
 	bm_time_show(&(struct bm_timefmt){ .mode = o->time, .first = r->pass.first,
 					   .wall_ns = r->pass.wall_ns, .mono_ns = r->pass.mono_ns });
+	bm_names_show(!o->kernel_names);
 	return 0;
 }
 
@@ -755,6 +756,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	ret = 0;
 out:
 	bm_time_show(NULL);
+	bm_names_show(true);
 	bm_events_view_free(r.listing);
 	free(r.pass.losses);
 	bm_analysis_free(r.analysis);

@@ -23,7 +23,7 @@ static const char *shown_name(const struct bm_disk_stats *d, char *buf, size_t s
 
 	if (!d->span)
 		return "?";
-	if (!bm_span_known_as(d->span, 0, known, sizeof(known))[0])
+	if (!bm_names_all() || !bm_span_known_as(d->span, 0, known, sizeof(known))[0])
 		return d->span->name;
 	snprintf(buf, size, "%s (%s)", d->span->name, known);
 	return buf;

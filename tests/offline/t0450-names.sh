@@ -74,4 +74,13 @@ if command -v bash >/dev/null; then
 		[ "$mount" = "-" ] || grep -qxF "$mount" "$T/names" || fail "completion lacks $mount"
 	done <"$LOG"
 fi
+# --names=kernel: the kernel names alone, in every text view.
+for view in "" --map --disks --top; do
+	"$BLKMAP" report $view --names=kernel "$REC" >"$T/kernel.txt"
+	! grep -q "loop0 (" "$T/kernel.txt" || fail "--names=kernel $view still names loop0 by its file"
+	grep -q "loop0" "$T/kernel.txt" || fail "--names=kernel $view: no loop0"
+done
+"$BLKMAP" report "$REC" | grep -qF "loop0 (a.img)" || fail "the events text does not name loop0 (a.img)"
+"$BLKMAP" report --names=other "$REC" >/dev/null 2>&1 && fail "--names=other accepted"
+note "--names=kernel leaves the kernel names alone"
 note "labels, --disk, text and completion agree with the script's log"
