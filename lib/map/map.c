@@ -26,6 +26,9 @@ struct devstate {
 	uint64_t registered;	/* exact time of a registration not yet paired */
 	uint64_t absent_since;	/* begin of the last dump that did not list it */
 	unsigned listed_in;	/* the last dump that listed it */
+	/* Mounts present when the recording began, seen before the device: its first span's. */
+	struct bm_mount *early_mounts;
+	unsigned nearly, capearly;
 };
 
 struct bm_map {
@@ -240,6 +243,12 @@ static struct bm_span *new_span(struct devstate *d, const struct bm_obs *o)
 	memset(s, 0, sizeof(*s));
 	s->dev = d->dev;
 	s->kind = o->kind;
+	if (d->nearly) {	/* the mount table was read before the dump */
+		s->mounts = d->early_mounts;
+		s->nmounts = s->capmounts = d->nearly;
+		d->early_mounts = NULL;
+		d->nearly = d->capearly = 0;
+	}
 	copy_str(s->name, sizeof(s->name), o->name);
 	learn(s, o);
 	d->open = true;
@@ -609,6 +618,30 @@ static void observe_dump_end(struct bm_map *m, const struct bm_obs *o)
 	m->no_history_lo = m->dump_begin;
 }
 
+/* Append the mount @o made (or found made: MOUNTED) to @list. */
+static void add_mount(struct bm_mount **list, unsigned *n, unsigned *cap,
+		      const struct bm_obs *o)
+{
+	struct bm_mount *mt;
+
+	if (*n == *cap) {
+		unsigned more = *cap ? 2 * *cap : 2;
+
+		mt = realloc(*list, more * sizeof(*mt));
+		if (!mt)
+			return;
+		*list = mt;
+		*cap = more;
+	}
+	mt = &(*list)[(*n)++];
+	memset(mt, 0, sizeof(*mt));
+	copy_str(mt->path, sizeof(mt->path), o->mount);
+	copy_str(mt->fstype, sizeof(mt->fstype), o->fstype);
+	mt->from_known = o->type == BM_OBS_MOUNT;
+	mt->from_hi = o->ts;
+	mt->from_lo = o->type == BM_OBS_MOUNT ? min64(o->after, o->ts) : 0;
+}
+
 /* A mount or unmount of a file system on @d's open incarnation (or its last). */
 static void observe_mount(struct devstate *d, const struct bm_obs *o)
 {
@@ -617,7 +650,13 @@ static void observe_mount(struct devstate *d, const struct bm_obs *o)
 	unsigned i;
 	size_t k;
 
-	if (!s || !o->mount || !o->mount[0])
+	if (!o->mount || !o->mount[0])
+		return;
+	if (!s && o->type == BM_OBS_MOUNTED) {
+		add_mount(&d->early_mounts, &d->nearly, &d->capearly, o);
+		return;
+	}
+	if (!s)
 		return;
 	if (o->type == BM_OBS_UMOUNT) {
 		for (k = d->n; k-- > 0;) {
@@ -633,22 +672,7 @@ static void observe_mount(struct devstate *d, const struct bm_obs *o)
 		}
 		return;
 	}
-	if (s->nmounts == s->capmounts) {
-		unsigned cap = s->capmounts ? 2 * s->capmounts : 2;
-
-		mt = realloc(s->mounts, cap * sizeof(*mt));
-		if (!mt)
-			return;
-		s->mounts = mt;
-		s->capmounts = cap;
-	}
-	mt = &s->mounts[s->nmounts++];
-	memset(mt, 0, sizeof(*mt));
-	copy_str(mt->path, sizeof(mt->path), o->mount);
-	copy_str(mt->fstype, sizeof(mt->fstype), o->fstype);
-	mt->from_known = o->type == BM_OBS_MOUNT;
-	mt->from_hi = o->ts;
-	mt->from_lo = o->type == BM_OBS_MOUNT ? min64(o->after, o->ts) : 0;
+	add_mount(&s->mounts, &s->nmounts, &s->capmounts, o);
 }
 
 void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
@@ -962,6 +986,7 @@ void bm_map_free(struct bm_map *m)
 	for (i = 0; i < m->ndevs; i++) {
 		for (j = 0; j < m->devs[i].n; j++)
 			free(m->devs[i].spans[j].mounts);
+		free(m->devs[i].early_mounts);
 		free(m->devs[i].spans);
 	}
 	free(m->devs);

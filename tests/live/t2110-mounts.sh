@@ -95,4 +95,16 @@ tr ';' '\n' <"$T/mounts" | grep -v '@[0-9]*\.\.[0-9]*/[0-9]*\.\.[0-9]*$' &&
 	fail "a mount without both windows"
 "$BLKMAP" report --disks --disk "$name" "$T/rec.dat" | grep -qF "$name (fs.img on $T/first;$T/second)" ||
 	fail "--disks text does not name the mount points"
+# A mount made before the recording (the root file system): its device
+# carries it from before the recording on, still mounted at the end.
+root=$(awk '$5 == "/" {print $3}' /proc/self/mountinfo | tail -n 1)
+case $root in
+0:*|"") note "/ is on no block device ($root): not checked" ;;
+*)
+	"$BLKMAP" report --map -f csv "$T/rec.dat" >"$T/all.csv"
+	mo=$(csv_col "$T/all.csv" mounts)
+	awk -F, -v m="$mo" -v d="$root" 'NR > 1 && $1 == d {print $m}' "$T/all.csv" | grep -qx '/@/' ||
+		fail "$root does not carry / from before the recording: $(awk -F, -v m="$mo" -v d="$root" 'NR > 1 && $1 == d {print $m}' "$T/all.csv")"
+	note "$root carries / from before the recording" ;;
+esac
 exit 0

@@ -990,6 +990,28 @@ START_TEST(mount_points_are_labels_over_time)
 }
 END_TEST
 
+/*
+ * The recorder reads the mount table before its first statedump: a mount
+ * present then, of a device the map does not know yet, is its first
+ * incarnation's once the dump lists it.
+ */
+START_TEST(mounts_read_before_the_first_dump_are_kept)
+{
+	struct bm_obs o = { .type = BM_OBS_MOUNTED, .ts = 1 * MS, .dev = BM_MKDEV(254, 0),
+			    .by = BM_SRC_UEVENT, .mount = "/", .fstype = "ext4" };
+	char buf[64];
+
+	bm_map_observe(map, &o);
+	observe(BM_OBS_DUMP_BEGIN, 2 * MS, 0, NULL, BM_SRC_SYSFS, 0);
+	observe(BM_OBS_PRESENT, 2 * MS + 1000, BM_MKDEV(254, 0), "vda", BM_SRC_SYSFS, 0);
+	observe(BM_OBS_DUMP_END, 3 * MS, 0, NULL, 0, 0);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 1);
+	ck_assert_str_eq(bm_span_mounts_at(bm_map_span(map, 0), 50 * MS, buf, sizeof(buf)), "/");
+	ck_assert_str_eq(bm_span_known_as(bm_map_span(map, 0), 50 * MS, buf, sizeof(buf)), "on /");
+}
+END_TEST
+
 Suite *suite_map(void)
 {
 	Suite *s = suite_create("map");
@@ -1026,6 +1048,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, dm_names_split_as_dmsetup_splitname);
 	tcase_add_test(tc, lvm_volumes_are_named_over_time);
 	tcase_add_test(tc, mount_points_are_labels_over_time);
+	tcase_add_test(tc, mounts_read_before_the_first_dump_are_kept);
 	tcase_add_loop_test(tc, any_interleaving_of_one_history_gives_its_incarnations, 0, 200);
 	suite_add_tcase(s, tc);
 	return s;
