@@ -47,13 +47,26 @@ const char *bm_span_mounts_at(const struct bm_span *s, uint64_t ts, char *buf, s
 	return buf;
 }
 
+/* An NVMe path's controller, "nvme1 tcp traddr=...", as "path via nvme1, tcp traddr=...". */
+static void path_via(const char *via, char *buf, size_t size)
+{
+	const char *space = strchr(via, ' ');
+
+	if (space)
+		snprintf(buf, size, "path via %.*s, %s", (int)(space - via), via, space + 1);
+	else
+		snprintf(buf, size, "path via %s", via);
+}
+
 const char *bm_span_known_as(const struct bm_span *s, uint64_t ts, char *buf, size_t size)
 {
 	char mounts[256];
 	size_t len;
 
 	buf[0] = '\0';
-	if (!bm_span_lv_at(s, ts, buf, size)[0]) {
+	if (s->via[0]) {
+		path_via(s->via, buf, size);
+	} else if (!bm_span_lv_at(s, ts, buf, size)[0]) {
 		if (s->backing[0])
 			snprintf(buf, size, "%s", bm_span_backing_base(s));
 		else

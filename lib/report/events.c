@@ -89,7 +89,7 @@ static void known_as(struct bm_line *o, const struct bm_span *s, uint64_t ts)
 {
 	char buf[288];
 
-	if (!s || (!s->ndm && !s->backing[0] && !s->nmounts) || !bm_names_all())
+	if (!s || (!s->ndm && !s->backing[0] && !s->nmounts && !s->via[0]) || !bm_names_all())
 		return;
 	if (!bm_span_known_as(s, ts, buf, sizeof(buf))[0])
 		return;

@@ -156,6 +156,8 @@ static const struct bm_key disks_keys[] = {
 	STR("wwid", "disks: the world-wide name it reports"),
 	STR("model", "disks: the model it reports"),
 	NAMES("", "the device"),
+	STR("path_via", "NVMe path disks (nvmeXcYnZ): the controller, its transport and address; "
+	    "--stack says how much of its head's I/O each path carried"),
 	FORMAT_VERSION,
 };
 

@@ -144,6 +144,7 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 		row_text(r, "serial", d->span->serial);
 		row_text(r, "wwid", d->span->wwid);
 		row_text(r, "model", d->span->model);
+		row_text(r, "path_via", d->span->via);
 		bm_row_str(r, "kind", kind_of(d));
 	}
 	row_names(r, "", d->span);

@@ -55,7 +55,8 @@ bool bm_span_named_at(const struct bm_span *s, const char *name, uint64_t ts);
 
 /*
  * What a person calls @s at @ts, for text views: "vg0/data", "a.img";
- * its dm name for other dm devices; then " on /srv" for its mount points
+ * its dm name for other dm devices; "path via nvme1, tcp traddr=..." for
+ * an NVMe path; then " on /srv" for its mount points
  * (@ts 0: any in its life); "" if nothing beside the kernel name.
  */
 const char *bm_span_known_as(const struct bm_span *s, uint64_t ts, char *buf, size_t size);

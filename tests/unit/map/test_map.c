@@ -937,6 +937,13 @@ START_TEST(lvm_volumes_are_named_over_time)
 	ck_assert(bm_span_named(&real, "vg0-data-real"));
 	ck_assert(!bm_span_named(&crypt, "home/crypt"));
 	ck_assert(!bm_lvm_uuid("LVM-short"));
+	{
+		struct bm_span path = { .name = "nvme0c1n1",
+					.via = "nvme1 tcp traddr=10.0.0.2,trsvcid=4420" };
+
+		ck_assert_str_eq(bm_span_known_as(&path, 0, buf, sizeof(buf)),
+				 "path via nvme1, tcp traddr=10.0.0.2,trsvcid=4420");
+	}
 	ck_assert(bm_lvm_uuid(VG_LV_UUID "-cow"));
 }
 END_TEST
