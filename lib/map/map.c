@@ -696,7 +696,8 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 		s = open_span(d);
 		if (s && same_name(s, o) && reseq(s, o)) {
 			observe_reseq(d, s, o);
-		} else if (s && same_name(s, o) && s->diskseq && o->diskseq < s->diskseq) {
+		} else if (s && same_name(s, o) && s->diskseq && o->diskseq &&
+			   o->diskseq < s->diskseq) {
 			learn_past(d, o);
 		} else if (s && same_name(s, o)) {
 			learn(s, o);

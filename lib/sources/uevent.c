@@ -12,6 +12,12 @@
  * When idle, the listener writes an "uevent-idle" marker now and then, so
  * that this lower bound stays close: every 100 ms for a few seconds after a
  * uevent (hotplug comes in bursts), every second otherwise.
+ *
+ * The same thread watches the mount table (mounts.h): the kernel marks
+ * /proc/self/mountinfo with POLLPRI when it changes. Before each wait the
+ * thread checks it without waiting; a change found then, or during the
+ * wait, came after the previous check that found none (CLOCK_MONOTONIC,
+ * the trace clock mono), which its markers carry as their lower bound.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -124,11 +130,7 @@ static int write_marker(struct bm_uevents *u, struct bm_marker *m)
 	return ret;
 }
 
-/*
- * A loop device's detach sends its change uevents with the diskseq it had,
- * then changes it: the diskseq read on receipt, if another, is the one the
- * disk went on with (diskseq_now), changed before the marker.
- */
+/* The first line of @dir/@file, without its newline; "" if unreadable. */
 static void read_line(const char *dir, const char *file, char *out, size_t size)
 {
 	char path[96];
@@ -145,8 +147,11 @@ static void read_line(const char *dir, const char *file, char *out, size_t size)
 }
 
 /*
- * ... and its size then (size_now: 0 for a detached loop device, which does
- * no I/O), if the diskseq read before and after it is the same.
+ * A loop device's detach sends its change uevents with the diskseq it had,
+ * then changes it: the diskseq read on receipt, if another, is the one the
+ * disk went on with (diskseq_now), changed before the marker; and its size
+ * then (size_now: 0 for a detached loop device, which does no I/O), if the
+ * diskseq read before and after it is the same.
  */
 static void mark_diskseq_now(struct bm_marker *m, const char *dir, const char *diskseq)
 {

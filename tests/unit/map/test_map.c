@@ -1019,6 +1019,36 @@ START_TEST(mounts_read_before_the_first_dump_are_kept)
 }
 END_TEST
 
+/*
+ * A record without a diskseq (a dm probe that reads no diskseq) about a
+ * disk whose diskseq is known is not late news of a past one: its dm name
+ * and rename are the current incarnation's.
+ */
+START_TEST(a_change_without_a_diskseq_is_the_current_incarnations)
+{
+	struct bm_obs o = { .type = BM_OBS_ADD, .ts = 1 * MS, .exact = true, .by = BM_SRC_KPROBE,
+			    .dev = BM_MKDEV(254, 0), .name = "dm-0", .kind = BM_DISK,
+			    .diskseq = 7 };
+	const struct bm_span *s;
+
+	bm_map_observe(map, &o);
+	o.type = BM_OBS_CHANGE;
+	o.diskseq = 0;
+	o.ts = 2 * MS;
+	o.dm = "vg0-data";
+	bm_map_observe(map, &o);
+	o.ts = 3 * MS;
+	o.dm = "vg0-old";
+	bm_map_observe(map, &o);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 1);
+	s = bm_map_span(map, 0);
+	ck_assert_uint_eq(s->diskseq, 7);
+	ck_assert_uint_eq(s->ndm, 2);
+	ck_assert_str_eq(bm_span_dm_at(s, 50 * MS), "vg0-old");
+}
+END_TEST
+
 Suite *suite_map(void)
 {
 	Suite *s = suite_create("map");
@@ -1056,6 +1086,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, lvm_volumes_are_named_over_time);
 	tcase_add_test(tc, mount_points_are_labels_over_time);
 	tcase_add_test(tc, mounts_read_before_the_first_dump_are_kept);
+	tcase_add_test(tc, a_change_without_a_diskseq_is_the_current_incarnations);
 	tcase_add_loop_test(tc, any_interleaving_of_one_history_gives_its_incarnations, 0, 200);
 	suite_add_tcase(s, tc);
 	return s;
