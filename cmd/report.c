@@ -39,7 +39,7 @@ static char doc[] =
 enum {
 	OPT_MAP = 256, OPT_CONFLICTS, OPT_NO_HEADER, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
 	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP, OPT_TIME, OPT_INTERVAL,
-	OPT_BINS, OPT_SORT, OPT_PHASES,
+	OPT_BINS, OPT_SORT, OPT_PHASES, OPT_NAMES,
 };
 
 /* Above this, more threads than a report can use: a typo, not a machine. */
@@ -71,6 +71,9 @@ static struct argp_option options[] = {
 	{ "format", 'f', "FORMAT", 0, "text, csv or json", 2 },
 	{ "time", OPT_TIME, "CLOCK", 0, "Print times (text) as abs: seconds of the trace clock "
 	  "(default); rel: from the recording's start; wall: the wall clock, ISO 8601", 2 },
+	{ "names", OPT_NAMES, "WHICH", 0, "Name devices (text) as all: the kernel name and the "
+	  "names people know, dm-3 (vg0/data on /srv) (default); kernel: the kernel name alone",
+	  2 },
 	{ "no-header", OPT_NO_HEADER, NULL, 0, "CSV without its header row", 2 },
 	{ "quiet", 'q', NULL, 0, "Print only errors on standard error: no warnings, no progress",
 	  2 },
@@ -168,6 +171,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			a->opts.time = BM_TIME_WALL;
 		else
 			argp_error(state, "--time takes abs, rel or wall, not '%s'", arg);
+		break;
+	case OPT_NAMES:
+		if (!strcmp(arg, "all") || !strcmp(arg, "kernel"))
+			a->opts.kernel_names = !strcmp(arg, "kernel");
+		else
+			argp_error(state, "--names takes kernel or all, not '%s'", arg);
 		break;
 	case OPT_NO_HEADER:
 		a->opts.no_header = true;

@@ -59,6 +59,11 @@ static int device_fields(const struct bm_marker_parsed *p, struct bm_obs *o)
 	o->dm = bm_marker_get(p, "dm");
 	o->serial = bm_marker_get(p, "serial");
 	o->via = bm_marker_get(p, "via");
+	o->dm_uuid = bm_marker_get(p, "dm_uuid");
+	o->backing = bm_marker_get(p, "backing");
+	o->wwid = bm_marker_get(p, "wwid");
+	o->model = bm_marker_get(p, "model");
+	o->firmware = bm_marker_get(p, "firmware");
 	o->kind = kind && !strcmp(kind, "partition") ? BM_PARTITION : BM_DISK;
 	o->diskseq = number(p, "diskseq");
 	o->size = number(p, "size");
@@ -70,6 +75,7 @@ static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 {
 	const char *action = bm_marker_get(p, "action");
 	const char *fresh = bm_marker_get(p, "fresh");
+	uint64_t now;
 
 	if (!action || device_fields(p, o) < 0)
 		return;
@@ -93,6 +99,40 @@ static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 		f->sent_after = f->listener_ts;
 	if (!(o->type == BM_OBS_ADD && o->kind == BM_DISK))
 		o->after = f->sent_after;
+	bm_map_observe(f->map, o);
+	/* The diskseq the disk had by the marker, if another: changed since the uevent. */
+	now = number(p, "diskseq_now");
+	if (o->type == BM_OBS_CHANGE && o->kind == BM_DISK && o->diskseq && now > o->diskseq) {
+		struct bm_obs next = { .type = BM_OBS_CHANGE, .ts = o->ts, .after = o->after,
+				       .by = o->by, .dev = o->dev, .name = o->name,
+				       .kind = BM_DISK, .diskseq = now };
+		const char *size = bm_marker_get(p, "size_now");
+
+		next.empty = size && !strcmp(size, "0");
+
+		bm_map_observe(f->map, &next);
+	}
+}
+
+/* A mount marker: its change came after its "after" (the trace clock's ns). */
+static void feed_mount(struct bm_feeder *f, const struct bm_marker_parsed *p, struct bm_obs *o)
+{
+	const char *action = bm_marker_get(p, "action");
+
+	if (!action || bm_parse_dev(bm_marker_get(p, "dev"), &o->dev) < 0)
+		return;
+	if (!strcmp(action, "add"))
+		o->type = BM_OBS_MOUNT;
+	else if (!strcmp(action, "remove"))
+		o->type = BM_OBS_UMOUNT;
+	else if (!strcmp(action, "present"))
+		o->type = BM_OBS_MOUNTED;
+	else
+		return;
+	o->by = BM_SRC_UEVENT;
+	o->mount = bm_marker_get(p, "at");
+	o->fstype = bm_marker_get(p, "fs");
+	o->after = number(p, "after");
 	bm_map_observe(f->map, o);
 }
 
@@ -122,6 +162,8 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		o.type = BM_OBS_DUMP_END;
 		o.listed = number(&p, "count");
 		bm_map_observe(f->map, &o);
+	} else if (!strcmp(p.type, "mount")) {
+		feed_mount(f, &p, &o);
 	} else if (!strcmp(p.type, "window-begin")) {
 		f->window_from = ev->ts;
 	} else if (!strcmp(p.type, "record-begin")) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "blkmap/map/map.h"
+#include "blkmap/map/names.h"
 #include "blkmap/tracefile/decode.h"
 
 struct devstate {
@@ -25,6 +26,9 @@ struct devstate {
 	uint64_t registered;	/* exact time of a registration not yet paired */
 	uint64_t absent_since;	/* begin of the last dump that did not list it */
 	unsigned listed_in;	/* the last dump that listed it */
+	/* Mounts present when the recording began, seen before the device: its first span's. */
+	struct bm_mount *early_mounts;
+	unsigned nearly, capearly;
 };
 
 struct bm_map {
@@ -209,8 +213,20 @@ static void learn(struct bm_span *s, const struct bm_obs *o)
 		copy_str(s->serial, sizeof(s->serial), o->serial);
 	if (!s->via[0])
 		copy_str(s->via, sizeof(s->via), o->via);
+	if (!s->dm_uuid[0])
+		copy_str(s->dm_uuid, sizeof(s->dm_uuid), o->dm_uuid);
+	if (!s->backing[0])
+		copy_str(s->backing, sizeof(s->backing), o->backing);
+	if (!s->wwid[0])
+		copy_str(s->wwid, sizeof(s->wwid), o->wwid);
+	if (!s->model[0])
+		copy_str(s->model, sizeof(s->model), o->model);
+	if (!s->firmware[0])
+		copy_str(s->firmware, sizeof(s->firmware), o->firmware);
 	if (o->diskseq)
 		s->diskseq = o->diskseq;
+	if (o->empty)
+		s->empty = true;
 	if (o->size)
 		s->size = o->size;
 }
@@ -232,6 +248,12 @@ static struct bm_span *new_span(struct devstate *d, const struct bm_obs *o)
 	memset(s, 0, sizeof(*s));
 	s->dev = d->dev;
 	s->kind = o->kind;
+	if (d->nearly) {	/* the mount table was read before the dump */
+		s->mounts = d->early_mounts;
+		s->nmounts = s->capmounts = d->nearly;
+		d->early_mounts = NULL;
+		d->nearly = d->capearly = 0;
+	}
 	copy_str(s->name, sizeof(s->name), o->name);
 	learn(s, o);
 	d->open = true;
@@ -412,6 +434,22 @@ static void observe_add(struct bm_map *m, struct devstate *d, const struct bm_ob
 }
 
 /*
+ * Late news of a past state of a disk (diskseq only grows): what it says
+ * (a loop attachment's backing file) belongs to the incarnation that had
+ * that diskseq, if there is one; never to the current one.
+ */
+static void learn_past(struct devstate *d, const struct bm_obs *o)
+{
+	size_t i;
+
+	for (i = d->n; o->diskseq && i-- > 0;)
+		if (d->spans[i].diskseq == o->diskseq) {
+			learn(&d->spans[i], o);
+			return;
+		}
+}
+
+/*
  * A disk whose diskseq grew without a removal: a loop device attached to
  * another file, a medium changed. The map model's identity rule makes it
  * another incarnation (a different diskseq is a different disk), from the
@@ -499,8 +537,13 @@ static void observe_present(struct bm_map *m, struct devstate *d, const struct b
 		 * one after its uevent): the dump cannot say when, so no new
 		 * incarnation; the one the change opened keeps its own.
 		 */
-		if (reseq(s, o))
+		if (s->diskseq && o->diskseq && o->diskseq < s->diskseq)
+			learn_past(d, o);
+		/* Its labels of another diskseq (a backing file) are another attachment's. */
+		if (reseq(s, o) || (s->diskseq && o->diskseq && o->diskseq < s->diskseq)) {
 			dumped.diskseq = 0;
+			dumped.backing = NULL;
+		}
 		learn(s, &dumped);
 		s->seen = max64(s->seen, o->exact ? o->ts : min64(m->dump_begin, o->ts));
 		if (s->from.hi > o->ts)
@@ -582,6 +625,63 @@ static void observe_dump_end(struct bm_map *m, const struct bm_obs *o)
 	m->no_history_lo = m->dump_begin;
 }
 
+/* Append the mount @o made (or found made: MOUNTED) to @list. */
+static void add_mount(struct bm_mount **list, unsigned *n, unsigned *cap,
+		      const struct bm_obs *o)
+{
+	struct bm_mount *mt;
+
+	if (*n == *cap) {
+		unsigned more = *cap ? 2 * *cap : 2;
+
+		mt = realloc(*list, more * sizeof(*mt));
+		if (!mt)
+			return;
+		*list = mt;
+		*cap = more;
+	}
+	mt = &(*list)[(*n)++];
+	memset(mt, 0, sizeof(*mt));
+	copy_str(mt->path, sizeof(mt->path), o->mount);
+	copy_str(mt->fstype, sizeof(mt->fstype), o->fstype);
+	mt->from_known = o->type == BM_OBS_MOUNT;
+	mt->from_hi = o->ts;
+	mt->from_lo = o->type == BM_OBS_MOUNT ? min64(o->after, o->ts) : 0;
+}
+
+/* A mount or unmount of a file system on @d's open incarnation (or its last). */
+static void observe_mount(struct devstate *d, const struct bm_obs *o)
+{
+	struct bm_span *s = d->n ? &d->spans[d->n - 1] : NULL;
+	struct bm_mount *mt;
+	unsigned i;
+	size_t k;
+
+	if (!o->mount || !o->mount[0])
+		return;
+	if (!s && o->type == BM_OBS_MOUNTED) {
+		add_mount(&d->early_mounts, &d->nearly, &d->capearly, o);
+		return;
+	}
+	if (!s)
+		return;
+	if (o->type == BM_OBS_UMOUNT) {
+		for (k = d->n; k-- > 0;) {
+			for (i = d->spans[k].nmounts; i-- > 0;) {
+				mt = &d->spans[k].mounts[i];
+				if (mt->to_known || strcmp(mt->path, o->mount))
+					continue;
+				mt->to_known = true;
+				mt->to_hi = o->ts;
+				mt->to_lo = min64(max64(o->after, mt->from_hi), o->ts);
+				return;
+			}
+		}
+		return;
+	}
+	add_mount(&s->mounts, &s->nmounts, &s->capmounts, o);
+}
+
 void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 {
 	struct devstate *d = NULL;
@@ -603,16 +703,14 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 		s = open_span(d);
 		if (s && same_name(s, o) && reseq(s, o)) {
 			observe_reseq(d, s, o);
+		} else if (s && same_name(s, o) && s->diskseq && o->diskseq &&
+			   o->diskseq < s->diskseq) {
+			learn_past(d, o);
 		} else if (s && same_name(s, o)) {
-			struct bm_obs older = *o;
-
-			/* diskseq only grows: a lower one is late news of a past state. */
-			if (s->diskseq && o->diskseq < s->diskseq)
-				older.diskseq = 0;
-			learn(s, &older);
-		}
-		else
+			learn(s, o);
+		} else {
 			observe_add(m, d, o);
+		}
 		break;
 	case BM_OBS_PRESENT:
 		observe_present(m, d, o);
@@ -625,6 +723,11 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 		break;
 	case BM_OBS_DUMP_END:
 		observe_dump_end(m, o);
+		break;
+	case BM_OBS_MOUNT:
+	case BM_OBS_UMOUNT:
+	case BM_OBS_MOUNTED:
+		observe_mount(d, o);
 		break;
 	case BM_OBS_REGISTER:
 		if (BM_MAJOR(o->dev) != 0)	/* 0: not a block device's bdi */
@@ -823,10 +926,11 @@ static const struct bm_span *label(const struct bm_map *m, uint32_t dev, uint64_
 	/*
 	 * Within the window of a diskseq change, the newer: the kernel counts
 	 * the new diskseq before the I/O of the new medium (a loop device's
-	 * partition scan), and the old one (detached) does none.
+	 * partition scan), and the old one (detached) does none. But when the
+	 * newer has no medium (a loop detach), the older: it may still write.
 	 */
 	if (n == 2 && cand[0]->reseq && cand[1] == cand[0] - 1)
-		return cand[0];
+		return cand[0]->empty ? cand[1] : cand[0];	/* a detach: the older */
 	return cand[n - 1];
 }
 
@@ -883,12 +987,16 @@ struct bm_map *bm_map_new(void)
 
 void bm_map_free(struct bm_map *m)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!m)
 		return;
-	for (i = 0; i < m->ndevs; i++)
+	for (i = 0; i < m->ndevs; i++) {
+		for (j = 0; j < m->devs[i].n; j++)
+			free(m->devs[i].spans[j].mounts);
+		free(m->devs[i].early_mounts);
 		free(m->devs[i].spans);
+	}
 	free(m->devs);
 	free(m->conflicts);
 	free(m->sorted);
@@ -919,18 +1027,6 @@ const char *bm_span_dm_at(const struct bm_span *s, uint64_t ts)
 	return i ? s->dm_names[i - 1].name : "";
 }
 
-bool bm_span_named(const struct bm_span *s, const char *name)
-{
-	unsigned i;
-
-	if (!strcmp(s->name, name))
-		return true;
-	for (i = 0; i < s->ndm; i++)
-		if (!strcmp(s->dm_names[i].name, name))
-			return true;
-	return false;
-}
-
 const char *bm_span_key(const struct bm_span *s, char *buf, size_t size)
 {
 	snprintf(buf, size, "%u:%u#%u", BM_MAJOR(s->dev), BM_MINOR(s->dev), s->nth);
@@ -939,11 +1035,17 @@ const char *bm_span_key(const struct bm_span *s, char *buf, size_t size)
 
 bool bm_span_filter_match(const struct bm_span_filter *f, const struct bm_span *s, uint32_t dev)
 {
+	return bm_span_filter_match_at(f, s, dev, 0);
+}
+
+bool bm_span_filter_match_at(const struct bm_span_filter *f, const struct bm_span *s,
+			     uint32_t dev, uint64_t ts)
+{
 	bool ok = !f || !f->nnames;
 	unsigned i;
 
 	for (i = 0; s && !ok && i < f->nnames; i++)
-		ok = bm_span_named(s, f->names[i]);
+		ok = bm_span_named_at(s, f->names[i], ts);
 	if (!ok || !f || !f->ndevs)
 		return ok;
 	for (i = 0; i < f->ndevs; i++)

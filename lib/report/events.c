@@ -8,6 +8,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "blkmap/map/names.h"
 #include "blkmap/report/events.h"
 #include "blkmap/report/mapview.h"
 #include "blkmap/report/schema.h"
@@ -22,7 +23,7 @@ struct bm_events_view {
 	struct bm_line line;
 	int comm_pid;		/* the last pid looked up, and its command */
 	const char *comm;
-	unsigned char order[32];	/* the schema's order of the columns (enum column) */
+	unsigned char order[64];	/* the schema's order of the columns (enum column) */
 };
 
 static const char *comm_of(struct bm_events_view *v, int pid)
@@ -83,6 +84,20 @@ static void explain_text(struct bm_events_view *v, const struct bm_span *s,
 		bm_bound_str(&s->to, false, to, sizeof(to)));
 }
 
+/* " (vg0/data)", " (a.img)", " (dm name)" after a kernel name; nothing for others. */
+static void known_as(struct bm_line *o, const struct bm_span *s, uint64_t ts)
+{
+	char buf[288];
+
+	if (!s || (!s->ndm && !s->backing[0] && !s->nmounts && !s->via[0]) || !bm_names_all())
+		return;
+	if (!bm_span_known_as(s, ts, buf, sizeof(buf))[0])
+		return;
+	bm_line_str(o, " (");
+	bm_line_str(o, buf);
+	bm_line_char(o, ')');
+}
+
 static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 		       const struct bm_event *ev, const struct bm_labelled *l)
 {
@@ -116,11 +131,7 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 	bm_line_char(o, ' ');
 	at = o->n;
 	bm_line_str(o, l->span ? l->span->name : "?");
-	if (l->span && l->span->ndm) {
-		bm_line_str(o, " (");
-		bm_line_str(o, bm_span_dm_at(l->span, ev->ts));
-		bm_line_char(o, ')');
-	}
+	known_as(o, l->span, ev->ts);
 	while (o->n - at < 10)
 		bm_line_char(o, ' ');
 	bm_line_char(o, ' ');
@@ -134,11 +145,7 @@ static void event_text(struct bm_events_view *v, const struct bm_rec *rec,
 		bm_line_dev(o, ev->old_dev);
 		bm_line_char(o, ' ');
 		bm_line_str(o, l->old_span ? l->old_span->name : "?");
-		if (l->old_span && l->old_span->ndm) {
-			bm_line_str(o, " (");
-			bm_line_str(o, bm_span_dm_at(l->old_span, ev->ts));
-			bm_line_char(o, ')');
-		}
+		known_as(o, l->old_span, ev->ts);
 		bm_line_char(o, ' ');
 		bm_line_u64(o, ev->old_sector);
 	} else if (ev->kind == BM_EV_BIO_SPLIT) {
@@ -171,7 +178,8 @@ enum column {
 	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DETAILS,
 	C_DEV, C_NAME, C_BASIS, C_RWBS, C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR,
 	C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR, C_DM, C_OLD_DM,
-	C_INCARNATION, C_OLD_INCARNATION, C_FROM_NS, C_TO_NS, C_FORMAT_VERSION,
+	C_INCARNATION, C_OLD_INCARNATION, C_FROM_NS, C_TO_NS, C_LV, C_OLD_LV, C_BACKING,
+	C_OLD_BACKING, C_MOUNT, C_OLD_MOUNT, C_FORMAT_VERSION,
 	NCOLUMNS
 };
 
@@ -214,6 +222,12 @@ static const struct {
 	[C_OLD_INCARNATION] = COLUMN("old_incarnation", V_SPAN),
 	[C_FROM_NS] = COLUMN("from_ns", V_U64),
 	[C_TO_NS] = COLUMN("to_ns", V_U64),
+	[C_LV] = COLUMN("lv", V_TEXT),
+	[C_OLD_LV] = COLUMN("old_lv", V_TEXT),
+	[C_BACKING] = COLUMN("backing_file", V_TEXT),
+	[C_OLD_BACKING] = COLUMN("old_backing_file", V_TEXT),
+	[C_MOUNT] = COLUMN("mount", V_TEXT),
+	[C_OLD_MOUNT] = COLUMN("old_mount", V_TEXT),
 	[C_FORMAT_VERSION] = COLUMN("format_version", V_U64),
 };
 
@@ -227,7 +241,7 @@ static int column_order(unsigned char *order)
 	const struct bm_schema *sc = bm_schema_find("events");
 	size_t i, c;
 
-	_Static_assert(NCOLUMNS <= 32, "a view's order holds 32 columns");
+	_Static_assert(NCOLUMNS <= 64, "a view's order holds 64 columns");
 	if (sc->nkeys != NCOLUMNS)
 		return -1;
 	for (i = 0; i < sc->nkeys; i++) {
@@ -241,7 +255,7 @@ static int column_order(unsigned char *order)
 }
 
 struct record {
-	unsigned present;	/* a bit a column */
+	uint64_t present;	/* a bit a column */
 	union {
 		uint64_t u;
 		int64_t i;
@@ -249,9 +263,11 @@ struct record {
 		uint32_t dev;
 		const struct bm_span *span;
 	} value[NCOLUMNS];
+	char lv[2][288];	/* what C_LV and C_OLD_LV point to */
+	char mount[2][256];	/* C_MOUNT, C_OLD_MOUNT */
 };
 
-#define SET(r, col, member, v) ((r)->present |= 1U << (col), (r)->value[col].member = (v))
+#define SET(r, col, member, v) ((r)->present |= 1ULL << (col), (r)->value[col].member = (v))
 
 static const char *name_of(const struct bm_span *s)
 {
@@ -284,6 +300,14 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 	}
 	if (l->span && l->span->ndm)
 		SET(r, C_DM, s, bm_span_dm_at(l->span, ev->ts));
+	if (l->span && l->span->dm_uuid[0] &&
+	    bm_span_lv_at(l->span, ev->ts, r->lv[0], sizeof(r->lv[0]))[0])
+		SET(r, C_LV, s, r->lv[0]);
+	if (l->span && l->span->backing[0])
+		SET(r, C_BACKING, s, l->span->backing);
+	if (l->span && l->span->nmounts &&
+	    bm_span_mounts_at(l->span, ev->ts, r->mount[0], sizeof(r->mount[0]))[0])
+		SET(r, C_MOUNT, s, r->mount[0]);
 	SET(r, C_BASIS, s, bm_label_basis_name(l->basis));
 	SET(r, C_RWBS, s, ev->rwbs);
 	SET(r, C_SECTOR, u, ev->sector);
@@ -299,6 +323,14 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 			SET(r, C_OLD_INCARNATION, span, l->old_span);
 		if (l->old_span && l->old_span->ndm)
 			SET(r, C_OLD_DM, s, bm_span_dm_at(l->old_span, ev->ts));
+		if (l->old_span && l->old_span->dm_uuid[0] &&
+		    bm_span_lv_at(l->old_span, ev->ts, r->lv[1], sizeof(r->lv[1]))[0])
+			SET(r, C_OLD_LV, s, r->lv[1]);
+		if (l->old_span && l->old_span->backing[0])
+			SET(r, C_OLD_BACKING, s, l->old_span->backing);
+		if (l->old_span && l->old_span->nmounts &&
+		    bm_span_mounts_at(l->old_span, ev->ts, r->mount[1], sizeof(r->mount[1]))[0])
+			SET(r, C_OLD_MOUNT, s, r->mount[1]);
 		SET(r, C_OLD_BASIS, s, bm_label_basis_name(l->old_basis));
 		SET(r, C_OLD_SECTOR, u, ev->old_sector);
 	}
@@ -315,7 +347,7 @@ put_value(struct bm_line *o, const struct record *r, enum column c, bool json)
 	bool quoted = json && (type == V_WORD || type == V_DEV || type == V_SPAN);
 
 	/* Past int64 (a completion's sector 2^64 - 1 when it has none): absent. */
-	if (!(r->present & (1U << c)) || (type == V_U64 && r->value[c].u > INT64_MAX)) {
+	if (!(r->present & (1ULL << c)) || (type == V_U64 && r->value[c].u > INT64_MAX)) {
 		if (json)
 			bm_line_str(o, "null");
 		return;

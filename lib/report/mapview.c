@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "blkmap/map/map.h"
+#include "blkmap/map/names.h"
 #include "blkmap/report/mapview.h"
 #include "blkmap/report/schema.h"
 #include "blkmap/tracefile/decode.h"
@@ -54,6 +55,20 @@ const char *bm_bound_str(const struct bm_bound *b, bool is_from, char *buf, size
 	return buf;
 }
 
+static void mount_text(const struct map_view *v, const struct bm_mount *m)
+{
+	char lo[32], hi[32], from[80] = "before the recording", to[80] = "still mounted";
+
+	if (m->from_known)
+		snprintf(from, sizeof(from), "%s..%s", bm_ts_str(m->from_lo, lo, sizeof(lo)),
+			 bm_ts_str(m->from_hi, hi, sizeof(hi)));
+	if (m->to_known)
+		snprintf(to, sizeof(to), "unmounted %s..%s", bm_ts_str(m->to_lo, lo, sizeof(lo)),
+			 bm_ts_str(m->to_hi, hi, sizeof(hi)));
+	fprintf(v->out, "%-35s mounted on %s (%s) %s, %s\n", "", m->path, m->fstype[0] ?
+		m->fstype : "?", from, to);
+}
+
 static void map_text(const struct map_view *v)
 {
 	const struct bm_conflict *conflicts;
@@ -64,12 +79,15 @@ static void map_text(const struct map_view *v)
 		"FROM", "TO");
 	for (i = 0; i < bm_map_count(v->map); i++) {
 		const struct bm_span *s = bm_map_span(v->map, i);
-		char key[40], seq[24] = "-", from[160], to[160], name[200];
+		char key[40], seq[24] = "-", from[160], to[160], name[200], known[160];
 
 		if (!span_wanted(v, s))
 			continue;
-		snprintf(name, sizeof(name), "%s%s%s%s", s->name, s->dm[0] ? " (" : "", s->dm,
-			 s->dm[0] ? ")" : "");
+		known[0] = '\0';
+		if (bm_names_all())
+			bm_span_known_as(s, 0, known, sizeof(known));
+		snprintf(name, sizeof(name), "%s%s%s%s", s->name, known[0] ? " (" : "", known,
+			 known[0] ? ")" : "");
 		if (s->diskseq)
 			snprintf(seq, sizeof(seq), "%" PRIu64, s->diskseq);
 		fprintf(v->out, "%-10s %-16s %-9s %-7s %-48s %s%s\n",
@@ -80,6 +98,12 @@ static void map_text(const struct map_view *v)
 			span_near_loss(v, s) ? " [events lost meanwhile]" : "");
 		if (s->via[0])
 			fprintf(v->out, "%-35s path via %s\n", "", s->via);
+		if (s->backing[0])
+			fprintf(v->out, "%-35s backing file %s\n", "", s->backing);
+		for (k = 0; k < s->nmounts; k++)
+			mount_text(v, &s->mounts[k]);
+		if (known[0] && s->dm[0] && strcmp(known, s->dm))
+			fprintf(v->out, "%-35s dm name %s\n", "", s->dm);
 		for (k = 1; k < s->ndm; k++) {
 			const struct bm_dm_name *r = &s->dm_names[k];
 			char lo[32], hi[32];
@@ -115,6 +139,42 @@ static const char *renames(const struct bm_span *s, char *buf, size_t size)
 	return buf;
 }
 
+/* Its mounts: PATH@LO..HI/LO..HI;... (a window left empty: outside the recording). */
+static const char *mounts(const struct bm_span *s, char *buf, size_t size)
+{
+	size_t len = 0;
+	unsigned k;
+
+	buf[0] = '\0';
+	for (k = 0; k < s->nmounts && len < size; k++) {
+		const struct bm_mount *m = &s->mounts[k];
+
+		len += snprintf(buf + len, size - len, "%s%s@", k ? ";" : "", m->path);
+		if (m->from_known && len < size)
+			len += snprintf(buf + len, size - len, "%" PRIu64 "..%" PRIu64, m->from_lo,
+					m->from_hi);
+		if (len < size)
+			len += snprintf(buf + len, size - len, "/");
+		if (m->to_known && len < size)
+			len += snprintf(buf + len, size - len, "%" PRIu64 "..%" PRIu64, m->to_lo,
+					m->to_hi);
+	}
+	return buf;
+}
+
+/* An LVM device's volume group, volume and layer under its first dm name. */
+static void lvm_row(struct bm_row *r, const struct bm_span *s)
+{
+	struct bm_lvm l;
+
+	if (!bm_span_lvm_at(s, 0, &l))
+		return;
+	bm_row_str(r, "vg", l.vg);
+	bm_row_str(r, "lv", l.lv);
+	if (l.layer[0])
+		bm_row_str(r, "lv_layer", l.layer);
+}
+
 static void map_row(struct bm_row *r, const struct map_view *v, const struct bm_span *s)
 {
 	char dev[16], by[64], key[40], names[1024];
@@ -148,6 +208,19 @@ static void map_row(struct bm_row *r, const struct map_view *v, const struct bm_
 		bm_row_str(r, "serial", s->serial);
 	if (s->via[0])
 		bm_row_str(r, "via", s->via);
+	lvm_row(r, s);
+	if (s->nmounts)
+		bm_row_str(r, "mounts", mounts(s, names, sizeof(names)));
+	if (s->dm_uuid[0])
+		bm_row_str(r, "dm_uuid", s->dm_uuid);
+	if (s->backing[0])
+		bm_row_str(r, "backing_file", s->backing);
+	if (s->wwid[0])
+		bm_row_str(r, "wwid", s->wwid);
+	if (s->model[0])
+		bm_row_str(r, "model", s->model);
+	if (s->firmware[0])
+		bm_row_str(r, "firmware", s->firmware);
 	bm_row_end(r);
 }
 

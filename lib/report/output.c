@@ -113,6 +113,18 @@ void bm_time_show(const struct bm_timefmt *t)
 	time_shown = t ? *t : (struct bm_timefmt){ .mode = BM_TIME_ABS };
 }
 
+static bool names_all = true;
+
+void bm_names_show(bool all)
+{
+	names_all = all;
+}
+
+bool bm_names_all(void)
+{
+	return names_all;
+}
+
 bool bm_time_abs(void)
 {
 	return time_shown.mode == BM_TIME_ABS;

@@ -187,8 +187,9 @@ static bool device_wanted(struct report *r, const struct bm_event *ev, const str
 		return true;
 	if (!bm_names_dev(ev->kind))
 		return false;
-	return bm_span_filter_match(f, l->span, ev->dev) ||
-	       (ev->kind == BM_EV_BIO_REMAP && bm_span_filter_match(f, l->old_span, ev->old_dev));
+	return bm_span_filter_match_at(f, l->span, ev->dev, ev->ts) ||
+	       (ev->kind == BM_EV_BIO_REMAP &&
+		bm_span_filter_match_at(f, l->old_span, ev->old_dev, ev->ts));
 }
 
 static bool process_filter_set(const struct bm_report_opts *o)
@@ -666,6 +667,7 @@ static int show_times(struct report *r)
 	}
 	bm_time_show(&(struct bm_timefmt){ .mode = o->time, .first = r->pass.first,
 					   .wall_ns = r->pass.wall_ns, .mono_ns = r->pass.mono_ns });
+	bm_names_show(!o->kernel_names);
 	return 0;
 }
 
@@ -812,6 +814,7 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 	ret = 0;
 out:
 	bm_time_show(NULL);
+	bm_names_show(true);
 	bm_events_view_free(r.listing);
 	free(r.pass.losses);
 	bm_analysis_free(r.analysis);

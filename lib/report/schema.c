@@ -26,6 +26,11 @@
 #define TO_NS \
 	INT("to_ns", "ns", "when it was removed: the end of the removal's window (it was gone " \
 	    "by then); null if still present at the end")
+#define NAMES(p, who) \
+	STR(p "lv", who ": the LVM volume, VG/LV (VG/LV-LAYER for a layer), under the " \
+	    "incarnation's first dm name"), \
+	STR(p "backing_file", who ": a loop device's file (of this attachment)"), \
+	STR(p "mounts", who ": the mount points it carried in its life, separated by ';'")
 #define QUOTE(x)	#x
 #define QUOTED(x)	QUOTE(x)
 #define FORMAT_VERSION \
@@ -100,6 +105,13 @@ static const struct bm_key events_keys[] = {
 	STR("old_incarnation", "block_bio_remap: the incarnation of old_dev"),
 	FROM_NS,
 	TO_NS,
+	STR("lv", "LVM devices: the volume dev was then, VG/LV (VG/LV-LAYER for a layer)"),
+	STR("old_lv", "block_bio_remap: the volume old_dev was then"),
+	STR("backing_file", "loop devices: the file dev was attached to"),
+	STR("old_backing_file", "block_bio_remap: the file old_dev was attached to"),
+	STR("mount", "the mount points of dev's file system then (within a mount's or "
+	    "unmount's window: it may have been), separated by ';'"),
+	STR("old_mount", "block_bio_remap: the mount points of old_dev then"),
 	FORMAT_VERSION,
 };
 
@@ -124,6 +136,19 @@ static const struct bm_key map_keys[] = {
 	INCARNATION,
 	STR("dm_renames", "device-mapper renames: NAME@LO..HI (ns window of the rename), "
 	    "separated by ';'"),
+	STR("vg", "LVM devices (dm UUID LVM-...): the volume group, from the first dm name"),
+	STR("lv", "LVM devices: the logical volume (dm_renames says when it was renamed)"),
+	STR("lv_layer", "LVM devices: the layer of lv the device is (real, cow, tpool, ...); "
+	    "null for the volume itself"),
+	STR("dm_uuid", "device-mapper devices: the UUID"),
+	STR("backing_file", "loop devices: the file of this attachment (each attachment is an "
+	    "incarnation: attaching and detaching change the diskseq)"),
+	STR("wwid", "disks: the world-wide name it reports (wwid, NVMe's wwid or eui)"),
+	STR("model", "disks: the model it reports"),
+	STR("firmware", "disks: the firmware revision it reports"),
+	STR("mounts", "its file system's mounts: PATH@LO..HI/LO..HI, the windows in which it "
+	    "was mounted and unmounted (empty: before, or after, the recording), separated "
+	    "by ';'"),
 	FORMAT_VERSION,
 };
 
@@ -161,6 +186,11 @@ static const struct bm_key disks_keys[] = {
 	STR("serial", "disks: the serial number it reports"),
 	INT("window_from_ns", "ns", "the start of its life within the report's window"),
 	INT("window_to_ns", "ns", "the end of its life within the report's window"),
+	STR("wwid", "disks: the world-wide name it reports"),
+	STR("model", "disks: the model it reports"),
+	NAMES("", "the device"),
+	STR("path_via", "NVMe path disks (nvmeXcYnZ): the controller, its transport and address; "
+	    "--stack says how much of its head's I/O each path carried"),
 	FORMAT_VERSION,
 };
 
@@ -194,6 +224,7 @@ static const struct bm_key top_keys[] = {
 	FROM_NS,
 	TO_NS,
 	STR("dm", "device-mapper devices: the dm name"),
+	NAMES("", "the device"),
 	FORMAT_VERSION,
 };
 
@@ -211,6 +242,8 @@ static const struct bm_key stack_keys[] = {
 	FROM_NS,
 	TO_NS,
 	STR("via_incarnation", "the incarnation of via"),
+	NAMES("", "the lower device"),
+	NAMES("via_", "via"),
 	FORMAT_VERSION,
 };
 
@@ -301,6 +334,7 @@ static const struct bm_key interval_keys[] = {
 	    "rates are over"),
 	INT("window_from_ns", "ns", "the start of that part"),
 	INT("window_to_ns", "ns", "its end"),
+	NAMES("", "the device"),
 	FORMAT_VERSION,
 };
 

@@ -9,6 +9,7 @@
 
 #include "blkmap/map/map.h"
 #include "blkmap/report/iostat.h"
+#include "blkmap/map/names.h"
 #include "blkmap/report/schema.h"
 #include "blkmap/report/summaries.h"
 
@@ -17,14 +18,16 @@ static const char *name_of(const struct bm_disk_stats *d)
 	return d->span ? d->span->name : "";
 }
 
-/* A name as a person looks for it: dm-0 (vg0-data). */
+/* A name as a person looks for it: dm-0 (vg0/data), loop5 (a.img), dm-1 (crypt). */
 static const char *shown_name(const struct bm_disk_stats *d, char *buf, size_t size)
 {
+	char known[288];
+
 	if (!d->span)
 		return "?";
-	if (!d->span->dm[0])
+	if (!bm_names_all() || !bm_span_known_as(d->span, 0, known, sizeof(known))[0])
 		return d->span->name;
-	snprintf(buf, size, "%s (%s)", d->span->name, d->span->dm);
+	snprintf(buf, size, "%s (%s)", d->span->name, known);
 	return buf;
 }
 
@@ -98,6 +101,24 @@ static void row_counts(struct bm_row *r, uint64_t reads, uint64_t writes, uint64
 	bm_row_u64(r, "write_bytes", write_bytes);
 }
 
+/*
+ * The names beside the kernel name, with @prefix ("" or "via_"): the LVM
+ * volume (under the incarnation's first dm name) and a loop device's file.
+ */
+static void row_names(struct bm_row *r, const char *prefix, const struct bm_span *s)
+{
+	char key[32], lv[288];
+
+	if (!s)
+		return;
+	snprintf(key, sizeof(key), "%slv", prefix);
+	row_text(r, key, bm_span_lv_at(s, 0, lv, sizeof(lv)));
+	snprintf(key, sizeof(key), "%sbacking_file", prefix);
+	row_text(r, key, s->backing);
+	snprintf(key, sizeof(key), "%smounts", prefix);
+	row_text(r, key, bm_span_mounts_at(s, 0, lv, sizeof(lv)));
+}
+
 /* The incarnation in text: its key, and when it came and went ("-": outside the recording). */
 static const char *span_key(const struct bm_span *s, char *buf, size_t size)
 {
@@ -131,10 +152,14 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 		if (d->span->diskseq)
 			bm_row_u64(r, "diskseq", d->span->diskseq);
 		row_text(r, "serial", d->span->serial);
+		row_text(r, "wwid", d->span->wwid);
+		row_text(r, "model", d->span->model);
+		row_text(r, "path_via", d->span->via);
 		bm_row_str(r, "kind", kind_of(d));
 	}
 	bm_row_span(r, d->span, d->dev);
 	row_counts(r, d->reads, d->writes, d->read_bytes, d->write_bytes);
+	row_names(r, "", d->span);
 	bm_row_str(r, "basis", model_of(d));
 	bm_row_u64(r, "window_from_ns", d->life_from);
 	bm_row_u64(r, "window_to_ns", d->life_to);
@@ -248,6 +273,8 @@ static void stack_row(struct bm_row *r, const struct bm_stack_row *s)
 		row_text(r, "via_dm", s->upper->span->dm);
 		bm_row_str(r, "via_incarnation", bm_span_key(s->upper->span, key, sizeof(key)));
 	}
+	row_names(r, "", s->lower->span);
+	row_names(r, "via_", s->upper->span);
 	bm_row_str(r, "via_dev", bm_dev_str(s->upper->dev, dev, sizeof(dev)));
 	row_counts(r, s->reads, s->writes, s->read_bytes, s->write_bytes);
 	bm_row_end(r);
@@ -353,6 +380,7 @@ static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *
 	if (r->disk->span)
 		row_text(row, "dm", r->disk->span->dm);
 	bm_row_span(row, r->disk->span, r->disk->dev);
+	row_names(row, "", r->disk->span);
 	bm_row_int(row, "pid", r->pid);
 	bm_row_str(row, "comm", comm);
 	row_counts(row, r->reads, r->writes, r->read_bytes, r->write_bytes);
@@ -513,6 +541,7 @@ static void interval_csv(struct bm_row *row, const struct interval_row *r,
 	if (s)
 		row_text(row, "dm", s->dm);
 	bm_row_span(row, s, r->it.dev);
+	row_names(row, "", s);
 	row_text(row, "state", r->state ? r->state : "");
 	row_counts(row, st->reads, st->writes, st->read_bytes, st->write_bytes);
 	bm_row_u64(row, "others", st->others);

@@ -52,6 +52,20 @@ void bm_marker_add(struct bm_marker *m, const char *key, const char *value)
 	}
 }
 
+void bm_marker_add_if_room(struct bm_marker *m, const char *key, const char *value)
+{
+	size_t len = m->len;
+
+	if (m->overflow)
+		return;
+	bm_marker_add(m, key, value);
+	if (m->overflow) {
+		m->overflow = false;
+		m->len = len;
+		m->text[len] = '\0';
+	}
+}
+
 void bm_marker_addf(struct bm_marker *m, const char *key, const char *fmt, ...)
 {
 	char value[BM_MARKER_MAX + 1];

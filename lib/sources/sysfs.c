@@ -101,6 +101,60 @@ void bm_sysfs_dm_name(const char *dir, char *out, size_t size)
 	read_attr(dir, "dm/name", out, size);
 }
 
+/* The first of @files in @dir that has a value, trimmed. */
+static void read_first(const char *dir, const char *const *files, size_t n, char *out,
+		       size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		read_attr(dir, files[i], out, size);
+		trim(out, strlen(out));
+		if (out[0])
+			return;
+	}
+}
+
+void bm_sysfs_labels(const char *dir, bool partition, uint64_t diskseq, struct bm_blockdev *d)
+{
+	static const char *const wwid[] = { "wwid", "device/wwid" };
+	static const char *const model[] = { "device/model" };
+	static const char *const firmware[] = { "device/firmware_rev", "device/rev" };
+	char value[32];
+
+	bm_sysfs_dm_name(dir, d->dm, sizeof(d->dm));
+	read_attr(dir, "dm/uuid", d->dm_uuid, sizeof(d->dm_uuid));
+	if (partition)
+		return;
+	bm_sysfs_serial(dir, d->serial, sizeof(d->serial));
+	read_first(dir, wwid, 2, d->wwid, sizeof(d->wwid));
+	read_first(dir, model, 1, d->model, sizeof(d->model));
+	read_first(dir, firmware, 2, d->firmware, sizeof(d->firmware));
+	read_attr(dir, "loop/backing_file", d->backing, sizeof(d->backing));
+	if (d->backing[0] && diskseq) {
+		/* diskseq only grows: unchanged now, the file was this attachment's. */
+		read_attr(dir, "diskseq", value, sizeof(value));
+		if (strtoull(value, NULL, 10) != diskseq)
+			d->backing[0] = '\0';
+	}
+}
+
+void bm_sysfs_mark_labels(struct bm_marker *m, const struct bm_blockdev *d)
+{
+	bm_marker_add(m, "dm", d->dm);
+	bm_marker_add(m, "serial", d->serial);
+	if (d->dm_uuid[0])
+		bm_marker_add_if_room(m, "dm_uuid", d->dm_uuid);
+	if (d->wwid[0])
+		bm_marker_add_if_room(m, "wwid", d->wwid);
+	if (d->model[0])
+		bm_marker_add_if_room(m, "model", d->model);
+	if (d->firmware[0])
+		bm_marker_add_if_room(m, "firmware", d->firmware);
+	if (d->backing[0])
+		bm_marker_add_if_room(m, "backing", d->backing);
+}
+
 static bool exists(const char *dir, const char *file)
 {
 	char path[PATH_MAX];
@@ -147,9 +201,7 @@ static int read_device(const char *sysfs, const char *devname, struct bm_blockde
 	d->diskseq = strtoull(value, NULL, 10);
 	read_attr(dir, "size", value, sizeof(value));
 	d->sectors = strtoull(value, NULL, 10);
-	bm_sysfs_dm_name(dir, d->dm, sizeof(d->dm));
-	if (!d->partition)
-		bm_sysfs_serial(dir, d->serial, sizeof(d->serial));
+	bm_sysfs_labels(dir, d->partition, d->partition ? 0 : d->diskseq, d);
 	return 1;
 }
 
@@ -220,7 +272,7 @@ static int hidden_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx)
 		d.diskseq = strtoull(value, NULL, 10);
 		read_attr(dir, "size", value, sizeof(value));
 		d.sectors = strtoull(value, NULL, 10);
-		bm_sysfs_serial(dir, d.serial, sizeof(d.serial));
+		bm_sysfs_labels(dir, false, 0, &d);
 		controller(dir, d.via, sizeof(d.via));
 		r = fn(ctx, &d);
 		if (r < 0) {
@@ -288,10 +340,9 @@ static int dump_one(void *arg, const struct bm_blockdev *d)
 	else
 		bm_marker_add(&m, "diskseq", "");
 	bm_marker_addf(&m, "size", "%llu", (unsigned long long)d->sectors);
-	bm_marker_add(&m, "dm", d->dm);
-	bm_marker_add(&m, "serial", d->serial);
 	if (d->via[0])
 		bm_marker_add(&m, "via", d->via);
+	bm_sysfs_mark_labels(&m, d);
 	return bm_marker_emit(&m, c->mark, c->ctx) < 0 ? -1 : 1;
 }
 

@@ -12,6 +12,12 @@
  * When idle, the listener writes an "uevent-idle" marker now and then, so
  * that this lower bound stays close: every 100 ms for a few seconds after a
  * uevent (hotplug comes in bursts), every second otherwise.
+ *
+ * The same thread watches the mount table (mounts.h): the kernel marks
+ * /proc/self/mountinfo with POLLPRI when it changes. Before each wait the
+ * thread checks it without waiting; a change found then, or during the
+ * wait, came after the previous check that found none (CLOCK_MONOTONIC,
+ * the trace clock mono), which its markers carry as their lower bound.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +35,7 @@
 #include <unistd.h>
 
 #include "blkmap/sources/marker.h"
+#include "blkmap/sources/mounts.h"
 #include "blkmap/sources/sysfs.h"
 #include "blkmap/sources/uevent.h"
 #include "blkmap/util/error.h"
@@ -49,6 +56,8 @@ struct bm_uevents {
 	void *ctx;
 	pthread_t thread;
 	atomic_uint_fast64_t count;
+	struct bm_mounts *mounts;	/* NULL: mountinfo unreadable */
+	uint64_t quiet_since;	/* no mount change before this (CLOCK_MONOTONIC ns) */
 };
 
 struct uevent {
@@ -121,6 +130,43 @@ static int write_marker(struct bm_uevents *u, struct bm_marker *m)
 	return ret;
 }
 
+/* The first line of @dir/@file, without its newline; "" if unreadable. */
+static void read_line(const char *dir, const char *file, char *out, size_t size)
+{
+	char path[96];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(out, size, f))
+		out[strcspn(out, "\n")] = '\0';
+	fclose(f);
+}
+
+/*
+ * A loop device's detach sends its change uevents with the diskseq it had,
+ * then changes it: the diskseq read on receipt, if another, is the one the
+ * disk went on with (diskseq_now), changed before the marker; and its size
+ * then (size_now: 0 for a detached loop device, which does no I/O), if the
+ * diskseq read before and after it is the same.
+ */
+static void mark_diskseq_now(struct bm_marker *m, const char *dir, const char *diskseq)
+{
+	char now[32], size[32], again[32];
+
+	read_line(dir, "diskseq", now, sizeof(now));
+	if (!now[0] || strtoull(now, NULL, 10) <= strtoull(diskseq, NULL, 10))
+		return;
+	read_line(dir, "size", size, sizeof(size));
+	read_line(dir, "diskseq", again, sizeof(again));
+	bm_marker_add(m, "diskseq_now", now);
+	if (size[0] && !strcmp(now, again))
+		bm_marker_add(m, "size_now", size);
+}
+
 static void handle(struct bm_uevents *u, char *buf, size_t len)
 {
 	struct bm_marker m;
@@ -152,14 +198,15 @@ static void handle(struct bm_uevents *u, char *buf, size_t len)
 		      strtoull(ev.seqnum, NULL, 10) > u->horizon ? "1" : "0");
 	/* What the event does not carry, read while the device is there. */
 	if (strcmp(ev.action, "remove")) {
-		char dir[64], serial[64] = "", dm[128] = "";
+		struct bm_blockdev d = { 0 };
+		char dir[64];
 
 		snprintf(dir, sizeof(dir), "/sys/dev/block/%s", dev);
-		if (!partition)
-			bm_sysfs_serial(dir, serial, sizeof(serial));
-		bm_sysfs_dm_name(dir, dm, sizeof(dm));
-		bm_marker_add(&m, "serial", serial);
-		bm_marker_add(&m, "dm", dm);
+		bm_sysfs_labels(dir, partition, ev.diskseq ? strtoull(ev.diskseq, NULL, 10) : 0,
+				&d);
+		bm_sysfs_mark_labels(&m, &d);
+		if (!partition && ev.diskseq)
+			mark_diskseq_now(&m, dir, ev.diskseq);
 	}
 	if (write_marker(u, &m) == 0)
 		atomic_fetch_add(&u->count, 1);
@@ -191,23 +238,63 @@ static bool receive_all(struct bm_uevents *u)
 	}
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Mark what the mount table changed, if the kernel says it did (POLLPRI).
+ * A change is known to come after the last check that found none: this
+ * one's start, if it finds none, is the next one's bound.
+ */
+static bool check_mounts(struct bm_uevents *u)
+{
+	struct pollfd p = { .fd = u->mounts ? bm_mounts_fd(u->mounts) : -1, .events = POLLPRI };
+	uint64_t start = mono_ns();
+	bool changed = false;
+
+	if (u->mounts && poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR))) {
+		changed = bm_mounts_scan(u->mounts, u->quiet_since, u->mark, u->ctx) > 0;
+		read_horizon(u);
+	}
+	u->quiet_since = start;
+	return changed;
+}
+
 static void *listener_main(void *arg)
 {
 	struct bm_uevents *u = arg;
-	struct pollfd fds[2] = {
+	struct pollfd fds[3] = {
 		{ .fd = u->sock, .events = POLLIN },
 		{ .fd = u->stop_fd, .events = POLLIN },
+		{ .fd = u->mounts ? bm_mounts_fd(u->mounts) : -1, .events = POLLPRI },
 	};
 	int64_t last_uevent = -BUSY_FOR_MS;
 	struct bm_marker m;
 
 	for (;;) {
-		int busy = bm_now_ms() - last_uevent < BUSY_FOR_MS;
-		int n = poll(fds, 2, busy ? IDLE_BUSY_MS : IDLE_QUIET_MS);
-		uint64_t before = bm_uevents_count(u);
+		int busy, n;
+		uint64_t before;
 
+		if (check_mounts(u))
+			last_uevent = bm_now_ms();
+		busy = bm_now_ms() - last_uevent < BUSY_FOR_MS;
+		n = poll(fds, 3, busy ? IDLE_BUSY_MS : IDLE_QUIET_MS);
+		before = bm_uevents_count(u);
 		if (n < 0 && errno != EINTR)
 			break;
+		if (n > 0 && (fds[2].revents & (POLLPRI | POLLERR))) {
+			/* Changed after the check before this poll began. */
+			if (bm_mounts_scan(u->mounts, u->quiet_since, u->mark, u->ctx) > 0)
+				last_uevent = bm_now_ms();
+			read_horizon(u);
+			if (!(fds[0].revents & POLLIN) && !(fds[1].revents & POLLIN))
+				continue;
+		}
 		if (n == 0) {
 			bm_marker_begin(&m, BM_MARKER_IDLE);
 			write_marker(u, &m);
@@ -257,6 +344,15 @@ struct bm_uevents *bm_uevents_start(bm_mark_fn mark, void *ctx)
 	bm_marker_begin(&m, "uevent-listen");
 	if (write_marker(u, &m) < 0)
 		goto fail;
+	/* The mounts present now; then their changes, beside the uevents. */
+	u->mounts = bm_mounts_open();
+	if (u->mounts) {
+		u->quiet_since = mono_ns();
+		if (bm_mounts_scan(u->mounts, 0, mark, ctx) < 0) {
+			bm_mounts_close(u->mounts);
+			u->mounts = NULL;
+		}
+	}
 	errno = pthread_create(&u->thread, NULL, listener_main, u);
 	if (errno) {
 		bm_error_errno("cannot start the uevent thread");
@@ -264,6 +360,7 @@ struct bm_uevents *bm_uevents_start(bm_mark_fn mark, void *ctx)
 	}
 	return u;
 fail:
+	bm_mounts_close(u->mounts);
 	if (u->sock >= 0)
 		close(u->sock);
 	if (u->stop_fd >= 0)
@@ -283,10 +380,12 @@ uint64_t bm_uevents_stop(struct bm_uevents *u)
 	eventfd_write(u->stop_fd, 1);
 	pthread_join(u->thread, NULL);
 	count = bm_uevents_count(u);
+	check_mounts(u);
 	close(u->sock);
 	close(u->stop_fd);
 	if (u->seqnum_fd >= 0)
 		close(u->seqnum_fd);
+	bm_mounts_close(u->mounts);
 	free(u);
 	return count;
 }

@@ -35,6 +35,14 @@ for kernel in ${KERNELS:-default 6.12}; do
 			"$ctrl pcie "?*) note "$kernel, $sources: $path via $got" ;;
 			*) fail "$kernel, $sources: $path is via '$got', not its controller $ctrl over pcie" ;;
 			esac
+			# --disks says it too, and the text views name the path by it.
+			pv=$(csv_col "$out/disks.csv" path_via) dn=$(csv_col "$out/disks.csv" name)
+			dvia=$(awk -F, -v n="$dn" -v p="$path" -v v="$pv" '$n == p {print $v}' \
+				"$out/disks.csv" | sort -u)
+			[ -z "$dvia" ] || [ "$dvia" = "$got" ] ||
+				fail "$kernel, $sources: --disks has $path via '$dvia', --map '$got'"
+			"$BLKMAP" report --map "$out/rec.dat" | grep -qF "$path (path via $ctrl, pcie " ||
+				fail "$kernel, $sources: --map text does not name $path by its path via $ctrl"
 		done <"$out/nvme.log"
 		# Every event on the head and its paths is named.
 		dv=$(csv_col "$out/events.csv" dev) en=$(csv_col "$out/events.csv" name)

@@ -35,6 +35,18 @@ struct bm_dm_name {
 	char name[128];
 };
 
+/*
+ * A mount of an incarnation's file system: made within [from_lo, from_hi]
+ * (from_known false: before the recording), undone within [to_lo, to_hi]
+ * (to_known false: still mounted at the end).
+ */
+struct bm_mount {
+	char path[256];
+	char fstype[32];
+	bool from_known, to_known;
+	uint64_t from_lo, from_hi, to_lo, to_hi;
+};
+
 struct bm_span {
 	uint32_t dev;
 	char name[64];
@@ -42,14 +54,22 @@ struct bm_span {
 	char dm[128];		/* dm devices: /dev/mapper name */
 	char serial[64];	/* disks: the serial number (or WWID) it reports */
 	char via[128];		/* NVMe path disks: the controller, its transport and address */
+	char dm_uuid[160];	/* dm devices: the UUID (LVM's: LVM-<vg uuid><lv uuid>[-layer]) */
+	char backing[256];	/* loop devices: the backing file of this attachment */
+	char wwid[128];		/* disks: the world-wide name the device reports */
+	char model[64];		/* disks: the model */
+	char firmware[32];	/* disks: the firmware revision */
 	struct bm_dm_name dm_names[BM_DM_NAMES];	/* dm[] first, then its renames */
 	unsigned ndm;
+	struct bm_mount *mounts;	/* in the order they were made (malloc'ed) */
+	unsigned nmounts, capmounts;
 	enum bm_dev_kind kind;
 	uint64_t diskseq;	/* 0 if unknown */
 	uint64_t size;		/* sectors, 0 if unknown */
 	struct bm_bound from, to;
 	unsigned nth;		/* which incarnation of its number, from 1 (bm_map_finish) */
 	bool reseq;		/* opened by its disk's diskseq growing, no removal before */
+	bool empty;		/* no medium (a detached loop device): it does no I/O */
 	uint64_t seen;		/* latest time the device certainly existed */
 	uint64_t removed_before;	/* internal: its removal precedes this (0: not known) */
 };
@@ -62,6 +82,9 @@ enum bm_obs_type {
 	BM_OBS_DUMP_BEGIN,
 	BM_OBS_DUMP_END,
 	BM_OBS_REGISTER,	/* a whole disk registered at exactly ts, no name */
+	BM_OBS_MOUNT,		/* a file system on dev was mounted at @mount (by ts, after after) */
+	BM_OBS_UMOUNT,		/* ... unmounted from @mount */
+	BM_OBS_MOUNTED,		/* ... was mounted at @mount when the recording began */
 };
 
 struct bm_obs {
@@ -72,6 +95,9 @@ struct bm_obs {
 	unsigned by;		/* enum bm_source */
 	uint32_t dev;
 	const char *name, *parent, *dm, *serial, *via;
+	const char *dm_uuid, *backing, *wwid, *model, *firmware;
+	const char *mount, *fstype;	/* MOUNT, UMOUNT, MOUNTED: the mount point, its type */
+	bool empty;		/* CHANGE: the disk had no medium (size 0) with this diskseq */
 	enum bm_dev_kind kind;
 	uint64_t diskseq, size;
 	unsigned listed;	/* DUMP_END: devices the dump says it listed (0: not said) */
@@ -154,7 +180,11 @@ const char *bm_span_key(const struct bm_span *s, char *buf, size_t size);
  * certainly set by then (a rename seen within a window counts from its end).
  */
 const char *bm_span_dm_at(const struct bm_span *s, uint64_t ts);
-/* Is @name @s's kernel name or one of its device-mapper names? */
+/*
+ * Is @name one of @s's names (names.c): its kernel name (or /dev/NAME), a
+ * device-mapper name it had (or /dev/mapper/NAME), an LVM volume it was
+ * (VG/LV, /dev/VG/LV), a loop device's backing file, a mount point it carried?
+ */
 bool bm_span_named(const struct bm_span *s, const char *name);
 
 /*
@@ -171,6 +201,9 @@ struct bm_span_filter {
 
 /* Does the incarnation @s of number @dev (@s NULL: none fits) pass @f? */
 bool bm_span_filter_match(const struct bm_span_filter *f, const struct bm_span *s, uint32_t dev);
+/* ... at @ts: a mount point names a device only while it is mounted there. */
+bool bm_span_filter_match_at(const struct bm_span_filter *f, const struct bm_span *s,
+			     uint32_t dev, uint64_t ts);
 
 static inline bool bm_span_filter_set(const struct bm_span_filter *f)
 {

@@ -73,6 +73,13 @@ int bm_time_parse(const char *arg, struct bm_time_arg *t);
 int bm_wall_parse(const char *arg, uint64_t *ns);
 /* Is bm_ts_str() printing absolute seconds (the fast path of bm_line_ts())? */
 bool bm_time_abs(void);
+/*
+ * Whether the text formats show the names people know beside a kernel name
+ * (--names=all, the default: "dm-3 (vg0/data on /srv)") or the kernel name
+ * alone (--names=kernel). Set before any thread formats, as bm_time_show().
+ */
+void bm_names_show(bool all);
+bool bm_names_all(void);
 
 /* A CSV field, quoted as bm_csv_str() does. */
 void bm_line_csv(struct bm_line *l, const char *s);

@@ -50,6 +50,7 @@ struct bm_report_opts {
 	enum bm_output_format format;
 	bool explain;		/* say how each label was obtained */
 	enum bm_time_mode time;	/* how text prints times */
+	bool kernel_names;	/* text: the kernel names alone (--names=kernel) */
 	/* Filters: a time window, disk names and numbers, processes, operations. */
 	struct bm_time_arg since, until;	/* as bm_time_parse() reads them, if set */
 	bool since_set, until_set;

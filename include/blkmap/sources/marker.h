@@ -24,6 +24,8 @@ struct bm_marker {
 };
 
 void bm_marker_begin(struct bm_marker *m, const char *type);
+/* bm_marker_add(), unless the field does not fit: then the marker is left as it was. */
+void bm_marker_add_if_room(struct bm_marker *m, const char *key, const char *value);
 void bm_marker_add(struct bm_marker *m, const char *key, const char *value);
 void bm_marker_addf(struct bm_marker *m, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

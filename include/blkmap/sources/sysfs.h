@@ -24,6 +24,11 @@ struct bm_blockdev {
 	char dm[128];		/* device-mapper name */
 	char serial[64];	/* a disk's, bm_sysfs_serial() */
 	char via[128];		/* an NVMe path disk's controller: "nvme1 tcp traddr=..." */
+	char dm_uuid[160];	/* device-mapper UUID */
+	char backing[256];	/* a loop device's backing file, while attached */
+	char wwid[128];		/* a disk's world-wide name */
+	char model[64];
+	char firmware[32];
 };
 
 typedef int (*bm_blockdev_fn)(void *ctx, const struct bm_blockdev *dev);
@@ -38,6 +43,17 @@ typedef int (*bm_blockdev_fn)(void *ctx, const struct bm_blockdev *dev);
 void bm_sysfs_serial(const char *dir, char *out, size_t size);
 /* A device-mapper device's name, from its sysfs directory @dir ("" for others). */
 void bm_sysfs_dm_name(const char *dir, char *out, size_t size);
+
+/*
+ * The labels of the device in sysfs directory @dir beside its name: dm name
+ * and UUID; a disk's serial, WWID, model and firmware revision, a loop
+ * device's backing file. The backing file is kept only if the disk's
+ * diskseq is still @diskseq (0: not checked) once read: it belongs to that
+ * attachment.
+ */
+void bm_sysfs_labels(const char *dir, bool partition, uint64_t diskseq, struct bm_blockdev *d);
+/* @d's labels as marker fields; a field that does not fit is left out. */
+void bm_sysfs_mark_labels(struct bm_marker *m, const struct bm_blockdev *d);
 
 /* Call @fn for each disk and partition under @sysfs/dev/block; count or -1. */
 int bm_sysfs_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx);

@@ -5,6 +5,7 @@
 
 #include "blkmap/map/map.h"
 #include "blkmap/report/mapview.h"
+#include "blkmap/map/names.h"
 #include "blkmap/tracefile/decode.h"
 
 #include "helpers.h"
@@ -836,6 +837,250 @@ START_TEST(any_interleaving_of_one_history_gives_its_incarnations)
 }
 END_TEST
 
+/*
+ * loop0 stays while it is attached to a.img, detached, attached to b.img:
+ * each attach and detach changes its diskseq (a change uevent with
+ * DISK_MEDIA_CHANGE), so each attachment is an incarnation of its own,
+ * with its backing file, bounded by the change's window. A dump that read
+ * the old diskseq before the change, marked after it, changes nothing.
+ * I/O in a detach's window is the attachment's: the detached device has no
+ * medium and does none.
+ */
+START_TEST(each_loop_attachment_is_an_incarnation_with_its_file)
+{
+	static const char *const files[] = { "/srv/a.img", "", "/srv/b.img" };
+	struct bm_obs o = { .dev = BM_MKDEV(7, 0), .name = "loop0", .kind = BM_DISK };
+	enum bm_label_basis b;
+	const struct bm_span *s;
+	int i;
+
+	o.type = BM_OBS_DUMP_BEGIN;
+	o.ts = 1 * MS;
+	bm_map_observe(map, &o);
+	o.type = BM_OBS_PRESENT;
+	o.ts = 1 * MS + 1000;
+	o.by = BM_SRC_SYSFS;
+	o.diskseq = 40;
+	bm_map_observe(map, &o);
+	o.type = BM_OBS_DUMP_END;
+	bm_map_observe(map, &o);
+	for (i = 0; i < 3; i++) {
+		o.type = BM_OBS_CHANGE;
+		o.by = BM_SRC_UEVENT;
+		o.after = (10 + 10 * i) * MS;
+		o.ts = o.after + MS;
+		o.diskseq = 41 + i;
+		o.backing = files[i];
+		o.empty = !files[i][0];	/* detached: no medium */
+		bm_map_observe(map, &o);
+	}
+	/* The dump of diskseq 42, marked after the attach of 43: late news. */
+	o.type = BM_OBS_PRESENT;
+	o.by = BM_SRC_SYSFS;
+	o.ts = 32 * MS;
+	o.after = 0;
+	o.diskseq = 42;
+	o.backing = NULL;
+	bm_map_observe(map, &o);
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), 4);
+	for (i = 0; i < 3; i++) {
+		s = bm_map_span(map, i + 1);
+		ck_assert_uint_eq(s->diskseq, 41 + i);
+		ck_assert_str_eq(s->backing, files[i]);
+		ck_assert_uint_eq(s->from.lo, (10 + 10 * i) * MS);
+		ck_assert_uint_eq(s->from.hi, (11 + 10 * i) * MS);
+		ck_assert_uint_eq(bm_map_span(map, i)->to.hi, (11 + 10 * i) * MS);
+		ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), (15 + 10 * i) * MS, 0, &b), s);
+		ck_assert_int_eq(b, BM_LABEL_ONLY);
+	}
+	ck_assert_ptr_null(bm_map_span(map, 4));
+	/* In a detach's window the attachment, which may still write; in an attach's, the new one. */
+	ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), 20 * MS + 500, 0, &b), bm_map_span(map, 1));
+	ck_assert_int_eq(b, BM_LABEL_GUESS);
+	ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), 30 * MS + 500, 0, &b), bm_map_span(map, 3));
+	ck_assert(bm_span_named(bm_map_span(map, 3), "/srv/b.img"));
+	ck_assert(!bm_span_named(bm_map_span(map, 1), "/srv/b.img"));
+	ck_assert(bm_span_named(bm_map_span(map, 1), "/dev/loop0"));
+}
+END_TEST
+
+/* dmsetup splitname's answers, from libdevmapper's _unquote(). */
+START_TEST(dm_names_split_as_dmsetup_splitname)
+{
+	static const struct { const char *name, *vg, *lv, *layer; } cases[] = {
+		{ "vg0-data", "vg0", "data", "" },
+		{ "vg0-data-real", "vg0", "data", "real" },
+		{ "vg0-snap-cow", "vg0", "snap", "cow" },
+		{ "vg0-pool-tpool", "vg0", "pool", "tpool" },
+		{ "vg0-pool_tdata", "vg0", "pool_tdata", "" },
+		{ "my--vg-my--lv", "my-vg", "my-lv", "" },
+		{ "a--b--c-d---e-tmeta", "a-b-c", "d-", "e" },
+		{ "vg0", "vg0", "", "" },
+		{ "vg0-", "vg0-", "", "" },
+	};
+	struct bm_lvm l;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bm_lvm_split(cases[i].name, &l);
+		ck_assert_msg(!strcmp(l.vg, cases[i].vg) && !strcmp(l.lv, cases[i].lv) &&
+			      !strcmp(l.layer, cases[i].layer), "%s: '%s' '%s' '%s'",
+			      cases[i].name, l.vg, l.lv, l.layer);
+	}
+}
+END_TEST
+
+#define VG_LV_UUID "LVM-Xa1b2c3d4e5f6a7b8c9d0e1f2a3b4c5dYa1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
+
+/*
+ * An LV's dm device renamed (lvrename): its volume follows the dm name at
+ * each moment; --disk finds it as VG/LV, /dev/VG/LV, /dev/mapper/NAME; a
+ * layer is named as part of its volume and not found as the volume; a dm
+ * device that is not LVM's is never split.
+ */
+START_TEST(lvm_volumes_are_named_over_time)
+{
+	struct bm_span lv = { .dev = BM_MKDEV(254, 3), .name = "dm-3", .dm = "vg0-data",
+			      .dm_names = { { 0, 0, "vg0-data" }, { 10 * MS, 11 * MS, "vg0-my--db" } },
+			      .ndm = 2, .dm_uuid = VG_LV_UUID };
+	struct bm_span real = { .dev = BM_MKDEV(254, 4), .name = "dm-4", .dm = "vg0-data-real",
+				.dm_names = { { 0, 0, "vg0-data-real" } }, .ndm = 1,
+				.dm_uuid = VG_LV_UUID "-real" };
+	struct bm_span crypt = { .dev = BM_MKDEV(254, 5), .name = "dm-5", .dm = "home-crypt",
+				 .dm_names = { { 0, 0, "home-crypt" } }, .ndm = 1,
+				 .dm_uuid = "CRYPT-LUKS2-0123-home-crypt" };
+	char buf[288];
+
+	ck_assert_str_eq(bm_span_lv_at(&lv, 5 * MS, buf, sizeof(buf)), "vg0/data");
+	ck_assert_str_eq(bm_span_lv_at(&lv, 12 * MS, buf, sizeof(buf)), "vg0/my-db");
+	ck_assert_str_eq(bm_span_known_as(&lv, 12 * MS, buf, sizeof(buf)), "vg0/my-db");
+	ck_assert_str_eq(bm_span_lv_at(&real, 5 * MS, buf, sizeof(buf)), "vg0/data-real");
+	ck_assert_str_eq(bm_span_lv_at(&crypt, 5 * MS, buf, sizeof(buf)), "");
+	ck_assert_str_eq(bm_span_known_as(&crypt, 5 * MS, buf, sizeof(buf)), "home-crypt");
+	ck_assert(bm_span_named(&lv, "vg0/data"));
+	ck_assert(bm_span_named(&lv, "/dev/vg0/data"));
+	ck_assert(bm_span_named(&lv, "/dev/mapper/vg0-data"));
+	ck_assert(bm_span_named(&lv, "vg0/my-db"));
+	ck_assert(bm_span_named(&lv, "/dev/mapper/vg0-my--db"));
+	ck_assert(!bm_span_named(&lv, "vg0/my--db"));
+	ck_assert(!bm_span_named(&real, "vg0/data"));
+	ck_assert(bm_span_named(&real, "vg0-data-real"));
+	ck_assert(!bm_span_named(&crypt, "home/crypt"));
+	ck_assert(!bm_lvm_uuid("LVM-short"));
+	{
+		struct bm_span path = { .name = "nvme0c1n1",
+					.via = "nvme1 tcp traddr=10.0.0.2,trsvcid=4420" };
+
+		ck_assert_str_eq(bm_span_known_as(&path, 0, buf, sizeof(buf)),
+				 "path via nvme1, tcp traddr=10.0.0.2,trsvcid=4420");
+	}
+	ck_assert(bm_lvm_uuid(VG_LV_UUID "-cow"));
+}
+END_TEST
+
+/*
+ * loop0's file system mounted on /srv, unmounted, mounted on /mnt: each
+ * mount point is a label of the incarnation over its windows; --disk /srv
+ * names the device only while it was (or may have been) mounted there.
+ */
+START_TEST(mount_points_are_labels_over_time)
+{
+	static const struct { enum bm_obs_type type; const char *at; uint64_t after, ts; } seq[] = {
+		{ BM_OBS_MOUNTED, "/boot", 0, 2 * MS },
+		{ BM_OBS_MOUNT, "/srv", 10 * MS, 11 * MS },
+		{ BM_OBS_UMOUNT, "/srv", 20 * MS, 21 * MS },
+		{ BM_OBS_MOUNT, "/mnt", 30 * MS, 31 * MS },
+	};
+	struct bm_obs o = { .dev = BM_MKDEV(7, 0), .name = "loop0", .kind = BM_DISK,
+			    .by = BM_SRC_UEVENT, .type = BM_OBS_ADD, .ts = 1 * MS };
+	const struct bm_span *s;
+	char buf[256];
+	size_t i;
+
+	bm_map_observe(map, &o);
+	for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		o.type = seq[i].type;
+		o.mount = seq[i].at;
+		o.fstype = "ext4";
+		o.after = seq[i].after;
+		o.ts = seq[i].ts;
+		bm_map_observe(map, &o);
+	}
+	bm_map_finish(map, 0, 100 * MS);
+	s = bm_map_span(map, 0);
+	ck_assert_uint_eq(s->nmounts, 3);
+	ck_assert_str_eq(bm_span_mounts_at(s, 5 * MS, buf, sizeof(buf)), "/boot");
+	ck_assert_str_eq(bm_span_mounts_at(s, 15 * MS, buf, sizeof(buf)), "/boot;/srv");
+	ck_assert_str_eq(bm_span_mounts_at(s, 20 * MS + 1, buf, sizeof(buf)), "/boot;/srv");
+	ck_assert_str_eq(bm_span_mounts_at(s, 25 * MS, buf, sizeof(buf)), "/boot");
+	ck_assert_str_eq(bm_span_mounts_at(s, 50 * MS, buf, sizeof(buf)), "/boot;/mnt");
+	ck_assert_str_eq(bm_span_mounts_at(s, 0, buf, sizeof(buf)), "/boot;/srv;/mnt");
+	ck_assert_str_eq(bm_span_known_as(s, 15 * MS, buf, sizeof(buf)), "on /boot;/srv");
+	ck_assert(bm_span_named_at(s, "/srv", 15 * MS));
+	ck_assert(!bm_span_named_at(s, "/srv", 25 * MS));
+	ck_assert(!bm_span_named_at(s, "/srv", 5 * MS));
+	ck_assert(bm_span_named(s, "/srv"));
+	ck_assert(!bm_span_named(s, "/var"));
+	ck_assert_uint_eq(s->mounts[1].to_lo, 20 * MS);
+	ck_assert_uint_eq(s->mounts[1].to_hi, 21 * MS);
+	ck_assert(!s->mounts[0].from_known && !s->mounts[2].to_known);
+}
+END_TEST
+
+/*
+ * The recorder reads the mount table before its first statedump: a mount
+ * present then, of a device the map does not know yet, is its first
+ * incarnation's once the dump lists it.
+ */
+START_TEST(mounts_read_before_the_first_dump_are_kept)
+{
+	struct bm_obs o = { .type = BM_OBS_MOUNTED, .ts = 1 * MS, .dev = BM_MKDEV(254, 0),
+			    .by = BM_SRC_UEVENT, .mount = "/", .fstype = "ext4" };
+	char buf[64];
+
+	bm_map_observe(map, &o);
+	observe(BM_OBS_DUMP_BEGIN, 2 * MS, 0, NULL, BM_SRC_SYSFS, 0);
+	observe(BM_OBS_PRESENT, 2 * MS + 1000, BM_MKDEV(254, 0), "vda", BM_SRC_SYSFS, 0);
+	observe(BM_OBS_DUMP_END, 3 * MS, 0, NULL, 0, 0);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 1);
+	ck_assert_str_eq(bm_span_mounts_at(bm_map_span(map, 0), 50 * MS, buf, sizeof(buf)), "/");
+	ck_assert_str_eq(bm_span_known_as(bm_map_span(map, 0), 50 * MS, buf, sizeof(buf)), "on /");
+}
+END_TEST
+
+/*
+ * A record without a diskseq (a dm probe that reads no diskseq) about a
+ * disk whose diskseq is known is not late news of a past one: its dm name
+ * and rename are the current incarnation's.
+ */
+START_TEST(a_change_without_a_diskseq_is_the_current_incarnations)
+{
+	struct bm_obs o = { .type = BM_OBS_ADD, .ts = 1 * MS, .exact = true, .by = BM_SRC_KPROBE,
+			    .dev = BM_MKDEV(254, 0), .name = "dm-0", .kind = BM_DISK,
+			    .diskseq = 7 };
+	const struct bm_span *s;
+
+	bm_map_observe(map, &o);
+	o.type = BM_OBS_CHANGE;
+	o.diskseq = 0;
+	o.ts = 2 * MS;
+	o.dm = "vg0-data";
+	bm_map_observe(map, &o);
+	o.ts = 3 * MS;
+	o.dm = "vg0-old";
+	bm_map_observe(map, &o);
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 1);
+	s = bm_map_span(map, 0);
+	ck_assert_uint_eq(s->diskseq, 7);
+	ck_assert_uint_eq(s->ndm, 2);
+	ck_assert_str_eq(bm_span_dm_at(s, 50 * MS), "vg0-old");
+}
+END_TEST
+
 Suite *suite_map(void)
 {
 	Suite *s = suite_create("map");
@@ -869,6 +1114,12 @@ Suite *suite_map(void)
 	tcase_add_test(tc, late_uevents_of_past_incarnations_open_nothing);
 	tcase_add_test(tc, an_older_diskseq_goes_before_the_newer_incarnation);
 	tcase_add_test(tc, a_partition_of_an_older_disk_comes_after_all_the_same);
+	tcase_add_test(tc, each_loop_attachment_is_an_incarnation_with_its_file);
+	tcase_add_test(tc, dm_names_split_as_dmsetup_splitname);
+	tcase_add_test(tc, lvm_volumes_are_named_over_time);
+	tcase_add_test(tc, mount_points_are_labels_over_time);
+	tcase_add_test(tc, mounts_read_before_the_first_dump_are_kept);
+	tcase_add_test(tc, a_change_without_a_diskseq_is_the_current_incarnations);
 	tcase_add_loop_test(tc, any_interleaving_of_one_history_gives_its_incarnations, 0, 200);
 	suite_add_tcase(s, tc);
 	return s;

@@ -113,6 +113,63 @@ START_TEST(a_disks_serial_is_read_as_its_bus_reports_it)
 }
 END_TEST
 
+/*
+ * The labels beside a name: an NVMe namespace's WWID, model and firmware
+ * (its controller's, under device/), trimmed; a loop device's backing file
+ * kept only while the disk still has the diskseq the caller names (another
+ * means another attachment's file); a dm device's UUID.
+ */
+START_TEST(labels_are_read_and_a_backing_file_only_for_its_diskseq)
+{
+	static const char *const nvme[] = {
+		"wwid", "eui.0025388b71b1a0f1\n", "device/model", "Samsung SSD 980          \n",
+		"device/firmware_rev", "3B4QFXO7\n",
+	};
+	static const size_t nvme_sizes[] = { 21, 26, 9 };
+	static const char *const loop[] = { "diskseq", "52\n", "size", "32768\n" };
+	static const size_t loop_sizes[] = { 3, 6 };
+	struct bm_blockdev d;
+	char dir[256], path[512];
+	FILE *f;
+
+	fake_disk(dir, sizeof(dir), nvme, nvme_sizes, 3);
+	memset(&d, 0, sizeof(d));
+	bm_sysfs_labels(dir, false, 0, &d);
+	ck_assert_str_eq(d.wwid, "eui.0025388b71b1a0f1");
+	ck_assert_str_eq(d.model, "Samsung SSD 980");
+	ck_assert_str_eq(d.firmware, "3B4QFXO7");
+	ck_assert_str_eq(d.backing, "");
+	remove_disk(dir);
+
+	fake_disk(dir, sizeof(dir), loop, loop_sizes, 2);
+	snprintf(path, sizeof(path), "%s/loop", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/loop/backing_file", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("/var/lib/snapd/snaps/core22_1380.snap\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/dm", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/dm/uuid", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("LVM-x\n", f);
+	fclose(f);
+	memset(&d, 0, sizeof(d));
+	bm_sysfs_labels(dir, false, 52, &d);
+	ck_assert_str_eq(d.backing, "/var/lib/snapd/snaps/core22_1380.snap");
+	ck_assert_str_eq(d.dm_uuid, "LVM-x");
+	memset(&d, 0, sizeof(d));
+	bm_sysfs_labels(dir, false, 51, &d);
+	ck_assert_str_eq(d.backing, "");
+	memset(&d, 0, sizeof(d));
+	bm_sysfs_labels(dir, true, 52, &d);	/* a partition has none of its own */
+	ck_assert_str_eq(d.backing, "");
+	remove_disk(dir);
+}
+END_TEST
+
 Suite *suite_source(void)
 {
 	Suite *s = suite_create("source");
@@ -122,6 +179,7 @@ Suite *suite_source(void)
 	tcase_add_test(tc, inference_is_evidence_not_a_source);
 	tcase_add_test(tc, source_names_come_most_precise_first);
 	tcase_add_test(tc, a_disks_serial_is_read_as_its_bus_reports_it);
+	tcase_add_test(tc, labels_are_read_and_a_backing_file_only_for_its_diskseq);
 	suite_add_tcase(s, tc);
 	return s;
 }

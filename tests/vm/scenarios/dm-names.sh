@@ -35,7 +35,10 @@ dmwrite() {
 	echo "$kname $(devnum "$kname") $(($2 * 8)) $(($3 * 8)) $1" >>/out/dm.log
 }
 
-dmsetup create vg0-data --table "0 16384 linear /dev/$pv 0"
+# UUIDs as LVM gives them: LVM-, the VG's UUID, the LV's (32 characters each).
+vg=Vg0aaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+dmsetup create vg0-data --uuid "LVM-${vg}Lv1bbbbbbbbbbbbbbbbbbbbbbbbbbbbb" \
+	--table "0 16384 linear /dev/$pv 0"
 dmwrite vg0-data 10 2
 first=$(devnum "$kname")
 echo "$kname $first 80 16" >>"$log"
@@ -45,7 +48,8 @@ sleep 0.5
 dmwrite vg0-old 20 1
 dmsetup remove vg0-old
 sleep 0.5
-dmsetup create vg0-logs --table "0 8192 linear /dev/$pv 16384"
+dmsetup create vg0-logs --uuid "LVM-${vg}Lv2ccccccccccccccccccccccccccccc" \
+	--table "0 8192 linear /dev/$pv 16384"
 dmwrite vg0-logs 30 3
 [ "$(devnum "$kname")" = "$first" ] || premise "vg0-logs is on $(devnum "$kname"), not on $first"
 echo "$kname $first 240 24" >>"$log"
