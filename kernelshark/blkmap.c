@@ -28,7 +28,8 @@
 static const char *const block_events[] = {
 	"block/block_rq_insert", "block/block_rq_issue", "block/block_rq_complete",
 	"block/block_rq_requeue", "block/block_bio_queue", "block/block_bio_complete",
-	"block/block_bio_remap",
+	"block/block_bio_remap", "block/block_getrq", "block/block_split",
+	"block/block_bio_backmerge", "block/block_bio_frontmerge", "block/block_rq_merge",
 };
 #define NBLOCK (sizeof(block_events) / sizeof(block_events[0]))
 
