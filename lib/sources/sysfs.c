@@ -22,7 +22,7 @@
 #include "blkmap/util/error.h"
 
 /* First line of @dir/@file, without its newline; "" if unreadable. */
-static void read_attr(const char *dir, const char *file, char *out, size_t size)
+void bm_sysfs_read_line(const char *dir, const char *file, char *out, size_t size)
 {
 	char path[PATH_MAX];
 	FILE *f;
@@ -62,7 +62,7 @@ void bm_sysfs_serial(const char *dir, char *out, size_t size)
 	int fd;
 
 	for (i = 0; i < 2; i++) {
-		read_attr(dir, text[i], out, size);
+		bm_sysfs_read_line(dir, text[i], out, size);
 		trim(out, strlen(out));
 		if (out[0])
 			return;
@@ -89,7 +89,7 @@ void bm_sysfs_serial(const char *dir, char *out, size_t size)
 		}
 	}
 	for (i = 0; i < 2; i++) {
-		read_attr(dir, wwid[i], out, size);
+		bm_sysfs_read_line(dir, wwid[i], out, size);
 		trim(out, strlen(out));
 		if (out[0])
 			return;
@@ -98,7 +98,7 @@ void bm_sysfs_serial(const char *dir, char *out, size_t size)
 
 void bm_sysfs_dm_name(const char *dir, char *out, size_t size)
 {
-	read_attr(dir, "dm/name", out, size);
+	bm_sysfs_read_line(dir, "dm/name", out, size);
 }
 
 /* The first of @files in @dir that has a value, trimmed. */
@@ -108,7 +108,7 @@ static void read_first(const char *dir, const char *const *files, size_t n, char
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		read_attr(dir, files[i], out, size);
+		bm_sysfs_read_line(dir, files[i], out, size);
 		trim(out, strlen(out));
 		if (out[0])
 			return;
@@ -123,17 +123,17 @@ void bm_sysfs_labels(const char *dir, bool partition, uint64_t diskseq, struct b
 	char value[32];
 
 	bm_sysfs_dm_name(dir, d->dm, sizeof(d->dm));
-	read_attr(dir, "dm/uuid", d->dm_uuid, sizeof(d->dm_uuid));
+	bm_sysfs_read_line(dir, "dm/uuid", d->dm_uuid, sizeof(d->dm_uuid));
 	if (partition)
 		return;
 	bm_sysfs_serial(dir, d->serial, sizeof(d->serial));
 	read_first(dir, wwid, 2, d->wwid, sizeof(d->wwid));
 	read_first(dir, model, 1, d->model, sizeof(d->model));
 	read_first(dir, firmware, 2, d->firmware, sizeof(d->firmware));
-	read_attr(dir, "loop/backing_file", d->backing, sizeof(d->backing));
+	bm_sysfs_read_line(dir, "loop/backing_file", d->backing, sizeof(d->backing));
 	if (d->backing[0] && diskseq) {
 		/* diskseq only grows: unchanged now, the file was this attachment's. */
-		read_attr(dir, "diskseq", value, sizeof(value));
+		bm_sysfs_read_line(dir, "diskseq", value, sizeof(value));
 		if (strtoull(value, NULL, 10) != diskseq)
 			d->backing[0] = '\0';
 	}
@@ -194,12 +194,12 @@ static int read_device(const char *sysfs, const char *devname, struct bm_blockde
 			*slash = '\0';
 		snprintf(d->parent, sizeof(d->parent), "%s",
 			 strrchr(parent_dir, '/') ? strrchr(parent_dir, '/') + 1 : "");
-		read_attr(parent_dir, "diskseq", value, sizeof(value));
+		bm_sysfs_read_line(parent_dir, "diskseq", value, sizeof(value));
 	} else {
-		read_attr(dir, "diskseq", value, sizeof(value));
+		bm_sysfs_read_line(dir, "diskseq", value, sizeof(value));
 	}
 	d->diskseq = strtoull(value, NULL, 10);
-	read_attr(dir, "size", value, sizeof(value));
+	bm_sysfs_read_line(dir, "size", value, sizeof(value));
 	d->sectors = strtoull(value, NULL, 10);
 	bm_sysfs_labels(dir, d->partition, d->partition ? 0 : d->diskseq, d);
 	return 1;
@@ -238,8 +238,8 @@ static void controller(const char *dir, char *out, size_t size)
 	snprintf(path, sizeof(path), "%s/device", dir);
 	if (!realpath(path, real) || !(name = strrchr(real, '/')))
 		return;
-	read_attr(real, "transport", transport, sizeof(transport));
-	read_attr(real, "address", address, sizeof(address));
+	bm_sysfs_read_line(real, "transport", transport, sizeof(transport));
+	bm_sysfs_read_line(real, "address", address, sizeof(address));
 	if (transport[0])
 		snprintf(out, size, "%s %s%s%s", name + 1, transport, address[0] ? " " : "", address);
 }
@@ -261,16 +261,16 @@ static int hidden_devices(const char *sysfs, bm_blockdev_fn fn, void *ctx)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%s", path, e->d_name);
-		read_attr(dir, "hidden", value, sizeof(value));
+		bm_sysfs_read_line(dir, "hidden", value, sizeof(value));
 		if (strcmp(value, "1") || exists(dir, "dev"))
 			continue;
 		memset(&d, 0, sizeof(d));
 		if (!diskstats_dev(e->d_name, d.dev, sizeof(d.dev)))
 			continue;	/* gone meanwhile */
 		snprintf(d.name, sizeof(d.name), "%s", e->d_name);
-		read_attr(dir, "diskseq", value, sizeof(value));
+		bm_sysfs_read_line(dir, "diskseq", value, sizeof(value));
 		d.diskseq = strtoull(value, NULL, 10);
-		read_attr(dir, "size", value, sizeof(value));
+		bm_sysfs_read_line(dir, "size", value, sizeof(value));
 		d.sectors = strtoull(value, NULL, 10);
 		bm_sysfs_labels(dir, false, 0, &d);
 		controller(dir, d.via, sizeof(d.via));

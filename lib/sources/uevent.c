@@ -130,22 +130,6 @@ static int write_marker(struct bm_uevents *u, struct bm_marker *m)
 	return ret;
 }
 
-/* The first line of @dir/@file, without its newline; "" if unreadable. */
-static void read_line(const char *dir, const char *file, char *out, size_t size)
-{
-	char path[96];
-	FILE *f;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(out, size, f))
-		out[strcspn(out, "\n")] = '\0';
-	fclose(f);
-}
-
 /*
  * A loop device's detach sends its change uevents with the diskseq it had,
  * then changes it: the diskseq read on receipt, if another, is the one the
@@ -157,11 +141,11 @@ static void mark_diskseq_now(struct bm_marker *m, const char *dir, const char *d
 {
 	char now[32], size[32], again[32];
 
-	read_line(dir, "diskseq", now, sizeof(now));
+	bm_sysfs_read_line(dir, "diskseq", now, sizeof(now));
 	if (!now[0] || strtoull(now, NULL, 10) <= strtoull(diskseq, NULL, 10))
 		return;
-	read_line(dir, "size", size, sizeof(size));
-	read_line(dir, "diskseq", again, sizeof(again));
+	bm_sysfs_read_line(dir, "size", size, sizeof(size));
+	bm_sysfs_read_line(dir, "diskseq", again, sizeof(again));
 	bm_marker_add(m, "diskseq_now", now);
 	if (size[0] && !strcmp(now, again))
 		bm_marker_add(m, "size_now", size);

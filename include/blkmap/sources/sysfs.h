@@ -33,6 +33,9 @@ struct bm_blockdev {
 
 typedef int (*bm_blockdev_fn)(void *ctx, const struct bm_blockdev *dev);
 
+/* The first line of @dir/@file, without its newline, into @out; "" if unreadable. */
+void bm_sysfs_read_line(const char *dir, const char *file, char *out, size_t size);
+
 /*
  * The identity a disk reports, from its sysfs directory @dir, into @out:
  * its serial number (virtio "serial", NVMe and others "device/serial",
