@@ -457,7 +457,7 @@ static void seen(struct bm_disk_stats *d, uint64_t ts)
  * moving @sectors in all, or one that moves no data (a @flush or not).
  */
 static void count(struct bm_disk_stats *d, bool bio, uint64_t ts, int op, uint64_t n,
-		  uint64_t sectors, bool flush)
+		  uint64_t sectors, bool flush, uint64_t sector)
 {
 	struct bm_bin *b = an_bin(d->series, ts);
 	uint64_t *counts[2] = { bio ? d->bio_counts : d->rq_counts,
@@ -473,6 +473,8 @@ static void count(struct bm_disk_stats *d, bool bio, uint64_t ts, int op, uint64
 		counts[i][op] += n;
 		counts[i][2 + op] += sectors * 512;
 	}
+	if (op >= 0 && d->series)
+		an_series_offset(d->series, bio, op, ts, sector, n, d->span ? d->span->size : 0);
 }
 
 /* @e as if new. */
@@ -566,7 +568,7 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 
 		seen(p, io->ts);
 		if (request)
-			count(p, false, io->ts, io->op, 1, io->nr_sector, false);
+			count(p, false, io->ts, io->op, 1, io->nr_sector, false, io->sector);
 		if (e->has_q) {
 			struct bm_top_row *t = top_of(a, e->part, e->pid);
 
@@ -649,7 +651,7 @@ static void complete_request(struct bm_analysis *a, const struct bm_io *io, int 
 		e = NULL;
 	}
 	/* A write without data that is no sequence's end: an empty preflush, a write to the kernel */
-	count(d, false, io->ts, io->op, 1, io->nr_sector, false);
+	count(d, false, io->ts, io->op, 1, io->nr_sector, false, io->sector);
 	if (!e && !io->nr_sector && io->op == 1) {
 		uint64_t t = starts_pop(&d->preflush_starts, io->ts);
 
@@ -713,17 +715,17 @@ static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk
 	if (!queued_here(e))
 		e = an_bio_at(a, io->dev, io->sector, io->op, false);
 	if (!e) {
-		count(d, true, io->ts, io->op, 1, io->nr_sector, false);
+		count(d, true, io->ts, io->op, 1, io->nr_sector, false, io->sector);
 		return;
 	}
 	if (e->splits) {
 		add_queue(a, d, e, io->ts, pieces_in_queue(a, e, io->ts));
-		count(d, true, io->ts, io->op, 1 + e->splits, e->nr_sector, false);
+		count(d, true, io->ts, io->op, 1 + e->splits, e->nr_sector, false, io->sector);
 		bytes = (uint64_t)e->nr_sector * 512;
 	} else {
 		uint64_t start = jiffy(a, start_of(a, e)), end = jiffy(a, io->ts);
 
-		count(d, true, io->ts, io->op, 1, io->nr_sector, false);
+		count(d, true, io->ts, io->op, 1, io->nr_sector, false, io->sector);
 		if (end > start)	/* each of md's pieces, from the bio's first remap */
 			add_queue(a, d, e, io->ts, end - start);
 		bytes = (uint64_t)io->nr_sector * 512;
@@ -864,7 +866,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 			d->flush_starts.requeued++;
 		if (io->kind == BM_EV_RQ_COMPLETE || io->kind == BM_EV_BIO_COMPLETE) {
 			seen(d, io->ts);
-			count(d, io->kind != BM_EV_RQ_COMPLETE, io->ts, io->op, 1, 0, flush);
+			count(d, io->kind != BM_EV_RQ_COMPLETE, io->ts, io->op, 1, 0, flush, io->sector);
 			if (flush && io->kind == BM_EV_RQ_COMPLETE)
 				flush_done(d, starts_pop(&d->flush_starts, io->ts), io->ts);
 		}

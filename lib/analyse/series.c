@@ -41,6 +41,9 @@ void an_series_free(struct bm_series *s)
 		return;
 	bm_hist_release(&s->cur[0]);
 	bm_hist_release(&s->cur[1]);
+	free(s->offsets);
+	free(s->rq_offsets);
+	free(s->bio_offsets);
 	free(s->bins);
 	free(s);
 }
@@ -120,6 +123,46 @@ void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint
 	bm_hist_add(&s->cur[which], v);
 }
 
+/* Twice the sectors a row holds: rows merged in pairs. */
+static void coarser(struct bm_offsets *o)
+{
+	int op, r, c;
+
+	for (op = 0; op < 2; op++)
+		for (r = 0; r < BM_OFF_ROWS; r++)
+			for (c = 0; c < BM_OFF_COLS; c++) {
+				uint32_t v = o->n[op][r][c];
+
+				o->n[op][r][c] = 0;
+				o->n[op][r / 2][c] += v;
+			}
+	o->shift++;
+}
+
+void an_series_offset(struct bm_series *s, bool bio, int op, uint64_t ts, uint64_t sector,
+		      uint64_t n, uint64_t size)
+{
+	struct bm_offsets **o = bio ? &s->bio_offsets : &s->rq_offsets;
+	uint64_t span = s->nbins * s->width, c;
+
+	if (op != BM_READ && op != BM_WRITE)
+		return;
+	if (!*o) {
+		*o = calloc(1, sizeof(**o));
+		if (!*o)
+			return;		/* the plot goes without its offsets */
+		/* The device's sectors in the rows, where its size is known. */
+		while (((uint64_t)BM_OFF_ROWS << (*o)->shift) < size)
+			(*o)->shift++;
+	}
+	while ((sector >> (*o)->shift) >= BM_OFF_ROWS)
+		coarser(*o);
+	c = ts > s->first && span ? (uint64_t)((double)(ts - s->first) * BM_OFF_COLS / span) : 0;
+	if (c >= BM_OFF_COLS)
+		c = BM_OFF_COLS - 1;
+	(*o)->n[op][sector >> (*o)->shift][c] += n;
+}
+
 void an_series_finish(struct bm_disk_stats *d, bool requests)
 {
 	struct bm_series *s = d->series;
@@ -127,6 +170,12 @@ void an_series_finish(struct bm_disk_stats *d, bool requests)
 
 	if (!s)
 		return;
+	if (!s->offsets) {
+		bool bio = d->model == BM_IO_BIO;
+
+		s->offsets = bio ? s->bio_offsets : s->rq_offsets;
+		*(bio ? &s->bio_offsets : &s->rq_offsets) = NULL;
+	}
 	close_bin(s, BM_LAT_Q2C);
 	close_bin(s, BM_LAT_D2C);
 	for (i = 0; i < s->nbins; i++) {

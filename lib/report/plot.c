@@ -2,7 +2,8 @@
 /*
  * An SVG picture of a recording: one track per incarnation, labelled with
  * its name, throughput as bars and mean latency as a line over time, its
- * appearance and removal marked. Plain SVG, no script: any browser opens it.
+ * appearance and removal marked; under it, the offsets of its reads and
+ * writes over time (iowatcher's io graph) and the I/Os in flight. Plain SVG, no script: any browser opens it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,12 +37,14 @@ static mode_t current_umask(void)
 #define LEFT		270
 #define RIGHT		110
 #define TRACK		110
+#define ROW		(2 * TRACK)	/* an incarnation: throughput and latency, then offsets */
 #define TOP		64
 #define BOTTOM		46
 #define PLOT_W		(WIDTH - LEFT - RIGHT)
 #define READ_FILL	"#3b7dd8"
 #define WRITE_FILL	"#2ca02c"
 #define LAT_FILL	"#e8710a"
+#define DEPTH_FILL	"#7b3fa0"
 
 static double x_of(uint64_t ts, uint64_t first, uint64_t last)
 {
@@ -150,10 +153,115 @@ static void axes(FILE *f, double y0, double h, double max_rate, double max_lat_m
 		k == BM_LAT_D2C ? "D2C" : "Q2C", LEFT + PLOT_W + 4, y0 + h);
 }
 
+/* The sectors below row @r of @o, no further than @top. */
+static uint64_t row_edge(const struct bm_offsets *o, int r, uint64_t top)
+{
+	uint64_t e = (uint64_t)r << o->shift;
+
+	return e < top ? e : top;
+}
+
+/* One cell's reads or writes: a mark at its time and offset, its count on hover. */
+static void cell(FILE *f, const struct bm_series *s, int op, int r, int c, double y0, double h,
+		 uint64_t top, uint64_t first, uint64_t last)
+{
+	const struct bm_offsets *o = s->offsets;
+	double span = (double)s->nbins * s->width;
+	uint64_t t0 = s->first + span * c / BM_OFF_COLS, t1 = s->first + span * (c + 1) / BM_OFF_COLS;
+	double x = x_of(t0, first, last), cw = x_of(t1, first, last) - x;
+	double ylo = y0 + h - h * row_edge(o, r + 1, top) / top;
+	double yhi = y0 + h - h * row_edge(o, r, top) / top;
+
+	/* Reads in the left half of the cell, writes in the right. */
+	fprintf(f, "<rect class='io' x='%.2f' y='%.2f' width='%.2f' height='%.2f' fill='%s' "
+		"fill-opacity='0.75'><title>%.3f to %.3f s, sectors %" PRIu64 " to %" PRIu64
+		": %u %s</title></rect>\n", x + (op == BM_WRITE ? cw / 2 : 0), ylo,
+		cw / 2 > 0.5 ? cw / 2 : 0.5, yhi - ylo > 1 ? yhi - ylo : 1,
+		op == BM_READ ? READ_FILL : WRITE_FILL, t0 > first ? (t0 - first) / 1e9 : 0,
+		t1 > first ? (t1 - first) / 1e9 : 0, row_edge(o, r, top),
+		row_edge(o, r + 1, top) - 1, o->n[op][r][c], op == BM_READ ? "reads" : "writes");
+}
+
+/* The mean number of I/Os in flight per bin, as a line, its scale at the right. */
+static void depth_line(FILE *f, const struct bm_disk_stats *d, double y0, double h,
+		       uint64_t first, uint64_t last)
+{
+	const struct bm_series *s = d->series;
+	double max = 0;
+	struct bm_iostat st;
+	size_t i;
+
+	for (i = 0; i < s->nbins; i++)
+		if (bm_iostat_bin(&st, d, i) && st.depth > max)
+			max = st.depth;
+	if (max <= 0)
+		return;
+	fputs("<polyline class='depth' fill='none' stroke='" DEPTH_FILL "' stroke-width='1.2' "
+	      "points='", f);
+	for (i = 0; i < s->nbins; i++)
+		if (bm_iostat_bin(&st, d, i))
+			fprintf(f, "%.1f,%.1f ", x_of(st.from + (st.to - st.from) / 2, first, last),
+				y0 + h - h * st.depth / max);
+	fprintf(f, "'/>\n<text x='%d' y='%.1f' font-size='10' fill='" DEPTH_FILL "'>%.2f</text>\n"
+		"<text x='%d' y='%.1f' font-size='10' fill='" DEPTH_FILL "'>in flight</text>\n"
+		"<text x='%d' y='%.1f' font-size='10' fill='" DEPTH_FILL "'>0</text>\n",
+		LEFT + PLOT_W + 4, y0 + 9, max, LEFT + PLOT_W + 4, y0 + 21, LEFT + PLOT_W + 4,
+		y0 + h);
+}
+
+/* A size in sectors, in the unit that suits it. */
+static const char *human_sectors(uint64_t sectors, char *buf, size_t size)
+{
+	if (sectors >= 1 << 21)
+		snprintf(buf, size, "%.2f GiB", sectors / 2097152.0);
+	else
+		return human_size(sectors * 512, buf, size);
+	return buf;
+}
+
+/*
+ * The offsets track, under an incarnation's throughput: where its reads and
+ * writes completed over time, as iowatcher's io graph, one mark per cell of
+ * the bounded grid, and the queue depth over it.
+ */
+static void offsets(FILE *f, const struct bm_disk_stats *d, double y0, uint64_t first,
+		    uint64_t last)
+{
+	const struct bm_offsets *o = d->series->offsets;
+	uint64_t top = d->span ? d->span->size : 0;
+	double h = TRACK - 26;
+	char size[32];
+	int op, r, c;
+
+	fprintf(f, "<g class='offsets'>\n<rect x='%d' y='%.1f' width='%d' height='%.1f' "
+		"fill='#ffffff' stroke='#c8c8c8'/>\n", LEFT, y0, PLOT_W, h);
+	fprintf(f, "<text x='8' y='%.1f' font-size='12' fill='#555'>offset over time (scale at "
+		"the left: from the device's start)</text>\n", y0 + 14);
+	for (r = BM_OFF_ROWS; o && r > 0; r--)	/* the highest row with I/O, if beyond the size */
+		for (c = 0; c < BM_OFF_COLS; c++)
+			if ((o->n[0][r - 1][c] | o->n[1][r - 1][c]) &&
+			    (uint64_t)r << o->shift > top)
+				top = row_edge(o, r, UINT64_MAX);
+	if (!top)
+		top = 1;
+	for (op = 0; op < 2 && o; op++)
+		for (r = 0; r < BM_OFF_ROWS; r++)
+			for (c = 0; c < BM_OFF_COLS; c++)
+				if (o->n[op][r][c] && row_edge(o, r, top) < top)
+					cell(f, d->series, op, r, c, y0, h, top, first, last);
+	fprintf(f, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#666'/>\n", LEFT, y0, LEFT,
+		y0 + h);
+	fprintf(f, "<text x='%d' y='%.1f' font-size='10' text-anchor='end' fill='#333'>%s</text>\n"
+		"<text x='%d' y='%.1f' font-size='10' text-anchor='end' fill='#333'>sector 0</text>\n",
+		LEFT - 3, y0 + 9, human_sectors(top, size, sizeof(size)), LEFT - 3, y0 + h);
+	depth_line(f, d, y0, h, first, last);
+	fputs("</g>\n", f);
+}
+
 static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t first, uint64_t last)
 {
 	const struct bm_series *s = d->series;
-	double y0 = TOP + row * TRACK, h = TRACK - 26, max_rate = 0, max_lat = 0;
+	double y0 = TOP + row * ROW, h = TRACK - 26, max_rate = 0, max_lat = 0;
 	double bin_s = s->width / 1e9;
 	char dev[40], size[32], title[160];
 	int k = kind_drawn(d);
@@ -202,6 +310,7 @@ static void track(FILE *f, const struct bm_disk_stats *d, int row, uint64_t firs
 			k == BM_LAT_D2C ? "D2C" : "Q2C", bin_lat_ms(&s->bins[i], k));
 	}
 	axes(f, y0, h, max_rate, max_lat, k);
+	offsets(f, d, y0 + TRACK, first, last);
 	/* Appearance and removal, where the recording saw them. */
 	if (d->span && d->span->from.known && d->span->from.hi >= first)
 		fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#1a9e3f' "
@@ -246,7 +355,7 @@ static void gaps(FILE *f, const struct bm_analysis *a, size_t rows, uint64_t fir
 			continue;
 		fprintf(f, "<rect x='%.1f' y='%d' width='%.1f' height='%zu' fill='#d62728' "
 			"fill-opacity='0.18'><title>events lost on CPU %d, %.6f to %.6f s</title>"
-			"</rect>\n", x0, TOP, x1 - x0 > 1 ? x1 - x0 : 1, (rows ? rows : 1) * TRACK,
+			"</rect>\n", x0, TOP, x1 - x0 > 1 ? x1 - x0 : 1, (rows ? rows : 1) * ROW,
 			gap[i].cpu, gap[i].from > first ? (gap[i].from - first) / 1e9 : 0,
 			(gap[i].to - first) / 1e9);
 	}
@@ -318,7 +427,7 @@ int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint6
 
 	for (i = 0; i < n; i++)
 		rows += disks[i]->series && disks[i]->reads + disks[i]->writes > 0;
-	height = TOP + (rows ? rows : 1) * TRACK + BOTTOM;
+	height = TOP + (rows ? rows : 1) * ROW + BOTTOM;
 	if (out) {
 		f = stdout;
 	} else {
@@ -351,8 +460,11 @@ int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint6
 		"<tspan fill='" WRITE_FILL "'>write</tspan> (scale at the left); dots: <tspan fill='"
 		LAT_FILL "'>mean latency</tspan> per bin, D2C (issue to completion) or Q2C (queue "
 		"to completion) as each track names it (scale at the right)</text>\n<text x='8' "
-		"y='58' font-size='12' fill='#555'>white: the incarnation's life; red bands: events "
-		"lost; bins of %s; values on hover</text>\n", bin_width(a, width, sizeof(width)));
+		"y='58' font-size='12' fill='#555'>under each: offset over time, a mark per cell of "
+		"reads and of writes (at most %d by %d cells), and <tspan fill='" DEPTH_FILL "'>I/Os "
+		"in flight</tspan> per bin; white: the incarnation's life; red bands: events lost; "
+		"bins of %s; values on hover</text>\n", BM_OFF_COLS, BM_OFF_ROWS,
+		bin_width(a, width, sizeof(width)));
 	for (i = 0, rows = 0; i < n; i++)
 		if (disks[i]->series && disks[i]->reads + disks[i]->writes > 0)
 			track(f, disks[i], rows++, first, last);

@@ -106,3 +106,61 @@ grep -q ':hover' "$T/loss.html" || fail "the HTML plot does not show what is hov
 grep -Eiq '(src|href)=|<script|@import|url\(' "$T/loss.html" &&
 	fail "the HTML plot refers to something outside it"
 note "the HTML page: gaps shaded, values on hover, self-contained"
+
+# Offset over time, per incarnation, as iowatcher's io graph: marks for the
+# reads and the writes that completed, in their two colours, their counts on
+# hover adding up to the incarnation's, each where its I/O was (its time in
+# the plot area, its sectors those of a completion of its operation there),
+# and the queue depth as a line. Bounded: a fixed grid of cells.
+"$BLKMAP" report -f csv "$rec" >"$T/ev.csv" 2>/dev/null || fail "report -f csv failed"
+python3 - "$T/p.svg" "$T/disks.csv" "$T/ev.csv" <<'PY' || fail "the offsets of vm61-module.dat"
+import csv, re, sys, xml.dom.minidom
+svg = open(sys.argv[1]).read()
+disks = {r["incarnation"]: r for r in csv.DictReader(open(sys.argv[2]))}
+events = list(csv.DictReader(open(sys.argv[3])))
+done = [e for e in events if e["event"] in ("block_rq_complete", "block_bio_complete")]
+colour = {"#3b7dd8": "reads", "#2ca02c": "writes"}
+marks = checked = depth = 0
+for track in svg.split("<g>\n")[1:]:
+    key = re.search(r"font-size='12' fill='#555'>([^,]+), read", track).group(1)
+    row = disks[key]
+    assert "<g class='offsets'>" in track, ("no offsets track", key)
+    area = re.search(r"<g class='offsets'>\n<rect x='270' y='([\d.]+)' width='820' "
+                     r"height='([\d.]+)'", track)
+    top, h = float(area.group(1)), float(area.group(2))
+    part = track.split("<g class='offsets'>", 1)[1].split("</g>\n", 1)[0]
+    doc = xml.dom.minidom.parseString("<g>" + part + "</g>")
+    got = {"reads": 0, "writes": 0}
+    for r in doc.getElementsByTagName("rect"):
+        if r.getAttribute("class") != "io":
+            continue
+        x, w = float(r.getAttribute("x")), float(r.getAttribute("width"))
+        y, rh = float(r.getAttribute("y")), float(r.getAttribute("height"))
+        assert 270 <= x and x + w <= 1090.01, ("mark off the plot", key, x, w)
+        assert top <= y and y + rh <= top + h + 0.01, ("mark off its track", key, y, rh)
+        t = r.getElementsByTagName("title")[0].firstChild.data
+        m = re.fullmatch(r"[\d.]+ to [\d.]+ s, sectors (\d+) to (\d+): (\d+) (reads|writes)", t)
+        assert m and m.group(4) == colour[r.getAttribute("fill")], ("colour", key, t)
+        lo, hi, n = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        got[m.group(4)] += n
+        marks += 1
+        if row["kind"] == "partition":
+            continue  # its completions are its disk's events
+        op = "R" if m.group(4) == "reads" else "W"
+        assert any(e["incarnation"] == key and op in e["rwbs"] and
+                   lo <= int(e["sector"]) <= hi for e in done), ("no such I/O there", key, t)
+        checked += 1
+    assert got == {"reads": int(row["reads"]), "writes": int(row["writes"])}, (key, got, row["reads"], row["writes"])
+    assert re.search(r"[\d.]+ (KiB|MiB|GiB)</text>", part), ("no unit on the offset scale", key)
+    if float(row["queue_depth"]) > 0:
+        assert "<polyline class='depth'" in track and "in flight</text>" in track, key
+        depth += 1
+assert marks <= 2 * 240 * 40 * len(disks)
+assert checked and depth, "premise: marks at a disk's sectors, a track with a depth"
+print(f"# {marks} marks, {checked} at the sectors of their completions, {depth} depth lines")
+PY
+"$BLKMAP" report --plot "$T/p.html" "$rec" 2>/dev/null || fail "--plot .html failed"
+grep -q "<rect class='io'" "$T/p.html" || fail "the HTML plot has no offsets"
+grep -Eiq '(src|href)=|<script|@import|url\(' "$T/p.html" &&
+	fail "the HTML plot refers to something outside it"
+note "offset over time: reads and writes apart, counted and placed as the events say"

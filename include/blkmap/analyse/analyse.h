@@ -48,10 +48,25 @@ struct bm_bin {
 	double rq_busy, bio_busy, rq_depth, bio_depth;
 };
 
+/*
+ * Where the reads and writes completed, over time: a fixed grid of time
+ * columns (over the series' span) by offset rows, so its size is bounded
+ * however long the recording. Row r holds sectors [r << shift, (r + 1) << shift).
+ */
+#define BM_OFF_COLS	240
+#define BM_OFF_ROWS	40
+struct bm_offsets {
+	unsigned shift;
+	uint32_t n[2][BM_OFF_ROWS][BM_OFF_COLS];	/* [BM_READ or BM_WRITE][row][column] */
+};
+
 struct bm_series {
 	uint64_t first, width;	/* bin i is [first + i * width, first + (i + 1) * width) */
 	size_t nbins;
 	struct bm_bin *bins;
+	struct bm_offsets *offsets;	/* NULL: no read or write completed */
+	/* internal: as seen by requests and by bios, until the model is known */
+	struct bm_offsets *rq_offsets, *bio_offsets;
 	/* internal: the latencies of the bin being filled, for its percentiles */
 	struct bm_hist cur[2];
 	size_t cur_bin[2];
