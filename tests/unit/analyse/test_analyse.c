@@ -143,6 +143,55 @@ START_TEST(series_bins_add_up_to_the_whole)
 }
 END_TEST
 
+/*
+ * The offsets' grid: each read and write in its time column and offset row,
+ * rows merged in pairs as sectors grow.
+ */
+static uint64_t grid_sum(const struct bm_offsets *o, int op)
+{
+	uint64_t n = 0;
+	int r, c;
+
+	for (r = 0; r < BM_OFF_ROWS; r++)
+		for (c = 0; c < BM_OFF_COLS; c++)
+			n += o->n[op][r][c];
+	return n;
+}
+
+START_TEST(offsets_are_placed_by_time_and_sector_and_bounded)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 2000 * US, 500 * US);
+	const struct bm_offsets *o;
+	const struct bm_disk_stats *d;
+	uint64_t far = (uint64_t)BM_OFF_ROWS << 20;	/* beyond the first rows: a coarser grid */
+	unsigned shift;
+
+	event(a, BM_EV_BIO_QUEUE, 100 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_GETRQ, 100 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_ISSUE, 400 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_COMPLETE, 1300 * US, 1000, 8, "W");
+	event(a, BM_EV_BIO_QUEUE, 1400 * US, far, 16, "R");
+	event(a, BM_EV_RQ_GETRQ, 1400 * US, far, 16, "R");
+	event(a, BM_EV_RQ_ISSUE, 1450 * US, far, 16, "R");
+	event(a, BM_EV_RQ_COMPLETE, 1600 * US, far, 16, "R");
+	bm_analysis_finish(a);
+	d = find(a, DISK);
+	o = d->series->offsets;
+	ck_assert_ptr_nonnull(o);
+	ck_assert_uint_eq(grid_sum(o, BM_WRITE), d->writes);
+	ck_assert_uint_eq(grid_sum(o, BM_READ), d->reads);
+	shift = o->shift;
+	/* The read's sector is in the last rows: the grid grew to hold it, no more than twice. */
+	ck_assert_uint_lt(far >> shift, BM_OFF_ROWS);
+	ck_assert_uint_ge(far >> shift, BM_OFF_ROWS / 2);
+	/* The series' 5 bins of 500 µs in BM_OFF_COLS columns: 1300 µs and 1600 µs. */
+	ck_assert_uint_eq(d->series->nbins * d->series->width, 2500 * US);
+	ck_assert_uint_eq(o->n[BM_WRITE][1000 >> shift][1300 * BM_OFF_COLS / 2500], 1);
+	ck_assert_uint_eq(o->n[BM_READ][far >> shift][1600 * BM_OFF_COLS / 2500], 1);
+	bm_analysis_free(a);
+}
+END_TEST
+
 /* A series of more than BM_SERIES_MAX_BINS bins is refused. */
 START_TEST(series_of_too_many_bins_is_refused)
 {
@@ -1127,6 +1176,7 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, time_in_queue_runs_from_each_request_s_start);
 	tcase_add_test(tc, series_bins_add_up_to_the_whole);
 	tcase_add_test(tc, series_of_too_many_bins_is_refused);
+	tcase_add_test(tc, offsets_are_placed_by_time_and_sector_and_bounded);
 	tcase_add_test(tc, time_in_queue_has_flushes_and_flush_sequences);
 	tcase_add_test(tc, a_requeued_flush_starts_at_its_first_issue);
 	tcase_add_test(tc, partition_io_is_counted_for_the_partition_and_its_disk);
