@@ -235,8 +235,9 @@ static void offsets(FILE *f, const struct bm_disk_stats *d, double y0, uint64_t 
 
 	fprintf(f, "<g class='offsets'>\n<rect x='%d' y='%.1f' width='%d' height='%.1f' "
 		"fill='#ffffff' stroke='#c8c8c8'/>\n", LEFT, y0, PLOT_W, h);
-	fprintf(f, "<text x='8' y='%.1f' font-size='12' fill='#555'>offset over time (scale at "
-		"the left: from the device's start)</text>\n", y0 + 14);
+	fprintf(f, "<text x='8' y='%.1f' font-size='12' fill='#555'>offset over time</text>\n"
+		"<text x='8' y='%.1f' font-size='11' fill='#777'>from the device's start</text>\n",
+		y0 + 14, y0 + 28);
 	for (r = BM_OFF_ROWS; o && r > 0; r--)	/* the highest row with I/O, if beyond the size */
 		for (c = 0; c < BM_OFF_COLS; c++)
 			if ((o->n[0][r - 1][c] | o->n[1][r - 1][c]) &&
@@ -460,11 +461,10 @@ int bm_plot(const char *path, const struct bm_analysis *a, uint64_t first, uint6
 		"<tspan fill='" WRITE_FILL "'>write</tspan> (scale at the left); dots: <tspan fill='"
 		LAT_FILL "'>mean latency</tspan> per bin, D2C (issue to completion) or Q2C (queue "
 		"to completion) as each track names it (scale at the right)</text>\n<text x='8' "
-		"y='58' font-size='12' fill='#555'>under each: offset over time, a mark per cell of "
-		"reads and of writes (at most %d by %d cells), and <tspan fill='" DEPTH_FILL "'>I/Os "
-		"in flight</tspan> per bin; white: the incarnation's life; red bands: events lost; "
-		"bins of %s; values on hover</text>\n", BM_OFF_COLS, BM_OFF_ROWS,
-		bin_width(a, width, sizeof(width)));
+		"y='58' font-size='12' fill='#555'>under each: offset over time (a mark per cell of "
+		"%d by %d) and <tspan fill='" DEPTH_FILL "'>I/Os in flight</tspan>; white: the "
+		"incarnation's life; red: events lost; bins of %s; values on hover</text>\n",
+		BM_OFF_COLS, BM_OFF_ROWS, bin_width(a, width, sizeof(width)));
 	for (i = 0, rows = 0; i < n; i++)
 		if (disks[i]->series && disks[i]->reads + disks[i]->writes > 0)
 			track(f, disks[i], rows++, first, last);
