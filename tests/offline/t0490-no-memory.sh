@@ -2,6 +2,8 @@
 # message naming the recording) rather than exiting 0 with part of it.
 # A preloaded allocator refuses exactly the allocations of one row buffer
 # (struct bm_row), which every CSV and JSON view but the events' makes.
+# sanitized: no (AddressSanitizer must be the first library loaded: the failing
+# allocator cannot be preloaded before it)
 . "$(dirname "$0")/lib.sh"
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || { echo "SKIP: no C compiler ($CC) to build the failing allocator"; exit 77; }
