@@ -15,6 +15,7 @@
 #include "blkmap/map/map.h"
 #include "blkmap/report/phasesview.h"
 #include "blkmap/report/schema.h"
+#include "blkmap/report/summaries.h"
 
 static const char *const phase_keys[BM_NPHASES] = {
 	"q2q", "q2g", "g2i", "q2m", "i2d", "m2d", "d2c", "q2c", "q2a" };
@@ -132,21 +133,13 @@ static void phases_row(struct bm_row *r, const struct bm_disk_stats *d, int op)
 	const struct bm_phases *ph = d->phases;
 	const struct bm_hist *q2c = &ph->h[op][BM_Q2C];
 	const struct bm_span *s = d->span;
-	char dev[16], present[64], key[40];
+	char present[64];
 	size_t i;
 	int p;
 
-	if (s) {
-		bm_row_str(r, "name", s->name);
-		if (s->dm[0])
-			bm_row_str(r, "dm", s->dm);
-		bm_row_str(r, "incarnation", bm_span_key(s, key, sizeof(key)));
-		if (s->from.known)
-			bm_row_u64(r, "from_ns", s->from.hi);
-		if (s->to.known)
-			bm_row_u64(r, "to_ns", s->to.hi);
-	}
-	bm_row_str(r, "dev", bm_dev_str(d->dev, dev, sizeof(dev)));
+	bm_row_span(r, s, d->dev);
+	if (s && s->dm[0])
+		bm_row_str(r, "dm", s->dm);
 	bm_row_str(r, "op", op_names[op]);
 	bm_row_str(r, "basis", basis_of(d));
 	if (bm_phases_present(ph, present, sizeof(present))[0])
