@@ -413,7 +413,8 @@ void an_queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_io *
 	struct bm_top_row *r;
 	int op = io->op;
 
-	if (disk < 0 || op < 0 || !(r = top_of(a, disk, pid)))
+	/* A row for a flush too: its Q2C is the process's (ended()). */
+	if (disk < 0 || !(r = top_of(a, disk, pid)) || op < 0)
 		return;
 	if (op) {
 		r->writes++;
@@ -539,12 +540,11 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 	uint64_t q2c = e->has_q ? io->ts - e->q : 0;
 
 	if (e->has_q && e->disk >= 0) {
-		/* The process that queued it, there: a flush alone makes its row too. */
-		struct bm_top_row *t = top_of(a, e->disk, e->pid);
+		ssize_t t = top_find(a, e->disk, e->pid);
 
 		latency(d, BM_LAT_Q2C, io->op, io->ts, q2c);
-		if (t)
-			bm_hist_add(&t->q2c, q2c);
+		if (t >= 0)	/* the process that queued it, there */
+			bm_hist_add(&a->top[t].q2c, q2c);
 		if (e->active)
 			an_account(&d->bio_time, io->ts, -1);
 	}
@@ -570,11 +570,11 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 		if (request)
 			count(p, false, io->ts, io->op, 1, io->nr_sector, false, io->sector);
 		if (e->has_q) {
-			struct bm_top_row *t = top_of(a, e->part, e->pid);
+			ssize_t t = top_find(a, e->part, e->pid);
 
 			latency(p, BM_LAT_Q2C, io->op, io->ts, q2c);
-			if (t)
-				bm_hist_add(&t->q2c, q2c);
+			if (t >= 0)
+				bm_hist_add(&a->top[t].q2c, q2c);
 			an_account(&p->bio_time, io->ts, -1);
 		}
 	}
