@@ -121,6 +121,29 @@ struct sink {
 	int cpu;
 };
 
+/* Write through the page cache from now on; false if it already did. */
+static bool undirect(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && (fl & O_DIRECT) && fcntl(fd, F_SETFL, fl & ~O_DIRECT) == 0;
+}
+
+/*
+ * Write whole pages to the spool. A file system that took O_DIRECT at
+ * open and refuses a write with it (EINVAL) gets the page cache instead.
+ */
+static int write_pages(int fd, const char *pages, size_t len)
+{
+	off_t at = lseek(fd, 0, SEEK_CUR);
+
+	if (bm_write_full(fd, pages, len) == 0)
+		return 0;
+	if (errno != EINVAL || at < 0 || !undirect(fd) || lseek(fd, at, SEEK_SET) < 0)
+		return -1;
+	return bm_write_full(fd, pages, len);
+}
+
 static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size)
 {
 	if (s->trigger)
@@ -131,7 +154,7 @@ static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size
 	} else if (len > s->room - *s->bytes) {
 		errno = EFBIG;
 		return -1;
-	} else if (bm_write_full(s->fd, pages, len) < 0) {
+	} else if (write_pages(s->fd, pages, len) < 0) {
 		return -1;
 	}
 	*s->bytes += len;
@@ -353,7 +376,7 @@ static int splice_drain(struct cpu_reader *r, struct sink *s, bool *write_failed
 			return n;
 		while (n > 0) {
 			m = splice(r->splice_fds[0], NULL, s->fd, NULL, n, SPLICE_F_MOVE);
-			if (m < 0 && errno == EINTR)
+			if (m < 0 && (errno == EINTR || (errno == EINVAL && undirect(s->fd))))
 				continue;
 			if (m <= 0) {
 				*write_failed = true;
@@ -412,7 +435,7 @@ static void *reader_main(void *arg)
 {
 	struct cpu_reader *r = arg;
 	struct bm_capture *c = r->capture;
-	char *batch = malloc((size_t)BATCH_PAGES * c->page_size);
+	char *batch = NULL;
 	struct pollfd fds[3] = {
 		{ .fd = r->pipe_fd, .events = POLLIN },
 		{ .fd = c->stop_fd, .events = POLLIN },
@@ -422,7 +445,7 @@ static void *reader_main(void *arg)
 	eventfd_t requests;
 	uint64_t began;
 
-	if (!batch) {
+	if (posix_memalign((void **)&batch, 4096, (size_t)BATCH_PAGES * c->page_size)) {
 		snprintf(r->error, sizeof(r->error), "out of memory");
 		goto failed;
 	}
@@ -494,35 +517,62 @@ static int map_cpu(struct cpu_reader *r, uint32_t page_size)
 }
 
 /*
- * The path, for every CPU alike. read(2) unless BLKMAP_CAPTURE asks for
- * another: "mapped" (Linux 6.10+; read(2) where a buffer cannot be mapped)
- * or "splice" (not with --ring, whose pages are looked at). On 6.18 neither
- * costs less than read(2): the reader ioctl walks every event of the page
- * it hands over, and splice saves only the copy out, not the spool's page
- * cache (record(1) has the figures).
+ * Write the spool past the page cache: nothing reads it again while
+ * recording, and a copy into the page cache (and its write-back) is most of
+ * what a page costs once the kernel has handed it over. False, everything
+ * as it was, where the file system refuses.
+ */
+static bool spool_direct(struct bm_capture *c)
+{
+	int cpu, fl;
+
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		fl = fcntl(c->cpus[cpu].spool_fd, F_GETFL);
+		if (fl < 0 || fcntl(c->cpus[cpu].spool_fd, F_SETFL, fl | O_DIRECT) < 0)
+			break;
+	}
+	if (cpu == c->ncpus)
+		return true;
+	while (cpu-- > 0)
+		undirect(c->cpus[cpu].spool_fd);
+	return false;
+}
+
+/*
+ * The path, for every CPU alike (BLKMAP_CAPTURE may ask for another):
+ * splice(2) into a spool written past the page cache, on every kernel;
+ * read(2) where each page must be seen here (--ring); the buffer mapped
+ * (Linux 6.10+) only when asked, as it costs more on 6.18: the reader ioctl
+ * walks every event of the sub-buffer it hands over.
  */
 static void choose_path(struct bm_capture *c)
 {
 	const char *want = getenv("BLKMAP_CAPTURE");
 	int cpu;
 
+	if (c->ring) {
+		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (a flight recording "
+			 "looks at every page)");
+		return;
+	}
+	if (want && !strcmp(want, "read")) {
+		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (BLKMAP_CAPTURE=read)");
+		return;
+	}
 	if (want && !strcmp(want, "mapped")) {
 		for (cpu = 0; cpu < c->ncpus; cpu++)
 			if (map_cpu(&c->cpus[cpu], c->page_size) < 0)
 				break;
 		if (cpu == c->ncpus) {
 			c->by = BY_MAP;
-			snprintf(c->path, sizeof(c->path), "ring buffer mapped");
+			snprintf(c->path, sizeof(c->path), "the ring buffer mapped "
+				 "(BLKMAP_CAPTURE=mapped)");
 			return;
 		}
 		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (CPU %d's ring "
 			 "buffer cannot be mapped: %s)", cpu, strerror(errno));
 		for (cpu = 0; cpu < c->ncpus; cpu++)
 			unmap_cpu(&c->cpus[cpu].map);
-		return;
-	}
-	if (!want || strcmp(want, "splice") || c->ring) {
-		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw");
 		return;
 	}
 	for (cpu = 0; cpu < c->ncpus; cpu++) {
@@ -536,7 +586,12 @@ static void choose_path(struct bm_capture *c)
 		return;
 	}
 	c->by = BY_SPLICE;
-	snprintf(c->path, sizeof(c->path), "splice(2) of trace_pipe_raw");
+	if (spool_direct(c))
+		snprintf(c->path, sizeof(c->path), "splice(2) of trace_pipe_raw into the spool, "
+			 "past the page cache");
+	else
+		snprintf(c->path, sizeof(c->path), "splice(2) of trace_pipe_raw into the spool "
+			 "(its file system refused O_DIRECT: %s)", strerror(errno));
 }
 
 const char *bm_capture_path(struct bm_capture *c)
