@@ -41,6 +41,7 @@
 #include "blkmap/util/sys.h"
 
 #define BATCH_PAGES	64	/* pages gathered before one write(2) */
+#define SPLICE_BYTES	(1 << 20)	/* a pipe's worth moved by one splice(2) */
 #define POLL_MS		1000	/* read partial pages at least this often */
 #define PARTIAL_NS	(POLL_MS * 1000000ULL)
 
@@ -85,6 +86,7 @@ struct cpu_reader {
 	int pipe_fd;		/* trace_pipe_raw */
 	struct mapped map;	/* its ring buffer, when mapped */
 	int splice_fds[2];	/* a pipe between trace_pipe_raw and the spool */
+	size_t splice_max;	/* what the pipe holds */
 	int flush_fd;		/* eventfd: drain now */
 	atomic_uint flushed;	/* drains done on request */
 	_Atomic uint64_t drained_ns;	/* CLOCK_MONOTONIC when the last drain began */
@@ -361,7 +363,7 @@ static int splice_drain(struct cpu_reader *r, struct sink *s, bool *write_failed
 
 	*write_failed = false;
 	for (;;) {
-		want = BATCH_PAGES * (size_t)ps;
+		want = r->splice_max / ps * ps;
 		if (s->room - *s->bytes < want)
 			want = (s->room - *s->bytes) / ps * ps;
 		if (!want)
@@ -548,7 +550,7 @@ static bool spool_direct(struct bm_capture *c)
 static void choose_path(struct bm_capture *c)
 {
 	const char *want = getenv("BLKMAP_CAPTURE");
-	int cpu;
+	int cpu, size;
 
 	if (c->ring) {
 		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (a flight recording "
@@ -578,7 +580,17 @@ static void choose_path(struct bm_capture *c)
 	for (cpu = 0; cpu < c->ncpus; cpu++) {
 		if (pipe2(c->cpus[cpu].splice_fds, O_CLOEXEC) < 0)
 			break;
-		fcntl(c->cpus[cpu].splice_fds[1], F_SETPIPE_SZ, BATCH_PAGES * c->page_size);
+		size = fcntl(c->cpus[cpu].splice_fds[1], F_SETPIPE_SZ, SPLICE_BYTES);
+		if (size < 0)	/* above /proc/sys/fs/pipe-max-size: as it is */
+			size = fcntl(c->cpus[cpu].splice_fds[1], F_GETPIPE_SZ);
+		if (size < (int)c->page_size) {
+			close(c->cpus[cpu].splice_fds[0]);
+			close(c->cpus[cpu].splice_fds[1]);
+			c->cpus[cpu].splice_fds[0] = c->cpus[cpu].splice_fds[1] = -1;
+			errno = EINVAL;
+			break;
+		}
+		c->cpus[cpu].splice_max = size;
 	}
 	if (cpu < c->ncpus) {
 		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (no pipe: %s)",
