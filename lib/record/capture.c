@@ -5,11 +5,14 @@
  * until the buffer is empty, by one path chosen at start for every CPU
  * alike (choose_path()):
  *
- * - read(2) of trace_pipe_raw, the default: each read copies a page out, a
- *   partly filled one included (its commit field says how much is valid);
- *   nothing is ever left in an intermediate pipe.
- * - splice(2) of trace_pipe_raw into the spool through a pipe, whole pages
- *   only; read(2) takes the partly filled page when everything must be out.
+ * - splice(2) of trace_pipe_raw into the spool through a pipe, the
+ *   default: whole pages only, the kernel's own pages handed on, the spool
+ *   written past the page cache (O_DIRECT); read(2) takes the partly filled
+ *   page when everything must be out (a stop, a flush, a second without a
+ *   wake-up). Nothing is left in the pipe between two drains.
+ * - read(2) of trace_pipe_raw, for a flight recording (its ring and trigger
+ *   look at every page): each read copies a page out, a partly filled one
+ *   included (its commit field says how much is valid).
  * - mapped (Linux 6.10+): the CPU's ring buffer is mapped read-only and the
  *   reader ioctl hands over one sub-buffer at a time. A page goes to the
  *   spool once the writer has left it; the page the writer is on goes only
