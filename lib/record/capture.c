@@ -1,10 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Each CPU's thread waits in poll(2) until the kernel says enough of the
- * buffer is full (buffer_percent) or a second has passed, then reads pages
- * until the buffer is empty. It uses read(2) rather than splice: read also
- * returns a partly filled page (its commit field says how much is valid),
- * and nothing is ever left in an intermediate pipe.
+ * buffer is full (buffer_percent) or a second has passed, then takes pages
+ * until the buffer is empty, by one path chosen at start for every CPU
+ * alike (choose_path()):
+ *
+ * - splice(2) of trace_pipe_raw into the spool through a pipe, the
+ *   default: whole pages only, the kernel's own pages handed on, the spool
+ *   written past the page cache (O_DIRECT); read(2) takes the partly filled
+ *   page when everything must be out (a stop, a flush, a second without a
+ *   wake-up). Nothing is left in the pipe between two drains.
+ * - read(2) of trace_pipe_raw, for a flight recording (its ring and trigger
+ *   look at every page): each read copies a page out, a partly filled one
+ *   included (its commit field says how much is valid).
+ * - mapped (Linux 6.10+): the CPU's ring buffer is mapped read-only and the
+ *   reader ioctl hands over one sub-buffer at a time. A page goes to the
+ *   spool once the writer has left it; the page the writer is on goes only
+ *   when everything must be out (a stop, a flush, a second without a
+ *   wake-up), and what is added to it afterwards follows as a page of its
+ *   own (bm_page_rest()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -28,15 +44,56 @@
 #include "blkmap/util/sys.h"
 
 #define BATCH_PAGES	64	/* pages gathered before one write(2) */
+#define SPLICE_BYTES	(1 << 20)	/* a pipe's worth moved by one splice(2) */
 #define POLL_MS		1000	/* read partial pages at least this often */
+#define PARTIAL_NS	(POLL_MS * 1000000ULL)
+
+/*
+ * The reader's view of a mapped ring buffer, as linux/trace_mmap.h (6.10)
+ * has it; Debian 12's headers predate it.
+ */
+struct rb_meta {
+	uint32_t meta_page_size;
+	uint32_t meta_struct_len;
+	uint32_t subbuf_size;
+	uint32_t nr_subbufs;
+	struct {
+		uint64_t lost_events;
+		uint32_t id;
+		uint32_t read;
+	} reader;
+	uint64_t flags, entries, overrun, read, reserved1, reserved2;
+};
+
+#define RB_MMAP_GET_READER	_IO('R', 0x20)	/* TRACE_MMAP_IOCTL_GET_READER */
+#define PAGE_HDR		16	/* time stamp, commit (64-bit kernels) */
+#define COMMIT_MISSED		(1U << 31)	/* events lost before this page */
+#define COMMIT_STORED		(1U << 30)	/* their count after the data */
+#define COMMIT_FLAGS		(COMMIT_MISSED | COMMIT_STORED)
+
+/* One CPU's mapped ring buffer and the sub-buffer in hand. */
+struct mapped {
+	volatile struct rb_meta *meta;
+	size_t meta_len;
+	const char *data;	/* the sub-buffers */
+	size_t data_len;
+	int64_t id;		/* the reader sub-buffer in hand, or -1 */
+	uint32_t seen;		/* its data bytes at the last look */
+	uint32_t sent;		/* its data bytes already put */
+	unsigned looks;		/* looks since it was handed over */
+};
 
 struct cpu_reader {
 	struct bm_capture *capture;
 	int cpu;
 	int pipe_fd;		/* trace_pipe_raw */
+	struct mapped map;	/* its ring buffer, when mapped */
+	int splice_fds[2];	/* a pipe between trace_pipe_raw and the spool */
+	size_t splice_max;	/* what the pipe holds */
 	int flush_fd;		/* eventfd: drain now */
 	atomic_uint flushed;	/* drains done on request */
 	_Atomic uint64_t drained_ns;	/* CLOCK_MONOTONIC when the last drain began */
+	uint64_t all_ns;	/* when the last drain that took everything began */
 	unsigned flush_wanted;	/* the count bm_capture_flush() waits for */
 	int spool_fd;		/* the spool's page file, at this CPU's region */
 	pthread_t thread;
@@ -52,6 +109,8 @@ struct bm_capture {
 	uint64_t region;	/* bytes each CPU may spool */
 	int stop_fd;		/* eventfd: readable once stopping */
 	int notify_fd;
+	enum { BY_READ, BY_SPLICE, BY_MAP } by;	/* the path */
+	char path[160];		/* the path, in words */
 	atomic_bool failed;
 	struct bm_ring *ring;	/* a flight recording's, or NULL */
 	_Atomic(struct bm_trigger *) trigger;	/* looks at pages as they come */
@@ -67,6 +126,29 @@ struct sink {
 	int cpu;
 };
 
+/* Write through the page cache from now on; false if it already did. */
+static bool undirect(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && (fl & O_DIRECT) && fcntl(fd, F_SETFL, fl & ~O_DIRECT) == 0;
+}
+
+/*
+ * Write whole pages to the spool. A file system that took O_DIRECT at
+ * open and refuses a write with it (EINVAL) gets the page cache instead.
+ */
+static int write_pages(int fd, const char *pages, size_t len)
+{
+	off_t at = lseek(fd, 0, SEEK_CUR);
+
+	if (bm_write_full(fd, pages, len) == 0)
+		return 0;
+	if (errno != EINVAL || at < 0 || !undirect(fd) || lseek(fd, at, SEEK_SET) < 0)
+		return -1;
+	return bm_write_full(fd, pages, len);
+}
+
 static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size)
 {
 	if (s->trigger)
@@ -77,7 +159,7 @@ static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size
 	} else if (len > s->room - *s->bytes) {
 		errno = EFBIG;
 		return -1;
-	} else if (bm_write_full(s->fd, pages, len) < 0) {
+	} else if (write_pages(s->fd, pages, len) < 0) {
 		return -1;
 	}
 	*s->bytes += len;
@@ -126,16 +208,217 @@ int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
 	return drain_into(pipe_fd, &s, page_size, batch, batch_pages, write_failed);
 }
 
-/* Read pages until the ring buffer of this CPU is empty. */
-static int drain(struct cpu_reader *r, char *batch)
+static uint32_t read4(const char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t read8(const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Bytes of data a page's commit field says it holds, within the page. */
+static uint32_t page_data(const char *page, uint32_t page_size)
+{
+	uint32_t len = (uint32_t)read8(page + 8) & ~COMMIT_FLAGS;
+
+	return len < page_size - PAGE_HDR ? len : page_size - PAGE_HDR;
+}
+
+int bm_page_rest(char *page, uint32_t from, uint32_t page_size)
+{
+	uint32_t len = page_data(page, page_size), off = 0, head, type, size;
+	uint64_t ts = read8(page), commit;
+
+	if (from > len)
+		return -1;
+	while (off < from) {
+		if (from - off < 4)
+			return -1;
+		head = read4(page + PAGE_HDR + off);
+		type = head & 31;
+		if (type == 0 || type == 29) {	/* a long event, padding */
+			if (from - off < 8)
+				return -1;
+			size = 4 + ((read4(page + PAGE_HDR + off + 4) + 3) & ~3U);
+		} else if (type >= 30) {	/* time extend, absolute time */
+			size = 8;
+		} else {
+			size = 4 + 4 * type;
+		}
+		if (size > from - off)
+			return -1;
+		if (type == 30)
+			ts += ((uint64_t)read4(page + PAGE_HDR + off + 4) << 27) + (head >> 5);
+		else if (type == 31)
+			ts = ((uint64_t)read4(page + PAGE_HDR + off + 4) << 27) + (head >> 5);
+		else
+			ts += head >> 5;
+		off += size;
+	}
+	memmove(page + PAGE_HDR, page + PAGE_HDR + from, len - from);
+	memset(page + PAGE_HDR + len - from, 0, page_size - PAGE_HDR - (len - from));
+	commit = len - from;
+	memcpy(page, &ts, sizeof(ts));
+	memcpy(page + 8, &commit, sizeof(commit));
+	return 0;
+}
+
+/*
+ * Copy sub-buffer @id into @slot as a page of its own (the lost-events
+ * count stored after the data kept, the rest zeroed); its data bytes.
+ */
+static uint32_t look(struct mapped *m, char *slot, uint32_t page_size)
+{
+	const char *sub = m->data + (size_t)m->id * page_size;
+	uint64_t commit = __atomic_load_n((const uint64_t *)(sub + 8), __ATOMIC_ACQUIRE);
+	uint32_t len = (uint32_t)commit & ~COMMIT_FLAGS, copy;
+
+	if (len > page_size - PAGE_HDR)
+		len = page_size - PAGE_HDR;
+	copy = len;
+	if ((commit & COMMIT_STORED) && copy + 8 <= page_size - PAGE_HDR)
+		copy += 8;
+	memcpy(slot, sub, PAGE_HDR + copy);
+	memcpy(slot + 8, &commit, sizeof(commit));
+	memset(slot + PAGE_HDR + copy, 0, page_size - PAGE_HDR - copy);
+	return len;
+}
+
+/*
+ * Take the mapped buffer's pages into @s. Each ioctl marks the sub-buffer
+ * in hand read up to its commit at that moment, or, when it was read to
+ * its end, hands over the next one: so a look taken after the last ioctl
+ * that kept the page already holds everything the page will ever hold when
+ * the next ioctl moves on. The look lives at @batch + len until then.
+ * With @all, the page the writer is on goes too, up to what it holds now.
+ */
+static int map_drain(struct cpu_reader *r, struct sink *s, char *batch, bool all,
+		     bool *write_failed)
+{
+	uint32_t ps = r->capture->page_size, size = 0;
+	struct mapped *m = &r->map;
+	size_t len = 0;
+
+	*write_failed = false;
+	for (;;) {
+		if (ioctl(r->pipe_fd, RB_MMAP_GET_READER) < 0)
+			return -1;
+		if (m->meta->reader.id != m->id) {
+			/* The page in hand is whole: its rest goes out. */
+			if (m->id >= 0 && m->seen > m->sent) {
+				if (m->sent && bm_page_rest(batch + len, m->sent, ps) < 0)
+					goto bad_page;
+				len += ps;
+			}
+			m->id = m->meta->reader.id;
+			m->seen = m->sent = m->looks = 0;
+			if (m->id >= m->meta->nr_subbufs)
+				goto bad_page;
+			if (len == BATCH_PAGES * (size_t)ps) {
+				if (put(s, batch, len, ps) < 0)
+					goto write_error;
+				len = 0;
+			}
+		}
+		size = look(m, batch + len, ps);
+		if (size == m->seen || (!all && ++m->looks > 1))
+			break;		/* empty, or the writer's page */
+		m->seen = size;
+	}
+	m->seen = size;
+	if (all && m->seen > m->sent) {
+		if (m->sent && bm_page_rest(batch + len, m->sent, ps) < 0)
+			goto bad_page;
+		m->sent = m->seen;
+		len += ps;
+	}
+	if (len && put(s, batch, len, ps) < 0)
+		goto write_error;
+	/* The look at the page in hand moves to the batch's start. */
+	if (len && m->id >= 0)
+		m->seen = look(m, batch, ps);
+	return 0;
+bad_page:
+	errno = EPROTO;
+	return -1;
+write_error:
+	*write_failed = true;
+	return -1;
+}
+
+/*
+ * Move whole pages from trace_pipe_raw through the pipe into the spool,
+ * as long as there are whole pages and room for them.
+ */
+static int splice_drain(struct cpu_reader *r, struct sink *s, bool *write_failed)
+{
+	uint32_t ps = r->capture->page_size;
+	ssize_t n, m;
+	size_t want;
+
+	*write_failed = false;
+	for (;;) {
+		want = r->splice_max / ps * ps;
+		if (s->room - *s->bytes < want)
+			want = (s->room - *s->bytes) / ps * ps;
+		if (!want)
+			return 0;	/* read(2) says EFBIG */
+		n = splice(r->pipe_fd, NULL, r->splice_fds[1], NULL, want,
+			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0)
+			return n;
+		while (n > 0) {
+			m = splice(r->splice_fds[0], NULL, s->fd, NULL, n, SPLICE_F_MOVE);
+			if (m < 0 && (errno == EINTR || (errno == EINVAL && undirect(s->fd))))
+				continue;
+			if (m <= 0) {
+				*write_failed = true;
+				if (!m)
+					errno = EIO;
+				return -1;
+			}
+			n -= m;
+			*s->bytes += m;
+		}
+	}
+}
+
+/*
+ * Take pages until the ring buffer of this CPU is empty; when mapped, the
+ * page the writer is on only with @all.
+ */
+static int drain(struct cpu_reader *r, char *batch, bool all)
 {
 	struct sink s = { .fd = r->spool_fd, .room = r->capture->region, .bytes = &r->bytes,
 			  .ring = r->capture->ring, .cpu = r->cpu,
 			  .trigger = atomic_load(&r->capture->trigger) };
 	bool write_failed;
+	int ret;
 
-	if (drain_into(r->pipe_fd, &s, r->capture->page_size, batch, BATCH_PAGES,
-		       &write_failed) == 0)
+	if (r->capture->by == BY_MAP) {
+		ret = map_drain(r, &s, batch, all, &write_failed);
+	} else if (r->capture->by == BY_SPLICE) {
+		ret = splice_drain(r, &s, &write_failed);
+		if (ret == 0 && all)
+			ret = drain_into(r->pipe_fd, &s, r->capture->page_size, batch,
+					 BATCH_PAGES, &write_failed);
+	} else {
+		ret = drain_into(r->pipe_fd, &s, r->capture->page_size, batch, BATCH_PAGES,
+				 &write_failed);
+	}
+	if (ret == 0)
 		return 0;
 	if (write_failed && errno == EFBIG)
 		snprintf(r->error, sizeof(r->error), "CPU %d filled its %llu MiB of spool in "
@@ -144,6 +427,9 @@ static int drain(struct cpu_reader *r, char *batch)
 	else if (write_failed)
 		snprintf(r->error, sizeof(r->error), "cannot write the spool in '%s': %s",
 			 r->capture->spool_path, strerror(errno));
+	else if (r->capture->by == BY_MAP)
+		snprintf(r->error, sizeof(r->error), "cannot take a page from CPU %d's mapped "
+			 "ring buffer: %s", r->cpu, strerror(errno));
 	else
 		snprintf(r->error, sizeof(r->error), "cannot read CPU %d's trace_pipe_raw: %s",
 			 r->cpu, strerror(errno));
@@ -154,17 +440,17 @@ static void *reader_main(void *arg)
 {
 	struct cpu_reader *r = arg;
 	struct bm_capture *c = r->capture;
-	char *batch = malloc((size_t)BATCH_PAGES * c->page_size);
+	char *batch = NULL;
 	struct pollfd fds[3] = {
 		{ .fd = r->pipe_fd, .events = POLLIN },
 		{ .fd = c->stop_fd, .events = POLLIN },
 		{ .fd = r->flush_fd, .events = POLLIN },
 	};
-	bool stopping = false;
+	bool stopping = false, all;
 	eventfd_t requests;
 	uint64_t began;
 
-	if (!batch) {
+	if (posix_memalign((void **)&batch, 4096, (size_t)BATCH_PAGES * c->page_size)) {
 		snprintf(r->error, sizeof(r->error), "out of memory");
 		goto failed;
 	}
@@ -179,9 +465,13 @@ static void *reader_main(void *arg)
 		if (fds[2].revents & POLLIN)
 			eventfd_read(r->flush_fd, &requests);
 		began = bm_now_ns();
-		if (drain(r, batch) < 0)
+		all = stopping || requests || c->by == BY_READ || began - r->all_ns >= PARTIAL_NS;
+		if (drain(r, batch, all) < 0)
 			goto failed;
-		atomic_store(&r->drained_ns, began);
+		if (all) {
+			r->all_ns = began;
+			atomic_store(&r->drained_ns, began);
+		}
 		if (requests)
 			atomic_fetch_add(&r->flushed, 1);
 	}
@@ -193,6 +483,135 @@ failed:
 	if (c->notify_fd >= 0)
 		eventfd_write(c->notify_fd, 1);
 	return NULL;
+}
+
+static void unmap_cpu(struct mapped *m)
+{
+	if (m->data)
+		munmap((void *)m->data, m->data_len);
+	if (m->meta)
+		munmap((void *)m->meta, m->meta_len);
+	m->data = NULL;
+	m->meta = NULL;
+}
+
+/* Map CPU @r's ring buffer, its sub-buffers of @page_size. -1 with errno. */
+static int map_cpu(struct cpu_reader *r, uint32_t page_size)
+{
+	struct mapped *m = &r->map;
+	long psz = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	m->id = -1;
+	p = mmap(NULL, psz, PROT_READ, MAP_SHARED, r->pipe_fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	m->meta = p;
+	m->meta_len = psz;
+	if (m->meta->subbuf_size != page_size || !m->meta->nr_subbufs ||
+	    m->meta->meta_struct_len < sizeof(struct rb_meta) - 16) {
+		errno = EPROTO;
+		return -1;
+	}
+	m->data_len = (size_t)m->meta->subbuf_size * m->meta->nr_subbufs;
+	p = mmap(NULL, m->data_len, PROT_READ, MAP_SHARED, r->pipe_fd, m->meta->meta_page_size);
+	if (p == MAP_FAILED)
+		return -1;
+	m->data = p;
+	return 0;
+}
+
+/*
+ * Write the spool past the page cache: nothing reads it again while
+ * recording, and a copy into the page cache (and its write-back) is most of
+ * what a page costs once the kernel has handed it over. False, everything
+ * as it was, where the file system refuses.
+ */
+static bool spool_direct(struct bm_capture *c)
+{
+	int cpu, fl;
+
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		fl = fcntl(c->cpus[cpu].spool_fd, F_GETFL);
+		if (fl < 0 || fcntl(c->cpus[cpu].spool_fd, F_SETFL, fl | O_DIRECT) < 0)
+			break;
+	}
+	if (cpu == c->ncpus)
+		return true;
+	while (cpu-- > 0)
+		undirect(c->cpus[cpu].spool_fd);
+	return false;
+}
+
+/*
+ * The path, for every CPU alike (BLKMAP_CAPTURE may ask for another):
+ * splice(2) into a spool written past the page cache, on every kernel;
+ * read(2) where each page must be seen here (--ring); the buffer mapped
+ * (Linux 6.10+) only when asked, as it costs more on 6.18: the reader ioctl
+ * walks every event of the sub-buffer it hands over.
+ */
+static void choose_path(struct bm_capture *c)
+{
+	const char *want = getenv("BLKMAP_CAPTURE");
+	int cpu, size;
+
+	if (c->ring) {
+		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (a flight recording "
+			 "looks at every page)");
+		return;
+	}
+	if (want && !strcmp(want, "read")) {
+		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (BLKMAP_CAPTURE=read)");
+		return;
+	}
+	if (want && !strcmp(want, "mapped")) {
+		for (cpu = 0; cpu < c->ncpus; cpu++)
+			if (map_cpu(&c->cpus[cpu], c->page_size) < 0)
+				break;
+		if (cpu == c->ncpus) {
+			c->by = BY_MAP;
+			snprintf(c->path, sizeof(c->path), "the ring buffer mapped "
+				 "(BLKMAP_CAPTURE=mapped)");
+			return;
+		}
+		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (CPU %d's ring "
+			 "buffer cannot be mapped: %s)", cpu, strerror(errno));
+		for (cpu = 0; cpu < c->ncpus; cpu++)
+			unmap_cpu(&c->cpus[cpu].map);
+		return;
+	}
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		if (pipe2(c->cpus[cpu].splice_fds, O_CLOEXEC) < 0)
+			break;
+		size = fcntl(c->cpus[cpu].splice_fds[1], F_SETPIPE_SZ, SPLICE_BYTES);
+		if (size < 0)	/* above /proc/sys/fs/pipe-max-size: as it is */
+			size = fcntl(c->cpus[cpu].splice_fds[1], F_GETPIPE_SZ);
+		if (size < (int)c->page_size) {
+			close(c->cpus[cpu].splice_fds[0]);
+			close(c->cpus[cpu].splice_fds[1]);
+			c->cpus[cpu].splice_fds[0] = c->cpus[cpu].splice_fds[1] = -1;
+			errno = EINVAL;
+			break;
+		}
+		c->cpus[cpu].splice_max = size;
+	}
+	if (cpu < c->ncpus) {
+		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (no pipe: %s)",
+			 strerror(errno));
+		return;
+	}
+	c->by = BY_SPLICE;
+	if (spool_direct(c))
+		snprintf(c->path, sizeof(c->path), "splice(2) of trace_pipe_raw into the spool, "
+			 "past the page cache");
+	else
+		snprintf(c->path, sizeof(c->path), "splice(2) of trace_pipe_raw into the spool "
+			 "(its file system refused O_DIRECT: %s)", strerror(errno));
+}
+
+const char *bm_capture_path(struct bm_capture *c)
+{
+	return c->path;
 }
 
 struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
@@ -214,7 +633,8 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 	/* Every descriptor marked unopened before the first can fail: 0 is stdin. */
 	c->stop_fd = -1;
 	for (cpu = 0; cpu < ncpus; cpu++)
-		c->cpus[cpu].pipe_fd = c->cpus[cpu].spool_fd = c->cpus[cpu].flush_fd = -1;
+		c->cpus[cpu].pipe_fd = c->cpus[cpu].spool_fd = c->cpus[cpu].flush_fd =
+			c->cpus[cpu].splice_fds[0] = c->cpus[cpu].splice_fds[1] = -1;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		c->cpus[cpu].flush_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (c->cpus[cpu].flush_fd < 0) {
@@ -257,6 +677,7 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 			goto fail;
 		}
 	}
+	choose_path(c);
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		errno = pthread_create(&c->cpus[cpu].thread, NULL, reader_main, &c->cpus[cpu]);
 		if (errno) {
@@ -363,6 +784,11 @@ void bm_capture_free(struct bm_capture *c)
 	for (cpu = 0; cpu < c->ncpus; cpu++) {
 		struct cpu_reader *r = &c->cpus[cpu];
 
+		unmap_cpu(&r->map);
+		if (r->splice_fds[0] >= 0)
+			close(r->splice_fds[0]);
+		if (r->splice_fds[1] >= 0)
+			close(r->splice_fds[1]);
 		if (r->pipe_fd >= 0)
 			close(r->pipe_fd);
 		if (r->spool_fd >= 0)

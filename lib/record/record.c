@@ -772,7 +772,8 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 	}
 	if (arm(&r) < 0)
 		goto out;
-	bm_tell(opts->notify, "recording into instance %s%s", bm_session_name(r.session),
+	bm_tell(opts->notify, "recording into instance %s, pages by %s%s",
+		bm_session_name(r.session), bm_capture_path(r.capture),
 		opts->argv ? "" : "; Ctrl-C to stop");
 	if (opts->argv && start_command(&r) < 0) {
 		/* Keep what was recorded; the caller exits with 127. */

@@ -52,6 +52,19 @@ void bm_capture_set_trigger(struct bm_capture *c, struct bm_trigger *t);
 int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
 		   size_t batch_pages, uint64_t room, uint64_t *bytes, bool *write_failed);
 
+/*
+ * How pages are taken, the same for every CPU: "ring buffer mapped"
+ * (Linux 6.10+), or read(2) of trace_pipe_raw and why.
+ */
+const char *bm_capture_path(struct bm_capture *c);
+/*
+ * Make the rest of @page after its first @from data bytes a page of its own:
+ * the data moved to the front, the time stamp that of the last event left
+ * out (time extends and absolute stamps followed). -1 if @from does not
+ * fall between two events.
+ */
+int bm_page_rest(char *page, uint32_t from, uint32_t page_size);
+
 /* Close what capture opened; the spool stays (bm_spool_remove). NULL is fine. */
 void bm_capture_free(struct bm_capture *c);
 
