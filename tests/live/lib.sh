@@ -12,11 +12,39 @@ skip() { echo "$*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "# $*"; }
 
+# Is process $1 still running (a zombie is not)?
+running() {
+	[ -r "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | grep -q '^Z'
+}
+
+# Stop the background jobs: SIGINT, as a user would, then SIGTERM, then
+# SIGKILL, each after a few seconds. Background jobs of sh start with SIGINT
+# ignored, and a program that keeps an ignored signal ignored (a FUSE daemon)
+# would otherwise be waited for until the suite's limit.
+stop_jobs() {
+	# Not $(jobs -p): dash's command substitution is a subshell without jobs.
+	jobs -p >"$T/.jobs"
+	pids=$(cat "$T/.jobs")
+	for sig in INT TERM KILL; do
+		[ -n "$pids" ] || break
+		kill -$sig $pids 2>/dev/null || true
+		tries=0
+		while [ -n "$pids" ] && [ $tries -lt 30 ]; do
+			alive=
+			for pid in $pids; do ! running "$pid" || alive="$alive $pid"; done
+			pids=$alive
+			[ -z "$pids" ] || sleep 0.1
+			tries=$((tries + 1))
+		done
+		[ -z "$pids" ] || echo "# cleanup: SIG$sig left$pids running" >&2
+	done
+	wait 2>/dev/null || true
+}
+
 cleanup() {
 	status=$?
-	# Recorders a failed test left running: stop them, as a user would.
-	for pid in $(jobs -p); do kill -INT "$pid" 2>/dev/null || true; done
-	wait 2>/dev/null || true
+	# Recorders a failed test left running: stop them.
+	stop_jobs
 	while read -r kind dev; do
 		case $kind in
 		loop) losetup -d "$dev" 2>/dev/null || true ;;
