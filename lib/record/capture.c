@@ -5,14 +5,13 @@
  * until the buffer is empty, by one path chosen at start for every CPU
  * alike (choose_path()):
  *
- * - splice(2) of trace_pipe_raw into the spool through a pipe, the
- *   default: whole pages only, the kernel's own pages handed on, the spool
- *   written past the page cache (O_DIRECT); read(2) takes the partly filled
+ * - read(2) of trace_pipe_raw: each read copies a page out, a partly
+ *   filled one included (its commit field says how much is valid), and the
+ *   pages go to the spool BATCH_PAGES at a time.
+ * - splice(2) of trace_pipe_raw into the spool through a pipe: whole pages
+ *   only, the kernel's own pages handed on; read(2) takes the partly filled
  *   page when everything must be out (a stop, a flush, a second without a
  *   wake-up). Nothing is left in the pipe between two drains.
- * - read(2) of trace_pipe_raw, for a flight recording (its ring and trigger
- *   look at every page): each read copies a page out, a partly filled one
- *   included (its commit field says how much is valid).
  * - mapped (Linux 6.10+): the CPU's ring buffer is mapped read-only and the
  *   reader ioctl hands over one sub-buffer at a time. A page goes to the
  *   spool once the writer has left it; the page the writer is on goes only
@@ -44,7 +43,7 @@
 #include "blkmap/util/sys.h"
 
 #define BATCH_PAGES	64	/* pages gathered before one write(2) */
-#define SPLICE_BYTES	(1 << 20)	/* a pipe's worth moved by one splice(2) */
+#define BATCH_BYTES	(256 << 10)	/* the most one splice(2) moves, as one write(2) of pages */
 #define POLL_MS		1000	/* read partial pages at least this often */
 #define PARTIAL_NS	(POLL_MS * 1000000ULL)
 
@@ -126,29 +125,6 @@ struct sink {
 	int cpu;
 };
 
-/* Write through the page cache from now on; false if it already did. */
-static bool undirect(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	return fl >= 0 && (fl & O_DIRECT) && fcntl(fd, F_SETFL, fl & ~O_DIRECT) == 0;
-}
-
-/*
- * Write whole pages to the spool. A file system that took O_DIRECT at
- * open and refuses a write with it (EINVAL) gets the page cache instead.
- */
-static int write_pages(int fd, const char *pages, size_t len)
-{
-	off_t at = lseek(fd, 0, SEEK_CUR);
-
-	if (bm_write_full(fd, pages, len) == 0)
-		return 0;
-	if (errno != EINVAL || at < 0 || !undirect(fd) || lseek(fd, at, SEEK_SET) < 0)
-		return -1;
-	return bm_write_full(fd, pages, len);
-}
-
 static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size)
 {
 	if (s->trigger)
@@ -159,7 +135,7 @@ static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size
 	} else if (len > s->room - *s->bytes) {
 		errno = EFBIG;
 		return -1;
-	} else if (write_pages(s->fd, pages, len) < 0) {
+	} else if (bm_write_full(s->fd, pages, len) < 0) {
 		return -1;
 	}
 	*s->bytes += len;
@@ -381,7 +357,7 @@ static int splice_drain(struct cpu_reader *r, struct sink *s, bool *write_failed
 			return n;
 		while (n > 0) {
 			m = splice(r->splice_fds[0], NULL, s->fd, NULL, n, SPLICE_F_MOVE);
-			if (m < 0 && (errno == EINTR || (errno == EINVAL && undirect(s->fd))))
+			if (m < 0 && errno == EINTR)
 				continue;
 			if (m <= 0) {
 				*write_failed = true;
@@ -521,92 +497,105 @@ static int map_cpu(struct cpu_reader *r, uint32_t page_size)
 	return 0;
 }
 
-/*
- * Write the spool past the page cache: nothing reads it again while
- * recording, and a copy into the page cache (and its write-back) is most of
- * what a page costs once the kernel has handed it over. False, everything
- * as it was, where the file system refuses.
- */
-static bool spool_direct(struct bm_capture *c)
+/* Map every CPU's buffer, or none. */
+static bool map_all(struct bm_capture *c)
 {
-	int cpu, fl;
+	int cpu;
 
-	for (cpu = 0; cpu < c->ncpus; cpu++) {
-		fl = fcntl(c->cpus[cpu].spool_fd, F_GETFL);
-		if (fl < 0 || fcntl(c->cpus[cpu].spool_fd, F_SETFL, fl | O_DIRECT) < 0)
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		if (map_cpu(&c->cpus[cpu], c->page_size) < 0)
 			break;
-	}
 	if (cpu == c->ncpus)
 		return true;
-	while (cpu-- > 0)
-		undirect(c->cpus[cpu].spool_fd);
+	snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (CPU %d's ring buffer "
+		 "cannot be mapped: %s)", cpu, strerror(errno));
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		unmap_cpu(&c->cpus[cpu].map);
 	return false;
 }
 
 /*
- * The path, for every CPU alike (BLKMAP_CAPTURE may ask for another):
- * splice(2) into a spool written past the page cache, on every kernel;
- * read(2) where each page must be seen here (--ring); the buffer mapped
- * (Linux 6.10+) only when asked, as it costs more on 6.18: the reader ioctl
- * walks every event of the sub-buffer it hands over.
+ * A pipe per CPU, each holding at least a sub-buffer and a splice(2) at
+ * most BATCH_BYTES (or a sub-buffer): what one failing write loses is what
+ * read(2)'s batch would. Every CPU's, or none.
+ */
+static bool pipe_all(struct bm_capture *c)
+{
+	size_t want = c->page_size > BATCH_BYTES ? c->page_size : BATCH_BYTES;
+	int cpu, size;
+
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		struct cpu_reader *r = &c->cpus[cpu];
+
+		if (pipe2(r->splice_fds, O_CLOEXEC) < 0)
+			break;
+		size = fcntl(r->splice_fds[1], F_SETPIPE_SZ, (int)want);
+		if (size < 0)	/* above /proc/sys/fs/pipe-max-size: as it is */
+			size = fcntl(r->splice_fds[1], F_GETPIPE_SZ);
+		if (size < (int)c->page_size) {
+			errno = size < 0 ? errno : EMSGSIZE;
+			break;
+		}
+		r->splice_max = (size_t)size < want ? (size_t)size : want;
+	}
+	if (cpu == c->ncpus)
+		return true;
+	snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (no pipe for splice(2): "
+		 "%s)", strerror(errno));
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		struct cpu_reader *r = &c->cpus[cpu];
+
+		if (r->splice_fds[0] >= 0)
+			close(r->splice_fds[0]);
+		if (r->splice_fds[1] >= 0)
+			close(r->splice_fds[1]);
+		r->splice_fds[0] = r->splice_fds[1] = -1;
+	}
+	return false;
+}
+
+/*
+ * The path, for every CPU alike; BLKMAP_CAPTURE=read, splice or mapped asks
+ * for one (for A/B runs, bench/run). A flight recording reads: its ring and
+ * trigger look at every page. Otherwise, by sub-buffer size:
+ * - a page (the kernel's default): read(2). splice(2) hands the kernel's
+ *   own page on, but allocates and clears a page in its place for each,
+ *   and the spool's page cache copies it all the same: it cost a tenth
+ *   more per event than read(2) on 6.18 (bench/run).
+ * - larger (-S, Linux 6.8+): splice(2), whole sub-buffers only. read(2)
+ *   takes the writer's sub-buffer partly filled at every wake-up, copied
+ *   event by event: it cost 1.7 times splice(2)'s.
+ * The mapped buffer (6.10+) is never the default: its reader ioctl walks
+ * every event of the sub-buffer it hands over, the dearest of the three.
  */
 static void choose_path(struct bm_capture *c)
 {
 	const char *want = getenv("BLKMAP_CAPTURE");
-	int cpu, size;
+	bool large = c->page_size > (uint32_t)sysconf(_SC_PAGESIZE);
 
 	if (c->ring) {
 		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (a flight recording "
 			 "looks at every page)");
-		return;
-	}
-	if (want && !strcmp(want, "read")) {
-		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (BLKMAP_CAPTURE=read)");
-		return;
-	}
-	if (want && !strcmp(want, "mapped")) {
-		for (cpu = 0; cpu < c->ncpus; cpu++)
-			if (map_cpu(&c->cpus[cpu], c->page_size) < 0)
-				break;
-		if (cpu == c->ncpus) {
-			c->by = BY_MAP;
-			snprintf(c->path, sizeof(c->path), "the ring buffer mapped "
-				 "(BLKMAP_CAPTURE=mapped)");
+	} else if (want && !strcmp(want, "mapped")) {
+		if (!map_all(c))
 			return;
-		}
-		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (CPU %d's ring "
-			 "buffer cannot be mapped: %s)", cpu, strerror(errno));
-		for (cpu = 0; cpu < c->ncpus; cpu++)
-			unmap_cpu(&c->cpus[cpu].map);
-		return;
+		c->by = BY_MAP;
+		snprintf(c->path, sizeof(c->path), "the ring buffer mapped (BLKMAP_CAPTURE=mapped)");
+	} else if (want && !strcmp(want, "read")) {
+		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (BLKMAP_CAPTURE=read)");
+	} else if ((want && !strcmp(want, "splice")) || (!want && large)) {
+		if (!pipe_all(c))
+			return;
+		c->by = BY_SPLICE;
+		snprintf(c->path, sizeof(c->path), "splice(2) of trace_pipe_raw (%s)",
+			 want ? "BLKMAP_CAPTURE=splice" : "sub-buffers larger than a page");
+	} else if (want && strcmp(want, "read")) {
+		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (BLKMAP_CAPTURE=%.32s "
+			 "is none of read, splice, mapped)", want);
+	} else {
+		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (sub-buffers of a "
+			 "page)");
 	}
-	for (cpu = 0; cpu < c->ncpus; cpu++) {
-		if (pipe2(c->cpus[cpu].splice_fds, O_CLOEXEC) < 0)
-			break;
-		size = fcntl(c->cpus[cpu].splice_fds[1], F_SETPIPE_SZ, SPLICE_BYTES);
-		if (size < 0)	/* above /proc/sys/fs/pipe-max-size: as it is */
-			size = fcntl(c->cpus[cpu].splice_fds[1], F_GETPIPE_SZ);
-		if (size < (int)c->page_size) {
-			close(c->cpus[cpu].splice_fds[0]);
-			close(c->cpus[cpu].splice_fds[1]);
-			c->cpus[cpu].splice_fds[0] = c->cpus[cpu].splice_fds[1] = -1;
-			errno = EINVAL;
-			break;
-		}
-		c->cpus[cpu].splice_max = size;
-	}
-	if (cpu < c->ncpus) {
-		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (no pipe: %s)",
-			 strerror(errno));
-		return;
-	}
-	c->by = BY_SPLICE;
-	if (spool_direct(c))
-		snprintf(c->path, sizeof(c->path), "splice(2) of trace_pipe_raw into the spool, "
-			 "past the page cache");
-	else
-		snprintf(c->path, sizeof(c->path), "splice(2) of trace_pipe_raw into the spool "
-			 "(its file system refused O_DIRECT: %s)", strerror(errno));
 }
 
 const char *bm_capture_path(struct bm_capture *c)

@@ -1,9 +1,10 @@
 # The capture paths take the same events: recorders side by side, one by the
-# default path (splice(2) into a spool past the page cache), one by read(2)
-# and, where the kernel maps its buffers (6.10+), one by the mapped buffer,
-# each saying its path; a burst, then writes a second apart (partly filled
-# pages, taken at a flush and finished later); every recording's writes on
-# the device are the kernel's count.
+# default path (read(2) with sub-buffers of a page), one by splice(2), one
+# with sub-buffers of 64 KiB where the kernel has them (6.8+; splice(2) by
+# default there) and, where the kernel maps its buffers (6.10+), one by the
+# mapped buffer, each saying its path; a burst, then writes a second apart
+# (partly filled pages, taken at a flush and finished later); every
+# recording's writes on the device are the kernel's count.
 . "$(dirname "$0")/lib.sh"
 need_root
 # Background jobs of sh ignore SIGINT: a failure stops the recorders with TERM.
@@ -16,10 +17,13 @@ trap 'st=$?; stop_all; (exit $st); cleanup' EXIT
 
 z=$(new_zram)
 DEV=$(devnum zram$z)
-paths="default read mapped"
+paths="default splice mapped"
+[ ! -e "$(tracing_dir)/buffer_subbuf_size_kb" ] || paths="$paths large"
 for p in $paths; do
 	if [ $p = default ]; then
 		"$BLKMAP" record -o "$T/$p.dat" 2>"$T/$p.err" &
+	elif [ $p = large ]; then
+		"$BLKMAP" record -S 64 -o "$T/$p.dat" 2>"$T/$p.err" &
 	else
 		BLKMAP_CAPTURE=$p "$BLKMAP" record -o "$T/$p.dat" 2>"$T/$p.err" &
 	fi
@@ -28,10 +32,14 @@ done
 for p in $paths; do
 	wait_line "$T/$p.err" "recording into"
 done
-grep -q "pages by splice(2) of trace_pipe_raw into the spool" "$T/default.err" ||
-	fail "the default path is not splice(2): $(cat "$T/default.err")"
-grep -q "pages by read(2) of trace_pipe_raw (BLKMAP_CAPTURE=read)" "$T/read.err" ||
-	fail "BLKMAP_CAPTURE=read did not read: $(cat "$T/read.err")"
+grep -q "pages by read(2) of trace_pipe_raw (sub-buffers of a page)" "$T/default.err" ||
+	fail "the default path is not read(2): $(cat "$T/default.err")"
+grep -q "pages by splice(2) of trace_pipe_raw (BLKMAP_CAPTURE=splice)" "$T/splice.err" ||
+	fail "BLKMAP_CAPTURE=splice did not splice: $(cat "$T/splice.err")"
+case $paths in *large*)
+	grep -q "pages by splice(2) of trace_pipe_raw (sub-buffers larger than a page)" \
+		"$T/large.err" || fail "64 KiB sub-buffers are not spliced: $(cat "$T/large.err")" ;;
+esac
 if ! grep -q "pages by the ring buffer mapped" "$T/mapped.err"; then
 	grep -q "cannot be mapped" "$T/mapped.err" ||
 		fail "BLKMAP_CAPTURE=mapped neither mapped nor said why: $(cat "$T/mapped.err")"
@@ -63,7 +71,7 @@ for p in $paths; do
 	[ "$writes" = $((after - before)) ] ||
 		fail "$p: ${writes:-no} writes on zram$z, the kernel counted $((after - before))"
 done
-for p in read mapped; do
+for p in $paths; do
 	diff "$T/default.count" "$T/$p.count" || fail "the default path and $p took different events"
 done
 note "$(awk '{s += $2} END {print s}' "$T/default.count") events alike by every path; $((after - before)) writes on zram$z"

@@ -1,33 +1,45 @@
 # The output's device starts failing writes with EIO while recording: the
 # recording stops with that error, keeps what it had written, readable, and
-# recoverable elsewhere.
+# recoverable elsewhere; by read(2), the default, and by splice(2), whose
+# writes are no larger than read(2)'s batch.
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -x "${EIOFS:-}" ] || skip "no eiofs helper (libfuse3-dev)"
 [ -e /dev/fuse ] || skip "no /dev/fuse"
 
-mkdir "$T/backing" "$T/bad"
-"$EIOFS" "$T/backing" "$T/bad" 300000 2>/dev/null &
-for i in $(seq 50); do grep -q " $T/bad " /proc/mounts && break; sleep 0.1; done
-grep -q " $T/bad " /proc/mounts || skip "cannot mount a FUSE file system here"
 truncate -s 64M "$T/img"
 L=$(new_loop "$T/img")
-set +e
-"$BLKMAP" record -o "$T/bad/rec.dat" -- dd if=/dev/zero of="$L" bs=4k count=20000 \
-	oflag=direct 2>"$T/err"
-got=$?
-set -e
-cat "$T/err"
-[ "$got" -eq 1 ] || fail "record on a failing device exited $got, not 1"
-grep -q "Input/output error" "$T/err" || fail "no word of the I/O error"
-spool=$(ls -d "$T"/bad/.blkmap-*.spool) || fail "the spool was not kept"
-n=$("$BLKMAP" report "$spool" | grep -c "block_rq_issue .*$(basename "$L")" || true)
-note "the kept spool holds $n write requests"
-[ "$n" -gt 0 ] || fail "the kept spool holds no I/O"
-"$BLKMAP" recover "$spool" -o "$T/recovered.dat" || fail "recover failed"
-m=$("$BLKMAP" report "$T/recovered.dat" | grep -c "block_rq_issue .*$(basename "$L")" || true)
-[ "$m" -eq "$n" ] || fail "recovered $m write requests of $n"
-fusermount3 -u "$T/bad" 2>/dev/null || umount "$T/bad"
-pid=${spool##*/.blkmap-}
-[ ! -e "/run/blkmap/${pid%.spool}" ] || fail "recover left the spool's registry entry"
-assert_clean
+
+# eio_run NAME [VAR=VALUE...]: record on a fresh file system that fails
+# after 300000 bytes, as the user would, with that environment.
+eio_run() {
+	name=$1
+	shift
+	mkdir "$T/backing.$name" "$T/bad.$name"
+	"$EIOFS" "$T/backing.$name" "$T/bad.$name" 300000 2>/dev/null &
+	for i in $(seq 50); do grep -q " $T/bad.$name " /proc/mounts && break; sleep 0.1; done
+	grep -q " $T/bad.$name " /proc/mounts || skip "cannot mount a FUSE file system here"
+	set +e
+	env "$@" "$BLKMAP" record -o "$T/bad.$name/rec.dat" -- dd if=/dev/zero of="$L" bs=4k \
+		count=20000 oflag=direct 2>"$T/err.$name"
+	got=$?
+	set -e
+	cat "$T/err.$name"
+	[ "$got" -eq 1 ] || fail "$name: record on a failing device exited $got, not 1"
+	grep -q "Input/output error" "$T/err.$name" || fail "$name: no word of the I/O error"
+	spool=$(ls -d "$T"/bad.$name/.blkmap-*.spool) || fail "$name: the spool was not kept"
+	n=$("$BLKMAP" report "$spool" | grep -c "block_rq_issue .*$(basename "$L")" || true)
+	note "$name: the kept spool holds $n write requests"
+	[ "$n" -gt 0 ] || fail "$name: the kept spool holds no I/O"
+	"$BLKMAP" recover "$spool" -o "$T/recovered.$name.dat" || fail "$name: recover failed"
+	m=$("$BLKMAP" report "$T/recovered.$name.dat" | grep -c "block_rq_issue .*$(basename "$L")" || true)
+	[ "$m" -eq "$n" ] || fail "$name: recovered $m write requests of $n"
+	fusermount3 -u "$T/bad.$name" 2>/dev/null || umount "$T/bad.$name"
+	pid=${spool##*/.blkmap-}
+	[ ! -e "/run/blkmap/${pid%.spool}" ] || fail "$name: recover left the spool's registry entry"
+	assert_clean
+}
+eio_run default
+grep -q "pages by read(2)" "$T/err.default" || fail "the default path is not read(2)"
+eio_run splice BLKMAP_CAPTURE=splice
+grep -q "pages by splice(2)" "$T/err.splice" || fail "BLKMAP_CAPTURE=splice did not splice"
