@@ -416,7 +416,7 @@ static void *reader_main(void *arg)
 {
 	struct cpu_reader *r = arg;
 	struct bm_capture *c = r->capture;
-	char *batch = NULL;
+	char *batch = malloc((size_t)BATCH_PAGES * c->page_size);
 	struct pollfd fds[3] = {
 		{ .fd = r->pipe_fd, .events = POLLIN },
 		{ .fd = c->stop_fd, .events = POLLIN },
@@ -426,7 +426,7 @@ static void *reader_main(void *arg)
 	eventfd_t requests;
 	uint64_t began;
 
-	if (posix_memalign((void **)&batch, 4096, (size_t)BATCH_PAGES * c->page_size)) {
+	if (!batch) {
 		snprintf(r->error, sizeof(r->error), "out of memory");
 		goto failed;
 	}
