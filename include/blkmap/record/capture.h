@@ -53,8 +53,9 @@ int bm_drain_pages(int pipe_fd, int out_fd, uint32_t page_size, char *batch,
 		   size_t batch_pages, uint64_t room, uint64_t *bytes, bool *write_failed);
 
 /*
- * How pages are taken, the same for every CPU: "ring buffer mapped"
- * (Linux 6.10+), or read(2) of trace_pipe_raw and why.
+ * How pages are taken, the same for every CPU, in words for the start
+ * line: read(2) or splice(2) of trace_pipe_raw, or the ring buffer mapped
+ * (Linux 6.10+), and why.
  */
 const char *bm_capture_path(struct bm_capture *c);
 /*
