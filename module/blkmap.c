@@ -98,6 +98,22 @@ static void emit_mark(enum blkmap_op op, u64 count)
 			  (u64)(long)none, 0ULL, count);
 }
 
+/*
+ * The number a device's I/O carries. A hidden disk (an NVMe head's path)
+ * has no devt, yet its I/O carries its bdev's number, which device_add_disk()
+ * gives it only after the device is added (the class interface's add_dev);
+ * by then the gendisk holds it already. Other devices are added with their
+ * devt, before their bdev has one.
+ */
+static dev_t dev_of(struct device *dev, struct block_device *bdev)
+{
+	if (dev->devt)
+		return dev->devt;
+	if (bdev->bd_dev || dev->type != disk_type_p)
+		return bdev->bd_dev;
+	return MKDEV(bdev->bd_disk->major, bdev->bd_disk->first_minor);
+}
+
 static void emit(enum blkmap_op op, struct device *dev)
 {
 	struct block_device *bdev;
@@ -105,12 +121,7 @@ static void emit(enum blkmap_op op, struct device *dev)
 
 	bdev = dev_to_bdev(dev);
 	disk = bdev->bd_disk;
-	/*
-	 * A hidden disk (an NVMe head's path) has no devt, yet its I/O carries
-	 * its bdev's number. Other devices are added before their bdev has one.
-	 */
-	synth_event_trace(event_file, ARRAY_SIZE(fields), (u64)op,
-			  (u64)(dev->devt ? dev->devt : bdev->bd_dev),
+	synth_event_trace(event_file, ARRAY_SIZE(fields), (u64)op, (u64)dev_of(dev, bdev),
 			  (u64)(long)dev_name(dev),
 			  (u64)(dev->type == disk_type_p ? 0 : partno_of(bdev)),
 			  (u64)(long)disk->disk_name, (u64)disk->diskseq,

@@ -114,6 +114,33 @@ static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 	}
 }
 
+/*
+ * An NVMe controller's uevent: its hidden path disks send none of their
+ * own. Sent after the listener's previous marker if fresh, else after the
+ * previous uevent.
+ */
+static void feed_controller(struct bm_feeder *f, const struct bm_marker_parsed *p,
+			    struct bm_obs *o)
+{
+	const char *action = bm_marker_get(p, "action");
+	const char *fresh = bm_marker_get(p, "fresh");
+
+	o->name = bm_marker_get(p, "name");
+	if (!action || !o->name || !o->name[0])
+		return;
+	if (!strcmp(action, "add"))
+		o->type = BM_OBS_CTRL_ADD;
+	else if (!strcmp(action, "remove"))
+		o->type = BM_OBS_CTRL_REMOVE;
+	else
+		return;
+	o->by = BM_SRC_UEVENT;
+	if (fresh && !strcmp(fresh, "1") && f->have_listener)
+		f->sent_after = f->listener_ts;
+	o->after = f->sent_after;
+	bm_map_observe(f->map, o);
+}
+
 /* A mount marker: its change came after its "after" (the trace clock's ns). */
 static void feed_mount(struct bm_feeder *f, const struct bm_marker_parsed *p, struct bm_obs *o)
 {
@@ -164,6 +191,8 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		bm_map_observe(f->map, &o);
 	} else if (!strcmp(p.type, "mount")) {
 		feed_mount(f, &p, &o);
+	} else if (!strcmp(p.type, "controller")) {
+		feed_controller(f, &p, &o);
 	} else if (!strcmp(p.type, "window-begin")) {
 		f->window_from = ev->ts;
 	} else if (!strcmp(p.type, "record-begin")) {
@@ -174,7 +203,8 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		f->wall_ns = number(&p, "wall_ns");
 		f->mono_ns = number(&p, "mono_ns");
 	}
-	if (!strcmp(p.type, "uevent") || !strcmp(p.type, "uevent-listen") ||
+	if (!strcmp(p.type, "uevent") || !strcmp(p.type, "controller") ||
+	    !strcmp(p.type, "uevent-listen") ||
 	    !strcmp(p.type, BM_MARKER_IDLE)) {
 		f->listener_ts = ev->ts;
 		f->have_listener = true;

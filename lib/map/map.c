@@ -45,6 +45,9 @@ struct bm_map {
 	size_t ngaps, capgaps;
 	const struct bm_span **sorted;
 	size_t nsorted;
+	/* NVMe controllers added (uevents): the last add of each name */
+	struct ctrl_add { char name[32]; uint64_t ts, after; } *ctrls;
+	size_t nctrls, capctrls;
 };
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -522,13 +525,94 @@ static void observe_remove(struct bm_map *m, struct devstate *d, const struct bm
 	d->open = false;
 }
 
+/* Is @via ("nvme1 tcp traddr=...") a path through controller @ctrl ("nvme1")? */
+static bool via_controller(const char *via, const char *ctrl)
+{
+	size_t n = strlen(ctrl);
+
+	return n && !strncmp(via, ctrl, n) && (via[n] == ' ' || !via[n]);
+}
+
+static struct ctrl_add *find_ctrl(const struct bm_map *m, const char *via)
+{
+	size_t i;
+
+	for (i = 0; via && i < m->nctrls; i++)
+		if (via_controller(via, m->ctrls[i].name))
+			return &m->ctrls[i];
+	return NULL;
+}
+
+static void observe_ctrl_add(struct bm_map *m, const struct bm_obs *o)
+{
+	struct ctrl_add *c = NULL;
+	size_t i;
+
+	for (i = 0; i < m->nctrls; i++)
+		if (!strcmp(m->ctrls[i].name, o->name))
+			c = &m->ctrls[i];
+	if (!c) {
+		if (m->nctrls == m->capctrls) {
+			size_t cap = m->capctrls ? 2 * m->capctrls : 8;
+			struct ctrl_add *more = realloc(m->ctrls, cap * sizeof(*more));
+
+			if (!more)
+				return;
+			m->ctrls = more;
+			m->capctrls = cap;
+		}
+		c = &m->ctrls[m->nctrls++];
+		copy_str(c->name, sizeof(c->name), o->name);
+	}
+	c->ts = o->ts;
+	c->after = o->after;
+}
+
+/*
+ * An NVMe controller went away: the paths through it (hidden disks, no
+ * uevents of their own) were removed before it, so before its uevent.
+ */
+static void observe_ctrl_remove(struct bm_map *m, const struct bm_obs *o)
+{
+	size_t i;
+
+	for (i = 0; i < m->ndevs; i++) {
+		struct devstate *d = &m->devs[i];
+		struct bm_span *s = open_span(d);
+
+		if (!s || !via_controller(s->via, o->name))
+			continue;
+		close_span(s, 0, o->ts, o->by);
+		d->open = false;
+	}
+}
+
+/*
+ * An NVMe path disk (it names its controller) whose diskseq grew: a path
+ * has no medium to change, so it went away with its controller and came
+ * back as another disk on the same number, unseen between the two dumps.
+ */
+static bool path_reseq(const struct bm_span *s, const struct bm_obs *o)
+{
+	return (s->via[0] || (o->via && o->via[0])) && reseq(s, o);
+}
+
 static void observe_present(struct bm_map *m, struct devstate *d, const struct bm_obs *o)
 {
 	struct bm_span *s = open_span(d);
+	struct ctrl_add *ctrl;
 	uint64_t lo;
 
 	m->dump_listed++;	/* a device listed twice counts twice: never too few */
 	d->listed_in = m->dump_seq;
+	if (s && same_name(s, o) && path_reseq(s, o)) {
+		struct bm_obs dumped = *o;
+
+		dumped.exact = false;
+		dumped.after = 0;
+		observe_reseq(d, s, &dumped);
+		return;
+	}
 	if (s && same_name(s, o)) {
 		struct bm_obs dumped = *o;
 
@@ -553,6 +637,10 @@ static void observe_present(struct bm_map *m, struct devstate *d, const struct b
 	if (s)
 		displace(m, d, o, "statedump lists");
 	lo = add_lower_bound(m, d, o, d->n);
+	/* An NVMe path came after its controller's add, if that came after its number's last. */
+	ctrl = find_ctrl(m, o->via);
+	if (ctrl && (!d->n || ctrl->ts >= d->spans[d->n - 1].to.lo))
+		lo = min64(max64(lo, ctrl->after), o->ts);
 	s = new_span(d, o);
 	if (!s)
 		return;
@@ -687,6 +775,13 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 	struct devstate *d = NULL;
 	struct bm_span *s;
 
+	if (o->type == BM_OBS_CTRL_ADD || o->type == BM_OBS_CTRL_REMOVE) {
+		if (o->type == BM_OBS_CTRL_ADD)
+			observe_ctrl_add(m, o);
+		else
+			observe_ctrl_remove(m, o);
+		return;
+	}
 	if (o->type != BM_OBS_DUMP_BEGIN && o->type != BM_OBS_DUMP_END) {
 		d = get_dev(m, o->dev);
 		if (!d)
@@ -732,6 +827,9 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 	case BM_OBS_REGISTER:
 		if (BM_MAJOR(o->dev) != 0)	/* 0: not a block device's bdi */
 			d->registered = o->ts;
+		break;
+	case BM_OBS_CTRL_ADD:
+	case BM_OBS_CTRL_REMOVE:
 		break;
 	}
 }
@@ -998,6 +1096,7 @@ void bm_map_free(struct bm_map *m)
 		free(m->devs[i].spans);
 	}
 	free(m->devs);
+	free(m->ctrls);
 	free(m->conflicts);
 	free(m->sorted);
 	free(m->gaps);

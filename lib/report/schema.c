@@ -191,6 +191,12 @@ static const struct bm_key disks_keys[] = {
 	NAMES("", "the device"),
 	STR("path_via", "NVMe path disks (nvmeXcYnZ): the controller, its transport and address; "
 	    "--stack says how much of its head's I/O each path carried"),
+	STR("head", "NVMe path disks: the head (nvmeXnZ) whose I/O it carried"),
+	STR("head_incarnation", "the incarnation of head"),
+	INT("head_reads", "", "reads of head that went through this path"),
+	INT("head_writes", "", "writes of head that went through this path"),
+	INT("head_read_bytes", "bytes", "bytes read from head through this path"),
+	INT("head_write_bytes", "bytes", "bytes written to head through this path"),
 	FORMAT_VERSION,
 };
 
@@ -244,6 +250,8 @@ static const struct bm_key stack_keys[] = {
 	STR("via_incarnation", "the incarnation of via"),
 	NAMES("", "the lower device"),
 	NAMES("via_", "via"),
+	STR("path_via", "an NVMe path disk below its head: the controller, its transport and "
+	    "address"),
 	FORMAT_VERSION,
 };
 

@@ -134,7 +134,48 @@ static const char *bound_time(const struct bm_span *s, bool from, char *buf, siz
 	return bm_ts_str(b->hi, buf, size);
 }
 
-static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
+/* Is @name an NVMe path disk's, nvmeXcYnZ (the kernel's "nvme%dc%dn%d")? */
+static bool nvme_path_name(const char *name)
+{
+	unsigned x, y, z;
+	int end = 0;
+
+	return sscanf(name, "nvme%uc%un%u%n", &x, &y, &z, &end) == 3 && !name[end];
+}
+
+/* What an NVMe path disk @d carried of its head's I/O: its --stack row, or NULL. */
+static const struct bm_stack_row *head_share(const struct bm_analysis *a,
+					     const struct bm_disk_stats *d)
+{
+	const struct bm_stack_row *rows;
+	size_t i, n;
+
+	if (!d->span || !nvme_path_name(d->span->name))
+		return NULL;
+	n = bm_analysis_stack(a, &rows);
+	for (i = 0; i < n; i++)
+		if (rows[i].lower == d && rows[i].upper->span)
+			return &rows[i];
+	return NULL;
+}
+
+/* A path disk's share of its head's I/O: the head_* keys. */
+static void row_head(struct bm_row *r, const struct bm_stack_row *s)
+{
+	char key[40];
+
+	if (!s)
+		return;
+	bm_row_str(r, "head", s->upper->span->name);
+	bm_row_str(r, "head_incarnation", bm_span_key(s->upper->span, key, sizeof(key)));
+	bm_row_u64(r, "head_reads", s->reads);
+	bm_row_u64(r, "head_writes", s->writes);
+	bm_row_u64(r, "head_read_bytes", s->read_bytes);
+	bm_row_u64(r, "head_write_bytes", s->write_bytes);
+}
+
+static void disks_row(struct bm_row *r, const struct bm_disk_stats *d,
+		      const struct bm_stack_row *head)
 {
 	static const char *const pct_keys[2][4] = {
 		{ "q2c_p50_us", "q2c_p90_us", "q2c_p99_us", "q2c_p999_us" },
@@ -179,6 +220,7 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d)
 	}
 	bm_row_u64(r, "others", d->others);
 	bm_row_bool(r, "events_lost", d->events_lost);
+	row_head(r, head);
 	bm_row_end(r);
 }
 
@@ -231,7 +273,7 @@ int bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analy
 	for (i = 0; i < n; i++) {
 		lost += items[i].d->events_lost;
 		if (r)
-			disks_row(r, items[i].d);
+			disks_row(r, items[i].d, head_share(a, items[i].d));
 		else
 			disks_text(out, items[i].d);
 	}
@@ -275,6 +317,8 @@ static void stack_row(struct bm_row *r, const struct bm_stack_row *s)
 	}
 	row_names(r, "", s->lower->span);
 	row_names(r, "via_", s->upper->span);
+	if (s->lower->span)
+		row_text(r, "path_via", s->lower->span->via);
 	bm_row_str(r, "via_dev", bm_dev_str(s->upper->dev, dev, sizeof(dev)));
 	row_counts(r, s->reads, s->writes, s->read_bytes, s->write_bytes);
 	bm_row_end(r);

@@ -120,3 +120,25 @@ int bm_btf_param(const struct btf *btf, const char *func, int index, const char 
 	n = t ? btf__name_by_offset(btf, t->name_off) : NULL;
 	return t && btf_is_struct(t) && n && !strcmp(n, pointee) ? 0 : -1;
 }
+
+long long bm_btf_enum_value(const struct btf *btf, const char *name)
+{
+	__u32 id, n = btf__type_cnt(btf);
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e;
+		__u16 i;
+
+		if (!t || !btf_is_enum(t))
+			continue;
+		e = btf_enum(t);
+		for (i = 0; i < btf_vlen(t); i++) {
+			const char *s = btf__name_by_offset(btf, e[i].name_off);
+
+			if (s && !strcmp(s, name))
+				return e[i].val;
+		}
+	}
+	return -1;
+}

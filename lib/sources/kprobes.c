@@ -24,7 +24,7 @@
 #include "blkmap/util/error.h"
 #include "blkmap/util/kallsyms.h"
 
-#define MAX_PROBES 8
+#define MAX_PROBES 10
 
 struct probe {
 	char event[32];
@@ -44,6 +44,7 @@ struct bm_kprobes {
 	int n;
 	bool have_dump;
 	char dump_filter[64];
+	char hidden_filter[32];
 	char summary[512];
 	char left_out[256];	/* optional probes that failed, and why */
 };
@@ -255,6 +256,35 @@ static void dm_name_probe(struct bm_kprobes *k, const struct btf *vmlinux)
 	btf__free(dm);
 }
 
+/*
+ * Hidden disks (an NVMe head's paths, nvmeXcYnZ) get no bdev_add(): their
+ * add is blk_register_queue(), which device_add_disk() calls for every disk
+ * once its number is chosen; the filter keeps the hidden ones (the flag's
+ * value from BTF: it moved between kernels). Without the probe, a path's
+ * add comes from the other sources.
+ */
+static void hidden_probe(struct bm_kprobes *k, struct fetcher *f)
+{
+	long long hidden = bm_btf_enum_value(f->btf, "GENHD_FL_HIDDEN");
+	struct probe *p;
+
+	if (hidden <= 0 || hidden > 0xffff || param(f, "blk_register_queue", 1, "gendisk") < 0)
+		return;
+	p = add_probe(k, "disk_hidden", "blk_register_queue", false);
+	if (field(f, p->fetch, sizeof(p->fetch), "major", "gendisk", "major", ":s32") < 0 ||
+	    field(f, p->fetch, sizeof(p->fetch), "minor", "gendisk", "first_minor", ":s32") < 0 ||
+	    field(f, p->fetch, sizeof(p->fetch), "name", "gendisk", "disk_name", ":string") < 0 ||
+	    field(f, p->fetch, sizeof(p->fetch), "flags", "gendisk", "flags", ":u16") < 0) {
+		k->n--;
+		return;
+	}
+	if (bm_btf_offset(f->btf, "gendisk", "diskseq") >= 0)
+		field(f, p->fetch, sizeof(p->fetch), "seq", "gendisk", "diskseq", ":u64");
+	snprintf(k->hidden_filter, sizeof(k->hidden_filter), "flags & %lld", hidden);
+	p->filter = k->hidden_filter;
+	p->optional = true;
+}
+
 /* The probe definitions this kernel supports; -1 if it lacks the essential ones. */
 static int define(struct bm_kprobes *k, struct fetcher *f)
 {
@@ -285,6 +315,7 @@ static int define(struct bm_kprobes *k, struct fetcher *f)
 	if (bm_btf_offset(f->btf, "gendisk", "diskseq") >= 0)
 		field(f, p->fetch, sizeof(p->fetch), "seq", "gendisk", "diskseq", ":u64");
 	add_probe(k, "disk_gone", "del_gendisk", true);
+	hidden_probe(k, f);
 
 	/*
 	 * Partitions go through device_del() on every kernel, while their own

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Block uevents from the kernel's netlink multicast group. A uevent has
+ * Block uevents from the kernel's netlink multicast group (and NVMe
+ * controllers', for the hidden path disks that have none). A uevent has
  * no timestamp: the marker written on receipt bounds the kernel event
  * from above only. Markers are written in SEQNUM order, the order in
  * which the kernel made the changes.
@@ -151,6 +152,33 @@ static void mark_diskseq_now(struct bm_marker *m, const char *dir, const char *d
 		bm_marker_add(m, "size_now", size);
 }
 
+/* "fresh=1": the uevent was sent after the listener's previous marker. */
+static void mark_fresh(struct bm_uevents *u, struct bm_marker *m, const struct uevent *ev)
+{
+	bm_marker_add(m, "seqnum", ev->seqnum);
+	bm_marker_add(m, "fresh", ev->seqnum && u->horizon != UINT64_MAX &&
+		      strtoull(ev->seqnum, NULL, 10) > u->horizon ? "1" : "0");
+}
+
+/*
+ * An NVMe controller added or removed: the paths through it (hidden disks,
+ * which send no uevents) come after its add and are gone by its removal.
+ */
+static void handle_controller(struct bm_uevents *u, const struct uevent *ev)
+{
+	struct bm_marker m;
+
+	if (!ev->action || !ev->devname || strncmp(ev->devname, "nvme", 4) ||
+	    (strcmp(ev->action, "add") && strcmp(ev->action, "remove")))
+		return;
+	bm_marker_begin(&m, "controller");
+	bm_marker_add(&m, "action", ev->action);
+	bm_marker_add(&m, "name", ev->devname);
+	mark_fresh(u, &m, ev);
+	if (write_marker(u, &m) == 0)
+		atomic_fetch_add(&u->count, 1);
+}
+
 static void handle(struct bm_uevents *u, char *buf, size_t len)
 {
 	struct bm_marker m;
@@ -159,6 +187,10 @@ static void handle(struct bm_uevents *u, char *buf, size_t len)
 	bool partition;
 
 	parse(buf, len, &ev);
+	if (ev.subsystem && !strcmp(ev.subsystem, "nvme")) {
+		handle_controller(u, &ev);
+		return;
+	}
 	if (!ev.subsystem || strcmp(ev.subsystem, "block") || !ev.action || !ev.major ||
 	    !ev.minor || !ev.devname)
 		return;
@@ -177,9 +209,7 @@ static void handle(struct bm_uevents *u, char *buf, size_t len)
 	bm_marker_add(&m, "parent", parent);
 	bm_marker_add(&m, "partn", ev.partn);
 	bm_marker_add(&m, "diskseq", ev.diskseq);
-	bm_marker_add(&m, "seqnum", ev.seqnum);
-	bm_marker_add(&m, "fresh", ev.seqnum && u->horizon != UINT64_MAX &&
-		      strtoull(ev.seqnum, NULL, 10) > u->horizon ? "1" : "0");
+	mark_fresh(u, &m, &ev);
 	/* What the event does not carry, read while the device is there. */
 	if (strcmp(ev.action, "remove")) {
 		struct bm_blockdev d = { 0 };

@@ -69,6 +69,7 @@ static const struct {
 	enum bm_kind kind;
 } probe_events[] = {
 	{ "bdev_add", BM_EV_K_ADD },
+	{ "disk_hidden", BM_EV_K_ADD },
 	{ "disk_del", BM_EV_K_DISK_DEL },
 	{ "disk_gone", BM_EV_K_DISK_GONE },
 	{ "part_del", BM_EV_K_PART_DEL },

@@ -6,7 +6,12 @@
 # them, named on every event and, by the sysfs statedump, with their
 # controller (--map's via); the head and the path that carried the
 # I/O agree with the kernel's counters (6.1 does not count the head at all:
-# its row must still hold the I/O).
+# its row must still hold the I/O). One controller is removed during the
+# I/O and added back: the removed path's incarnation ends, and the one that
+# came back begins, inside the scenario's times (exact with kernel-side
+# sources); per path incarnation, the kernel's counters equal what blkmap
+# counted and what --disks (head_*) and --stack say it carried of the
+# head's I/O, and the head's figures are their sum (tests/lib/nvme_paths.py).
 . "$(dirname "$0")/lib.sh"
 
 for kernel in ${KERNELS:-default 6.12}; do
@@ -22,15 +27,26 @@ for kernel in ${KERNELS:-default 6.12}; do
 		"$BLKMAP" report --map -f csv "$out/rec.dat" >"$out/map.csv"
 		"$BLKMAP" report -f csv "$out/rec.dat" >"$out/events.csv"
 		"$BLKMAP" report --disks -f csv "$out/rec.dat" >"$out/disks.csv"
+		"$BLKMAP" report --stack -f csv "$out/rec.dat" >"$out/stack.csv"
+		"$BLKMAP" report --map "$out/rec.dat" | sed 's/^/  /'
+		exact=
+		[ "$sources" = tracepoint,uevent,sysfs ] || exact=--exact
+		python3 "$top/tests/lib/nvme_paths.py" $exact "$out" ||
+			fail "$kernel, $sources: the removed and re-added path are not what the kernel says"
 		nm=$(csv_col "$out/map.csv" name)
 		via=$(csv_col "$out/map.csv" via)
+		gone=$(awk '$1 == "gone" {print $2}' "$out/nvme.log")
 		while read -r what path ctrl; do
-			[ "$what" = path ] || continue
+			[ "$what" = path ] || [ "$what" = back ] || continue
+			# The removed path's two incarnations: nvme_paths.py.
+			[ "$what $path" != "path $gone" ] || continue
+			[ "$what" = path ] || [ "$path" != "$gone" ] || continue
 			rows=$(awk -F, -v n="$nm" -v p="$path" '$n == p' "$out/map.csv" | wc -l)
 			[ "$rows" -eq 1 ] || { cat "$out/map.csv"; fail "$kernel, $sources: $path has $rows map rows, not 1"; }
 			# The sysfs statedump names each path's controller.
 			case $sources in all | *sysfs*) ;; *) continue ;; esac
-			got=$(awk -F, -v n="$nm" -v p="$path" -v v="$via" '$n == p {print $v}' "$out/map.csv")
+			got=$(awk -F, -v n="$nm" -v p="$path" -v v="$via" '$n == p {print $v}' "$out/map.csv" |
+				tail -n 1)
 			case $got in
 			"$ctrl pcie "?*) note "$kernel, $sources: $path via $got" ;;
 			*) fail "$kernel, $sources: $path is via '$got', not its controller $ctrl over pcie" ;;
@@ -38,7 +54,7 @@ for kernel in ${KERNELS:-default 6.12}; do
 			# --disks says it too, and the text views name the path by it.
 			pv=$(csv_col "$out/disks.csv" path_via) dn=$(csv_col "$out/disks.csv" name)
 			dvia=$(awk -F, -v n="$dn" -v p="$path" -v v="$pv" '$n == p {print $v}' \
-				"$out/disks.csv" | sort -u)
+				"$out/disks.csv" | tail -n 1)
 			[ -z "$dvia" ] || [ "$dvia" = "$got" ] ||
 				fail "$kernel, $sources: --disks has $path via '$dvia', --map '$got'"
 			"$BLKMAP" report --map "$out/rec.dat" | grep -qF "$path (path via $ctrl, pcie " ||
@@ -53,8 +69,10 @@ for kernel in ${KERNELS:-default 6.12}; do
 		flags=--late-ticks
 		[ "$kernel" != default ] || flags="$flags --uncounted $head"
 		[ "$kernel" = default ] || flags="$flags --plug-clock"
+		# The head and the path that stayed (the other's two lives: nvme_paths.py).
 		python3 "$top/tests/lib/kernel_counters.py" $flags "$out/stat.before" \
-			"$out/stat.after" "$out/disks.csv" ||
+			"$out/stat.after" "$out/disks.csv" $head \
+			$(awk -v g="$gone" '$1 == "path" && $2 != g {print $2}' "$out/nvme.log") ||
 			fail "$kernel, $sources: blkmap's figures are not the kernel's"
 	done
 done

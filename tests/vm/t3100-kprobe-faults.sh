@@ -2,7 +2,7 @@
 # and 6.12): a failure at any probe, after the ones before it were created
 # and enabled in the recording's instance, leaves none of blkmap's probes in
 # kprobe_events, while the recording goes on without the source; the
-# optional dm_name probe failing costs only that probe
+# optional dm_name and disk_hidden probes failing cost only that probe
 # (scenarios/kprobe-faults.sh).
 . "$(dirname "$0")/lib.sh"
 
@@ -20,7 +20,7 @@ for kernel in ${KERNELS:-default 6.12}; do
 			[ "$during" -ge 6 ] || fail "$what: only $during probes while recording"
 			all=$during
 			case $sources in *kprobe*) ;; *) fail "$what: the recording says $sources" ;; esac ;;
-		dm_name)
+		dm_name | disk_hidden)
 			[ "$injected" = yes ] || fail "$what: the fault was not reported"
 			[ "$during" = $((all - 1)) ] ||
 				fail "$what: $during probes while recording, not the $((all - 1)) others"
@@ -31,5 +31,5 @@ for kernel in ${KERNELS:-default 6.12}; do
 			case $sources in *kprobe*) fail "$what: the recording says $sources" ;; esac ;;
 		esac
 	done <"$out/faults.log"
-	[ "$(wc -l <"$out/faults.log")" -eq 8 ] || fail "$kernel: $(wc -l <"$out/faults.log") runs, not 8"
+	[ "$(wc -l <"$out/faults.log")" -eq 9 ] || fail "$kernel: $(wc -l <"$out/faults.log") runs, not 9"
 done

@@ -85,6 +85,8 @@ enum bm_obs_type {
 	BM_OBS_MOUNT,		/* a file system on dev was mounted at @mount (by ts, after after) */
 	BM_OBS_UMOUNT,		/* ... unmounted from @mount */
 	BM_OBS_MOUNTED,		/* ... was mounted at @mount when the recording began */
+	BM_OBS_CTRL_ADD,	/* NVMe controller @name added (by ts, after after) */
+	BM_OBS_CTRL_REMOVE,	/* ... removed: the paths via it were gone by ts */
 };
 
 struct bm_obs {

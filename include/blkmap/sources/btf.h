@@ -22,5 +22,10 @@ long bm_btf_offset(const struct btf *btf, const char *type, const char *path);
  */
 int bm_btf_param(const struct btf *btf, const char *func, int index, const char *pointee,
 		 char *name, size_t size);
+/*
+ * The value of enumerator @name (in any enum, named or not: the kernel's
+ * flag enums often are not), or -1 if @btf has none.
+ */
+long long bm_btf_enum_value(const struct btf *btf, const char *name);
 
 #endif

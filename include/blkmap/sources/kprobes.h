@@ -13,6 +13,8 @@
  *	bdev_add	devt, name, partno, disk, seq	a disk or partition added
  *	disk_del	major, minor, name, seq		del_gendisk() entered
  *	disk_gone	(none)				del_gendisk() returned
+ *	disk_hidden	major, minor, name, flags, seq	a hidden disk (an NVMe path)
+ *							registered: blk_register_queue()
  *	part_del	type, devt, name, partno, disk, seq	a partition's device_del()
  *	part_gone	(none)				a device_del() returned
  *	dump		devt, name, partno, disk, seq	seen while reading diskstats

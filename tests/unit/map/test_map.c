@@ -980,6 +980,75 @@ START_TEST(lvm_volumes_are_named_over_time)
 }
 END_TEST
 
+/* A statedump's entry of an NVMe path disk, with its controller and diskseq. */
+static void dump_path(uint64_t ts, uint32_t dev, const char *name, const char *via,
+		      uint64_t diskseq)
+{
+	struct bm_obs o = { .type = BM_OBS_PRESENT, .ts = ts, .dev = dev, .name = name,
+			    .via = via, .diskseq = diskseq, .by = BM_SRC_SYSFS, .kind = BM_DISK };
+
+	observe(BM_OBS_DUMP_BEGIN, ts - 1000, 0, NULL, BM_SRC_SYSFS, 0);
+	bm_map_observe(map, &o);
+	observe(BM_OBS_DUMP_END, ts + 1000, 0, NULL, 0, 0);
+}
+
+static void controller(enum bm_obs_type type, uint64_t ts, const char *name, uint64_t after)
+{
+	struct bm_obs o = { .type = type, .ts = ts, .name = name, .after = after,
+			    .by = BM_SRC_UEVENT };
+
+	bm_map_observe(map, &o);
+}
+
+/*
+ * An NVMe path (a hidden disk: no uevents) whose controller went away and
+ * came back on the same number and name, seen by the sysfs statedumps and
+ * the controller's uevents only: two incarnations, the first ended by the
+ * removal's marker, the second begun after the add was sent; every time
+ * between has one answer. Without the uevents, the dumps' diskseq alone
+ * still splits them, over the window between the dumps.
+ */
+START_TEST(an_nvme_path_back_with_its_controller_is_another_incarnation)
+{
+	const struct bm_span *first, *second;
+	enum bm_label_basis basis;
+	int with_uevents;
+
+	for (with_uevents = 1; with_uevents >= 0; with_uevents--) {
+		bm_map_free(map);
+		setup();
+		dump_path(10 * MS, P0, "nvme0c1n1", "nvme1 pcie 0000:00:11.0", 3);
+		if (with_uevents) {
+			controller(BM_OBS_CTRL_REMOVE, 50 * MS, "nvme10", 40 * MS);	/* another */
+			controller(BM_OBS_CTRL_REMOVE, 100 * MS, "nvme1", 90 * MS);
+			controller(BM_OBS_CTRL_ADD, 300 * MS, "nvme1", 250 * MS);
+		}
+		dump_path(900 * MS, P0, "nvme0c1n1", "nvme1 pcie 0000:00:11.0", 4);
+		bm_map_finish(map, 0, 1000 * MS);
+		ck_assert_uint_eq(bm_map_count(map), 2);
+		first = bm_map_span(map, 0);
+		second = bm_map_span(map, 1);
+		ck_assert_uint_eq(first->diskseq, 3);
+		ck_assert_uint_eq(second->diskseq, 4);
+		ck_assert(first->to.known && second->from.known);
+		if (with_uevents) {
+			ck_assert_uint_eq(first->to.hi, 100 * MS);
+			ck_assert_uint_eq(second->from.lo, 250 * MS);
+			ck_assert_ptr_eq(bm_map_label(map, P0, 99 * MS, 0, &basis), first);
+			ck_assert_int_eq(basis, BM_LABEL_ONLY);
+			ck_assert_ptr_eq(bm_map_label(map, P0, 400 * MS, 0, &basis), second);
+			ck_assert_int_eq(basis, BM_LABEL_ONLY);
+			ck_assert_ptr_null(bm_map_label(map, P0, 200 * MS, 0, &basis));
+		} else {
+			ck_assert_uint_le(first->to.lo, 10 * MS);
+			ck_assert_uint_eq(first->to.hi, 900 * MS);
+			ck_assert_uint_eq(second->from.hi, 900 * MS);
+		}
+		ck_assert_str_eq(second->via, "nvme1 pcie 0000:00:11.0");
+	}
+}
+END_TEST
+
 /*
  * loop0's file system mounted on /srv, unmounted, mounted on /mnt: each
  * mount point is a label of the incarnation over its windows; --disk /srv
@@ -1118,6 +1187,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, dm_names_split_as_dmsetup_splitname);
 	tcase_add_test(tc, lvm_volumes_are_named_over_time);
 	tcase_add_test(tc, mount_points_are_labels_over_time);
+	tcase_add_test(tc, an_nvme_path_back_with_its_controller_is_another_incarnation);
 	tcase_add_test(tc, mounts_read_before_the_first_dump_are_kept);
 	tcase_add_test(tc, a_change_without_a_diskseq_is_the_current_incarnations);
 	tcase_add_loop_test(tc, any_interleaving_of_one_history_gives_its_incarnations, 0, 200);

@@ -11,7 +11,7 @@ T=/sys/kernel/tracing
 modprobe dm_mod 2>/dev/null	# the dm_name probe exists only with dm_mod
 [ -e /sys/kernel/btf/dm_mod ] || premise "no dm_mod BTF: no dm_name probe to fail"
 : >/out/faults.log
-for probe in none bdev_add disk_del disk_gone part_del part_gone dump dm_name; do
+for probe in none bdev_add disk_del disk_gone disk_hidden part_del part_gone dump dm_name; do
 	step "a fault at $probe"
 	BLKMAP_FAULT_KPROBE=$probe blkmap record --sources=kprobe -o /tmp/f.dat -- \
 		sh -c "grep -c ':blkmap_' $T/kprobe_events >/tmp/during; true" 2>/tmp/err

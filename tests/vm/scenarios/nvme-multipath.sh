@@ -2,10 +2,18 @@
 # NVMe subsystem whose two controllers share a namespace, so nvme_core's
 # native multipath makes a head disk (bio-based) over two hidden path disks
 # (no dev file in sysfs). blkmap records with the sources in $SOURCES
-# (default all) while 4 KiB and 1 MiB direct writes and 256 KiB direct reads
-# go to the head; the kernel's counters are read inside the recording.
-# Writes /out/rec.dat, /out/record.err, /out/stat.before and
-# /out/stat.after (/proc/diskstats), /out/nvme.log ("head NAME", "path NAME CONTROLLER").
+# (default all) while 4 KiB and, several at once, 1 MiB direct writes and
+# 256 KiB direct reads go to the head, spread over both paths (iopolicy
+# round-robin); during them the controller mp1 (PCI 0000:00:11.0) is
+# removed and, after more I/O on the other path alone, added back. The
+# kernel's counters are read inside the recording, and the removed path's
+# until its disk went away. Writes /out/rec.dat, /out/record.err,
+# /out/stat.before and /out/stat.after (/proc/diskstats), /out/stat.gone
+# (the removed path's last /proc/diskstats line) and /out/nvme.log:
+# "head NAME", "path NAME CONTROLLER" for the paths at the start, "gone
+# NAME CONTROLLER" for the one removed, "back NAME CONTROLLER" for the one
+# its controller made when it came back, and the monotonic clock (ns)
+# before and after each ("del_begin", "del_end", "add_begin", "add_end").
 set -e
 . /scenario-lib.sh
 [ "${MODULE:-0}" = 0 ] || insmod /lib/blkmap/blkmap.ko
@@ -28,17 +36,66 @@ echo "head $head" >>/out/nvme.log
 for p in /sys/class/block/nvme*c*n1; do
 	c=$(readlink -f "$p/device")
 	echo "path ${p##*/} ${c##*/}" >>/out/nvme.log	# and its controller
+	[ "$(cat "$c/address" 2>/dev/null)" != 0000:00:11.0 ] || gone=${p##*/} ctrl=${c##*/}
 done
+[ -n "${gone:-}" ] || premise "no NVMe path through controller mp1 (0000:00:11.0)"
+for f in /sys/class/nvme-subsystem/*/iopolicy; do echo round-robin >"$f"; done
+
+# now: the monotonic clock (the recording's) in ns, as the timer list reads it.
+now() { sed -n 's/^now at \([0-9]*\) nsecs$/\1/p' /proc/timer_list | head -n 1; }
+[ -n "$(now)" ] || premise "no monotonic clock in /proc/timer_list"
 
 step "recording"
 record
 cat /proc/diskstats >/out/stat.before
 step "I/O"
 dd if=/dev/zero of=/dev/$head bs=4k count=16 oflag=direct 2>/dev/null
-dd if=/dev/zero of=/dev/$head bs=1M count=8 seek=4 oflag=direct 2>/dev/null &
-w=$!
-dd if=/dev/$head of=/dev/null bs=256k count=32 iflag=direct 2>/dev/null
-wait $w
+# writers and a reader, each over and over until told to stop
+io=
+for seek in 0 16 32; do
+	(while [ ! -e /tmp/stop ]; do
+		dd if=/dev/zero of=/dev/$head bs=1M count=4 seek=$seek oflag=direct 2>/dev/null
+	done) &
+	io="$io $!"
+done
+(while [ ! -e /tmp/stop ]; do
+	dd if=/dev/$head of=/dev/null bs=256k count=16 iflag=direct 2>/dev/null
+done) &
+io="$io $!"
+sleep 1
+step "removing $ctrl ($gone) during I/O"
+# The path's counters, read until its disk has gone. The kernel zeroes
+# them just before (del_gendisk): the last reading that is not zero.
+dev=$(awk -v p="$gone" '$3 == p {print $1, $2}' /proc/diskstats)
+(while read -r fields <"/sys/class/block/$gone/stat"; do
+	case $fields in *[1-9]*) echo "$dev $gone $fields" >/tmp/stat.gone ;; esac
+done 2>/dev/null) &
+poll=$!
+echo "del_begin $(now)" >>/out/nvme.log
+removed=$(vm-hotplug ctrl del mp1) || premise "cannot remove controller mp1"
+echo "del_end $(now)" >>/out/nvme.log
+[ "$removed" = "$ctrl" ] || premise "removing mp1 removed '$removed', not $ctrl"
+wait $poll
+cp /tmp/stat.gone /out/stat.gone
+echo "gone $gone $ctrl" >>/out/nvme.log
+sleep 0.5
+step "adding mp1 back"
+echo "add_begin $(now)" >>/out/nvme.log
+back=$(vm-hotplug ctrl add mp1) || premise "cannot add controller mp1 back"
+i=0
+until p=$(for b in /sys/class/block/nvme*c*n1; do
+	c=$(readlink -f "$b/device" 2>/dev/null) || continue
+	[ "${c##*/}" != "$back" ] || echo "${b##*/}"
+done) && [ -n "$p" ]; do
+	i=$((i + 1)); [ $i -lt 300 ] || premise "no path through $back: $(ls /sys/class/block)"
+	sleep 0.1
+done
+echo "add_end $(now)" >>/out/nvme.log
+echo "back $p $back" >>/out/nvme.log
+for f in /sys/class/nvme-subsystem/*/iopolicy; do echo round-robin >"$f"; done
+sleep 1
+touch /tmp/stop
+wait $io
 sleep 0.5
 cat /proc/diskstats >/out/stat.after
 step "stopping"
