@@ -70,12 +70,28 @@ static int device_fields(const struct bm_marker_parsed *p, struct bm_obs *o)
 	return o->name && o->name[0] ? 0 : -1;
 }
 
+/*
+ * A loop detach whose probe entry was seen and return not yet: its diskseq
+ * (the attachment's), or 0. Its change uevents can be marked before the
+ * return (the detach goes on after sending them): the return ends the
+ * attachment, exactly; a diskseq they read past it is that detach's.
+ */
+static uint64_t detaching(const struct bm_feeder *f, uint32_t dev)
+{
+	int i;
+
+	for (i = 0; i < f->npending; i++)
+		if (f->pending[i].kind == BM_EV_K_LOOP_OFF && f->pending[i].dev == dev)
+			return f->pending[i].diskseq;
+	return 0;
+}
+
 static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 			struct bm_obs *o)
 {
 	const char *action = bm_marker_get(p, "action");
 	const char *fresh = bm_marker_get(p, "fresh");
-	uint64_t now;
+	uint64_t now, detached;
 
 	if (!action || device_fields(p, o) < 0)
 		return;
@@ -99,10 +115,14 @@ static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 		f->sent_after = f->listener_ts;
 	if (!(o->type == BM_OBS_ADD && o->kind == BM_DISK))
 		o->after = f->sent_after;
+	detached = o->type == BM_OBS_CHANGE && o->kind == BM_DISK ? detaching(f, o->dev) : 0;
+	if (detached && o->diskseq > detached)
+		return;
 	bm_map_observe(f->map, o);
 	/* The diskseq the disk had by the marker, if another: changed since the uevent. */
 	now = number(p, "diskseq_now");
-	if (o->type == BM_OBS_CHANGE && o->kind == BM_DISK && o->diskseq && now > o->diskseq) {
+	if (o->type == BM_OBS_CHANGE && o->kind == BM_DISK && o->diskseq && now > o->diskseq &&
+	    !detached) {
 		struct bm_obs next = { .type = BM_OBS_CHANGE, .ts = o->ts, .after = o->after,
 				       .by = o->by, .dev = o->dev, .name = o->name,
 				       .kind = BM_DISK, .diskseq = now };

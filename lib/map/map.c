@@ -511,14 +511,14 @@ static void observe_detach(struct devstate *d, const struct bm_obs *o)
 	if (!s || !same_name(s, o) || s->kind != BM_DISK || older(s, o) ||
 	    (!s->diskseq && s->seq_after))	/* detached already */
 		return;
-	close_span(s, o->ts, o->ts, o->by);
+	close_span(s, o->exact ? o->ts : o->after, o->ts, o->by);
 	d->open = false;
 	empty.diskseq = 0;
 	empty.backing = NULL;
 	s = new_span(d, &empty);
 	if (!s)
 		return;
-	s->from = (struct bm_bound){ .known = true, .lo = o->ts, .hi = o->ts, .by = o->by };
+	s->from = d->spans[d->n - 2].to;	/* the attachment's end */
 	s->seen = o->ts;
 	s->reseq = true;
 	s->seq_after = o->diskseq ? o->diskseq : 1;
