@@ -36,7 +36,12 @@ check_loop() {
 		[ "$1" -eq "$count" ] || fail "$ctx: $file: $1 sectors reported, $count written"
 		[ "$3" = "-" ] || fail "$ctx: $file: writes labelled$3"
 		case " $seen " in *" $2 "*) fail "$ctx: $file: incarnation $2 carried another file" ;; esac
-		seen="$seen $2"
+		seen="$seen $2" inc=$2
+		# --disk FILE: that attachment alone.
+		rows=$("$BLKMAP" report --disks -f csv --disk "$file" "$out/rec.dat" | awk -F, \
+			'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "incarnation") c = k; next }
+			{ print $c }' | tr '\n' ' ')
+		[ "$rows" = "$inc " ] || fail "$ctx: --disk $file: rows '$rows', not $inc"
 		# The attachment's incarnation: its file, its boundaries.
 		set -- $(awk -F, -v i="$mi" -v b="$mb" -v inc="$2" 'NR > 1 && $i == inc {
 			print $b, $8, $9, $10, $11, $6, $7 }' "$out/map.csv")
@@ -54,7 +59,9 @@ check_loop() {
 	done <"$out/loop.log"
 }
 
-# check_mounts OUT KERNEL SOURCES: the mount points of the volume's writes.
+# check_mounts OUT KERNEL SOURCES: the mount points of the volume's I/O
+# while mounted (between the mount's return and the unmount's call), none
+# on the bare volume's write.
 check_mounts() {
 	out=$1 ctx="$2, $3" srcs=$3
 	ev=$(csv_col "$out/events.csv" event) dv=$(csv_col "$out/events.csv" dev)
@@ -75,9 +82,10 @@ check_mounts() {
 		[ "$1" -gt 0 ] || fail "$ctx: premise missing: no write on $dev for ${want:-the bare volume}"
 		[ "$2" = "-" ] || fail "$ctx: writes on $dev labelled$2, not '${want:-(none)}'"
 		[ "$at" != - ] || continue
-		# --disk MOUNTPOINT: those writes, as many.
+		# --disk MOUNTPOINT: those writes, and none not labelled so.
 		got=$("$BLKMAP" report -f csv --disk "$at" "$out/rec.dat" | awk -F, -v e="$ev" \
-			-v m="$mt" -v at="$at" '$e == "block_bio_queue" { n++; if ($m != at) n = -1e9 }
+			-v m="$mt" -v t="$ts" -v at="$at" -v lo="$lo" -v hi="$hi" '
+			$e == "block_bio_queue" { if ($m != at) n = -1e9; if ($t >= lo && $t < hi) n++ }
 			END { print n + 0 }')
 		[ "$got" -eq "$1" ] || fail "$ctx: --disk $at: $got writes, $1 made through it"
 	done <"$out/mounts.log"
@@ -155,5 +163,10 @@ for line in sys.stdin:
 			[ "$(awk -F, 'NR > 1' "$out/lv.csv" | wc -l)" -eq 1 ] ||
 				{ cat "$out/lv.csv"; fail "$kernel, $sources: --disk $name: not one row"; }
 		done
+		check_loop "$out" $kernel $sources
+		case $sources in
+		kprobe) note "$kernel, $sources: no mount table without the uevent listener" ;;
+		*) check_mounts "$out" $kernel $sources ;;
+		esac
 	done
 done

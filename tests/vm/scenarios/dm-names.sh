@@ -14,7 +14,7 @@
 # two readings of the monotonic clock), and an ext2 file system on a volume
 # mounted on /srv, written, unmounted, the bare volume written, mounted on
 # /mnt/b and written (/out/mounts.log: "MAJ:MIN MOUNTPOINT FROM TO", the
-# clock before the mount and after the unmount; "MAJ:MIN - SECTOR COUNT" the
+# clock after the mount and before the unmount; "MAJ:MIN - SECTOR COUNT" the
 # bare write).
 set -e
 . /scenario-lib.sh
@@ -94,12 +94,13 @@ done
 # The file system on vg0-srv: mounted, written, unmounted, twice.
 srv=$(dmsetup info -c --noheadings -o blkdevname vg0-srv)
 mounted() {	# mounted MOUNTPOINT FILE: mount, write FILE, unmount; logged
-	t0=$(now)
 	mount -t ext4 /dev/mapper/vg0-srv "$1" || premise "cannot mount vg0-srv on $1"
+	t0=$(now)
 	dd if=/dev/zero of="$1/$2" bs=4k count=16 oflag=direct 2>/dev/null || premise "cannot write $1/$2"
 	sync
+	t1=$(now)
 	umount "$1" || premise "cannot unmount $1"
-	echo "$(devnum "$srv") $1 $t0 $(now)" >>/out/mounts.log
+	echo "$(devnum "$srv") $1 $t0 $t1" >>/out/mounts.log
 	sleep 0.3
 }
 mounted /srv a
