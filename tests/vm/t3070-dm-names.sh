@@ -24,7 +24,7 @@ check_loop() {
 	mb=$(csv_col "$out/map.csv" backing_file) mi=$(csv_col "$out/map.csv" incarnation)
 	[ "$(wc -l <"$out/loop.log")" -eq 10 ] || fail "$ctx: premise missing: not ten attachments"
 	seen=
-	while read -r want dev start count file a0 a1 d0 d1; do
+	while read -r want dev start count file a0 a1 d0 d1 kernel; do
 		set -- $(awk -F, -v e="$ev" -v d="$dv" -v n="$nm" -v s="$sc" -v c="$ns" -v b="$bf" \
 			-v i="$ic" -v dev="$dev" -v lo="$start" -v hi=$((start + count)) \
 			-v want="$want" -v file="$file" '
@@ -37,13 +37,15 @@ check_loop() {
 		[ "$3" = "-" ] || fail "$ctx: $file: writes labelled$3"
 		case " $seen " in *" $2 "*) fail "$ctx: $file: incarnation $2 carried another file" ;; esac
 		seen="$seen $2" inc=$2
-		# --disk FILE: that attachment alone.
-		rows=$("$BLKMAP" report --disks -f csv --disk "$file" "$out/rec.dat" | awk -F, \
-			'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "incarnation") c = k; next }
-			{ print $c }' | tr '\n' ' ')
-		[ "$rows" = "$inc " ] || fail "$ctx: --disk $file: rows '$rows', not $inc"
+		# --disk FILE: that attachment alone, its writes as the kernel counted them.
+		set -- $("$BLKMAP" report --disks -f csv --disk "$file" "$out/rec.dat" | awk -F, '
+			NR == 1 { for (k = 1; k <= NF; k++) { if ($k == "incarnation") c = k
+				if ($k == "write_bytes") w = k }; next }
+			{ rows = rows $c " "; bytes += $w } END { print bytes + 0, rows }')
+		[ "$*" = "$((kernel * 512)) $inc" ] ||
+			fail "$ctx: --disk $file: '$*', not $((kernel * 512)) bytes in $inc"
 		# The attachment's incarnation: its file, its boundaries.
-		set -- $(awk -F, -v i="$mi" -v b="$mb" -v inc="$2" 'NR > 1 && $i == inc {
+		set -- $(awk -F, -v i="$mi" -v b="$mb" -v inc="$inc" 'NR > 1 && $i == inc {
 			print $b, $8, $9, $10, $11, $6, $7 }' "$out/map.csv")
 		[ "${1:-}" = "$file" ] || fail "$ctx: map: the attachment of $file has file '${1:-}'"
 		note "$ctx: $file: attached in $a0..$a1, map $2..$3 ($6); detached in $d0..$d1, map $4..$5 ($7)"

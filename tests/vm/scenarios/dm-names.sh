@@ -10,8 +10,9 @@
 # Then the other names people know, in the same recording: a loop device
 # re-attached to ten files in turn, as snap refreshes do (/out/loop.log:
 # "NAME MAJ:MIN FIRST_SECTOR SECTORS FILE ATTACH_LO ATTACH_HI DETACH_LO
-# DETACH_HI", a write an attachment, the attach and the detach each between
-# two readings of the monotonic clock), and an ext2 file system on a volume
+# DETACH_HI KERNEL_SECTORS", a write an attachment, the attach and the detach
+# each between two readings of the monotonic clock, the sectors written as
+# the device's stat counted them), and an ext2 file system on a volume
 # mounted on /srv, written, unmounted, the bare volume written, mounted on
 # /mnt/b and written (/out/mounts.log: "MAJ:MIN MOUNTPOINT FROM TO", the
 # clock after the mount and before the unmount; "MAJ:MIN - SECTOR COUNT" the
@@ -83,11 +84,13 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	a0=$(now)
 	losetup "$snap" "$f" || premise "cannot attach $snap to $f"
 	a1=$(now)
+	before=$(awk '{print $7}' "/sys/class/block/${snap#/dev/}/stat")
 	dd if=/dev/zero of="$snap" bs=4k seek=$((i * 16)) count=$i oflag=direct 2>/dev/null
+	after=$(awk '{print $7}' "/sys/class/block/${snap#/dev/}/stat")
 	d0=$(now)
 	losetup -d "$snap" || premise "cannot detach $snap"
 	d1=$(now)
-	echo "${snap#/dev/} $(devnum "${snap#/dev/}") $((i * 128)) $((i * 8)) $f $a0 $a1 $d0 $d1" >>/out/loop.log
+	echo "${snap#/dev/} $(devnum "${snap#/dev/}") $((i * 128)) $((i * 8)) $f $a0 $a1 $d0 $d1 $((after - before))" >>/out/loop.log
 	sleep 0.1
 done
 
