@@ -24,7 +24,7 @@ check_loop() {
 	mb=$(csv_col "$out/map.csv" backing_file) mi=$(csv_col "$out/map.csv" incarnation)
 	[ "$(wc -l <"$out/loop.log")" -eq 10 ] || fail "$ctx: premise missing: not ten attachments"
 	seen=
-	while read -r want dev start count file a0 a1 d0 d1 kernel; do
+	while read -r want dev start count file a0 a1 d0 d1 counted; do
 		set -- $(awk -F, -v e="$ev" -v d="$dv" -v n="$nm" -v s="$sc" -v c="$ns" -v b="$bf" \
 			-v i="$ic" -v dev="$dev" -v lo="$start" -v hi=$((start + count)) \
 			-v want="$want" -v file="$file" '
@@ -42,8 +42,8 @@ check_loop() {
 			NR == 1 { for (k = 1; k <= NF; k++) { if ($k == "incarnation") c = k
 				if ($k == "write_bytes") w = k }; next }
 			{ rows = rows $c " "; bytes += $w } END { print bytes + 0, rows }')
-		[ "$*" = "$((kernel * 512)) $inc" ] ||
-			fail "$ctx: --disk $file: '$*', not $((kernel * 512)) bytes in $inc"
+		[ "$*" = "$((counted * 512)) $inc" ] ||
+			fail "$ctx: --disk $file: '$*', not $((counted * 512)) bytes in $inc"
 		# The attachment's incarnation: its file, its boundaries.
 		set -- $(awk -F, -v i="$mi" -v b="$mb" -v inc="$inc" 'NR > 1 && $i == inc {
 			print $b, $8, $9, $10, $11, $6, $7 }' "$out/map.csv")
