@@ -70,12 +70,28 @@ static int device_fields(const struct bm_marker_parsed *p, struct bm_obs *o)
 	return o->name && o->name[0] ? 0 : -1;
 }
 
+/*
+ * A loop detach whose probe entry was seen and return not yet: its diskseq
+ * (the attachment's), or 0. Its change uevents can be marked before the
+ * return (the detach goes on after sending them): the return ends the
+ * attachment, exactly; a diskseq they read past it is that detach's.
+ */
+static uint64_t detaching(const struct bm_feeder *f, uint32_t dev)
+{
+	int i;
+
+	for (i = 0; i < f->npending; i++)
+		if (f->pending[i].kind == BM_EV_K_LOOP_OFF && f->pending[i].dev == dev)
+			return f->pending[i].diskseq;
+	return 0;
+}
+
 static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 			struct bm_obs *o)
 {
 	const char *action = bm_marker_get(p, "action");
 	const char *fresh = bm_marker_get(p, "fresh");
-	uint64_t now;
+	uint64_t now, detached;
 
 	if (!action || device_fields(p, o) < 0)
 		return;
@@ -99,10 +115,14 @@ static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 		f->sent_after = f->listener_ts;
 	if (!(o->type == BM_OBS_ADD && o->kind == BM_DISK))
 		o->after = f->sent_after;
+	detached = o->type == BM_OBS_CHANGE && o->kind == BM_DISK ? detaching(f, o->dev) : 0;
+	if (detached && o->diskseq > detached)
+		return;
 	bm_map_observe(f->map, o);
 	/* The diskseq the disk had by the marker, if another: changed since the uevent. */
 	now = number(p, "diskseq_now");
-	if (o->type == BM_OBS_CHANGE && o->kind == BM_DISK && o->diskseq && now > o->diskseq) {
+	if (o->type == BM_OBS_CHANGE && o->kind == BM_DISK && o->diskseq && now > o->diskseq &&
+	    !detached) {
 		struct bm_obs next = { .type = BM_OBS_CHANGE, .ts = o->ts, .after = o->after,
 				       .by = o->by, .dev = o->dev, .name = o->name,
 				       .kind = BM_DISK, .diskseq = now };
@@ -233,6 +253,10 @@ static void remove_pending(struct bm_feeder *f, int i, uint64_t ts, bool returne
 	o.kind = p->kind == BM_EV_K_PART_DEL ? BM_PARTITION : BM_DISK;
 	if (o.kind == BM_DISK)	/* a partition's: its disk's, changed on a loop detach */
 		o.diskseq = p->diskseq;
+	if (p->kind == BM_EV_K_LOOP_OFF) {	/* the attachment ends, the disk stays */
+		o.type = BM_OBS_DETACH;
+		o.empty = true;
+	}
 	bm_map_observe(f->map, &o);
 	memmove(&f->pending[i], &f->pending[i + 1], (f->npending - i - 1) * sizeof(*p));
 	f->npending--;
@@ -256,7 +280,8 @@ static void removal_entered(struct bm_feeder *f, const struct bm_event *ev)
 /* The removal is complete when its function returns: the device is gone. */
 static void removal_returned(struct bm_feeder *f, const struct bm_event *ev)
 {
-	enum bm_kind entry = ev->kind == BM_EV_K_DISK_GONE ? BM_EV_K_DISK_DEL : BM_EV_K_PART_DEL;
+	enum bm_kind entry = ev->kind == BM_EV_K_DISK_GONE ? BM_EV_K_DISK_DEL :
+			     ev->kind == BM_EV_K_LOOP_GONE ? BM_EV_K_LOOP_OFF : BM_EV_K_PART_DEL;
 	int i;
 
 	for (i = f->npending - 1; i >= 0; i--) {
@@ -276,7 +301,7 @@ void bm_feeder_finish(struct bm_feeder *f, uint64_t last)
 static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 {
 	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_SRC_KPROBE };
-	char name[64], disk[64], dm[128];
+	char name[64], disk[64], dm[128], file[256];
 
 	static const enum bm_obs_type module_ops[] = {
 		BM_OBS_PRESENT, BM_OBS_ADD, BM_OBS_REMOVE, BM_OBS_DUMP_BEGIN, BM_OBS_DUMP_END,
@@ -314,12 +339,29 @@ static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 		o.dm = dm;
 		bm_map_observe(f->map, &o);
 		break;
+	case BM_EV_K_LOOP_ON:
+		/*
+		 * A loop device bound to a file (a diskseq of its own), or the
+		 * name of its attachment set: what the kernel keeps, lo_file_name.
+		 */
+		probe_device(ev, &o, name, sizeof(name), disk, sizeof(disk));
+		snprintf(file, sizeof(file), "%.*s", ev->k.file_len, ev->k.file ? ev->k.file : "");
+		if (!name[0] || !o.diskseq)
+			return;
+		o.type = BM_OBS_CHANGE;
+		o.kind = BM_DISK;
+		o.parent = NULL;
+		o.backing = file[0] ? file : NULL;
+		bm_map_observe(f->map, &o);
+		break;
 	case BM_EV_K_DISK_DEL:
 	case BM_EV_K_PART_DEL:
+	case BM_EV_K_LOOP_OFF:
 		removal_entered(f, ev);
 		break;
 	case BM_EV_K_DISK_GONE:
 	case BM_EV_K_PART_GONE:
+	case BM_EV_K_LOOP_GONE:
 		removal_returned(f, ev);
 		break;
 	default:

@@ -218,8 +218,12 @@ static void learn(struct bm_span *s, const struct bm_obs *o)
 		copy_str(s->via, sizeof(s->via), o->via);
 	if (!s->dm_uuid[0])
 		copy_str(s->dm_uuid, sizeof(s->dm_uuid), o->dm_uuid);
-	if (!s->backing[0])
+	/* lo_file_name (a probe's) is what losetup set, at most 63 bytes: sysfs's path is whole. */
+	if (o->backing && o->backing[0] &&
+	    (!s->backing[0] || (s->backing_probed && o->by != BM_SRC_KPROBE))) {
 		copy_str(s->backing, sizeof(s->backing), o->backing);
+		s->backing_probed = o->by == BM_SRC_KPROBE;
+	}
 	if (!s->wwid[0])
 		copy_str(s->wwid, sizeof(s->wwid), o->wwid);
 	if (!s->model[0])
@@ -460,7 +464,24 @@ static void learn_past(struct devstate *d, const struct bm_obs *o)
  */
 static bool reseq(const struct bm_span *s, const struct bm_obs *o)
 {
-	return s->kind == BM_DISK && o->kind == BM_DISK && s->diskseq && o->diskseq > s->diskseq;
+	if (s->kind != BM_DISK || o->kind != BM_DISK || !o->diskseq)
+		return false;
+	if (s->diskseq)
+		return o->diskseq > s->diskseq;
+	/*
+	 * After a probed detach, whose new diskseq the probe cannot read: a
+	 * greater one that a weaker source reads is the detached disk's own,
+	 * and only a probed attach (exact) starts another attachment.
+	 */
+	return s->seq_after && o->type == BM_OBS_CHANGE && o->exact && o->diskseq > s->seq_after;
+}
+
+/* Is @o late news of an incarnation before @s (a lower diskseq)? */
+static bool older(const struct bm_span *s, const struct bm_obs *o)
+{
+	if (!o->diskseq)
+		return false;
+	return s->diskseq ? o->diskseq < s->diskseq : s->seq_after && o->diskseq <= s->seq_after;
 }
 
 static void observe_reseq(struct devstate *d, struct bm_span *s, const struct bm_obs *o)
@@ -477,6 +498,34 @@ static void observe_reseq(struct devstate *d, struct bm_span *s, const struct bm
 	s->from = (struct bm_bound){ .known = true, .lo = lo, .hi = o->ts, .by = o->by };
 	s->seen = lo;
 	s->reseq = true;
+}
+
+/*
+ * A loop device's detach, seen by its probe (exact, at the return of
+ * __loop_clr_fd): the attachment of diskseq o->diskseq ends, and the
+ * device, still there, has no medium from then on, with a diskseq the
+ * probe could not read (greater than the attachment's).
+ */
+static void observe_detach(struct devstate *d, const struct bm_obs *o)
+{
+	struct bm_span *s = open_span(d);
+	struct bm_obs empty = *o;
+
+	if (!s || !same_name(s, o) || s->kind != BM_DISK || older(s, o) ||
+	    (!s->diskseq && s->seq_after))	/* detached already */
+		return;
+	close_span(s, o->exact ? o->ts : o->after, o->ts, o->by);
+	d->open = false;
+	empty.diskseq = 0;
+	empty.backing = NULL;
+	s = new_span(d, &empty);
+	if (!s)
+		return;
+	s->from = d->spans[d->n - 2].to;	/* the attachment's end */
+	s->seen = o->ts;
+	s->reseq = true;
+	s->seq_after = o->diskseq ? o->diskseq : 1;
+	s->empty = true;
 }
 
 static void observe_remove(struct bm_map *m, struct devstate *d, const struct bm_obs *o)
@@ -621,10 +670,10 @@ static void observe_present(struct bm_map *m, struct devstate *d, const struct b
 		 * one after its uevent): the dump cannot say when, so no new
 		 * incarnation; the one the change opened keeps its own.
 		 */
-		if (s->diskseq && o->diskseq && o->diskseq < s->diskseq)
+		if (older(s, o))
 			learn_past(d, o);
 		/* Its labels of another diskseq (a backing file) are another attachment's. */
-		if (reseq(s, o) || (s->diskseq && o->diskseq && o->diskseq < s->diskseq)) {
+		if (reseq(s, o) || older(s, o)) {
 			dumped.diskseq = 0;
 			dumped.backing = NULL;
 		}
@@ -798,8 +847,7 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 		s = open_span(d);
 		if (s && same_name(s, o) && reseq(s, o)) {
 			observe_reseq(d, s, o);
-		} else if (s && same_name(s, o) && s->diskseq && o->diskseq &&
-			   o->diskseq < s->diskseq) {
+		} else if (s && same_name(s, o) && older(s, o)) {
 			learn_past(d, o);
 		} else if (s && same_name(s, o)) {
 			learn(s, o);
@@ -823,6 +871,9 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 	case BM_OBS_UMOUNT:
 	case BM_OBS_MOUNTED:
 		observe_mount(d, o);
+		break;
+	case BM_OBS_DETACH:
+		observe_detach(d, o);
 		break;
 	case BM_OBS_REGISTER:
 		if (BM_MAJOR(o->dev) != 0)	/* 0: not a block device's bdi */

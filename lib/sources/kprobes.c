@@ -24,7 +24,7 @@
 #include "blkmap/util/error.h"
 #include "blkmap/util/kallsyms.h"
 
-#define MAX_PROBES 10
+#define MAX_PROBES 13
 
 struct probe {
 	char event[32];
@@ -285,6 +285,55 @@ static void hidden_probe(struct bm_kprobes *k, struct fetcher *f)
 	p->optional = true;
 }
 
+/*
+ * Loop attachments, exact: a loop device bound to a file gets a new
+ * diskseq (disk_force_media_change()), and so does its detach. Both the
+ * configure path (LOOP_SET_FD, LOOP_CONFIGURE, LOOP_CHANGE_FD) and
+ * LOOP_SET_STATUS, which is where losetup tools that bind with LOOP_SET_FD
+ * set the file's name, call __loop_update_dio() once the disk has its new
+ * diskseq and lo_file_name its name, before the device is bound: its entry
+ * is the attach (or, with the same diskseq, the name of the attachment).
+ * The detach is __loop_clr_fd(): at its entry the attachment's diskseq,
+ * at its return the device is unbound, every request of the attachment
+ * done. The loop_device struct is the loop module's (its BTF); the probes
+ * exist only when the module is loaded (or loop is built in) as recording
+ * starts: without them, attachments come from uevents and sysfs.
+ */
+static void loop_probes(struct bm_kprobes *k, const struct btf *vmlinux)
+{
+	struct btf *own = btf__load_module_btf("loop", (struct btf *)vmlinux);
+	const struct btf *btf = own ? own : vmlinux;
+	long disk, file, major, minor, name, seq;
+	char arg[64], fetch[512];
+	struct probe *p;
+
+	disk = bm_btf_offset(btf, "loop_device", "lo_disk");
+	file = bm_btf_offset(btf, "loop_device", "lo_file_name");
+	major = bm_btf_offset(vmlinux, "gendisk", "major");
+	minor = bm_btf_offset(vmlinux, "gendisk", "first_minor");
+	name = bm_btf_offset(vmlinux, "gendisk", "disk_name");
+	seq = bm_btf_offset(vmlinux, "gendisk", "diskseq");
+	if (disk < 0 || file < 0 || major < 0 || minor < 0 || name < 0 || seq < 0 ||
+	    bm_btf_param(btf, "__loop_update_dio", 1, "loop_device", arg, sizeof(arg)) < 0 ||
+	    bm_btf_param(btf, "__loop_clr_fd", 1, "loop_device", arg, sizeof(arg)) < 0 ||
+	    !in_kallsyms("__loop_update_dio") || !in_kallsyms("__loop_clr_fd"))
+		goto out;
+	snprintf(fetch, sizeof(fetch),
+		 "major=+%ld(+%ld($arg1)):s32 minor=+%ld(+%ld($arg1)):s32 "
+		 "name=+%ld(+%ld($arg1)):string seq=+%ld(+%ld($arg1)):u64 file=+%ld($arg1):string",
+		 major, disk, minor, disk, name, disk, seq, disk, file);
+	p = add_probe(k, "loop_on", "__loop_update_dio", false);
+	snprintf(p->fetch, sizeof(p->fetch), "%s", fetch);
+	p->optional = true;
+	p = add_probe(k, "loop_off", "__loop_clr_fd", false);
+	snprintf(p->fetch, sizeof(p->fetch), "%s", fetch);
+	p->optional = true;
+	p = add_probe(k, "loop_gone", "__loop_clr_fd", true);
+	p->optional = true;
+out:
+	btf__free(own);
+}
+
 /* The probe definitions this kernel supports; -1 if it lacks the essential ones. */
 static int define(struct bm_kprobes *k, struct fetcher *f)
 {
@@ -341,6 +390,7 @@ static int define(struct bm_kprobes *k, struct fetcher *f)
 		k->have_dump = true;
 	}
 	dm_name_probe(k, f->btf);
+	loop_probes(k, f->btf);
 	return 0;
 no_btf:
 	bm_error("kprobe source: this kernel's BTF lacks a block_device or gendisk member "

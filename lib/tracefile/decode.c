@@ -18,7 +18,7 @@ struct layout {
 	const char *name, *system;
 	struct field pid, dev, old_dev, sector, old_sector, nr_sector, bytes, error;
 	struct field rwbs, text;
-	struct field major, minor, kname, kdisk, kdm, partno, seq;	/* probe events */
+	struct field major, minor, kname, kdisk, kdm, kfile, partno, seq;	/* probe events */
 	struct field op, sectors;				/* module events */
 	/*
 	 * A block event whose I/O fields have the kernel's usual sizes, all
@@ -76,6 +76,9 @@ static const struct {
 	{ "part_gone", BM_EV_K_PART_GONE },
 	{ "dump", BM_EV_K_DUMP },
 	{ "dm_name", BM_EV_K_DM_NAME },
+	{ "loop_on", BM_EV_K_LOOP_ON },
+	{ "loop_off", BM_EV_K_LOOP_OFF },
+	{ "loop_gone", BM_EV_K_LOOP_GONE },
 };
 
 static struct field find(struct tep_event *e, const char *name)
@@ -145,6 +148,7 @@ static void resolve(struct layout *l, struct tep_event *e)
 		l->kname = find(e, "name");
 		l->kdisk = find(e, "disk");
 		l->kdm = find(e, "dm");
+		l->kfile = find(e, "file");
 		l->partno = find(e, "partno");
 		l->op = find(e, "op");
 		l->sectors = find(e, "sectors");
@@ -450,6 +454,7 @@ void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_e
 		ev->k.name = string(d, rec, l->kname, &ev->k.name_len);
 		ev->k.disk = string(d, rec, l->kdisk, &ev->k.disk_len);
 		ev->k.dm = string(d, rec, l->kdm, &ev->k.dm_len);
+		ev->k.file = string(d, rec, l->kfile, &ev->k.file_len);
 		ev->k.partno = number(d, rec, l->partno) & 0xff;
 		ev->k.seq = number(d, rec, l->seq);
 		ev->k.op = number(d, rec, l->op);

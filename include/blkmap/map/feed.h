@@ -19,7 +19,7 @@ struct bm_map;
 /* A removal whose probe entry was seen, waiting for its return. */
 struct bm_pending_removal {
 	int pid;
-	enum bm_kind kind;	/* BM_EV_K_DISK_DEL or BM_EV_K_PART_DEL */
+	enum bm_kind kind;	/* BM_EV_K_DISK_DEL, BM_EV_K_PART_DEL or BM_EV_K_LOOP_OFF */
 	uint32_t dev;
 	char name[64];
 	uint64_t diskseq;	/* a disk's; a partition's disk's, as it is at removal */

@@ -65,11 +65,13 @@ struct bm_span {
 	unsigned nmounts, capmounts;
 	enum bm_dev_kind kind;
 	uint64_t diskseq;	/* 0 if unknown */
+	uint64_t seq_after;	/* diskseq unknown: greater than this (a detach's, from its probe) */
 	uint64_t size;		/* sectors, 0 if unknown */
 	struct bm_bound from, to;
 	unsigned nth;		/* which incarnation of its number, from 1 (bm_map_finish) */
 	bool reseq;		/* opened by its disk's diskseq growing, no removal before */
 	bool empty;		/* no medium (a detached loop device): it does no I/O */
+	bool backing_probed;	/* backing is lo_file_name, from a probe: sysfs's path is better */
 	uint64_t seen;		/* latest time the device certainly existed */
 	uint64_t removed_before;	/* internal: its removal precedes this (0: not known) */
 };
@@ -87,6 +89,7 @@ enum bm_obs_type {
 	BM_OBS_MOUNTED,		/* ... was mounted at @mount when the recording began */
 	BM_OBS_CTRL_ADD,	/* NVMe controller @name added (by ts, after after) */
 	BM_OBS_CTRL_REMOVE,	/* ... removed: the paths via it were gone by ts */
+	BM_OBS_DETACH,		/* a loop device's attachment of diskseq @diskseq ended at ts */
 };
 
 struct bm_obs {

@@ -18,6 +18,10 @@
  *	part_del	type, devt, name, partno, disk, seq	a partition's device_del()
  *	part_gone	(none)				a device_del() returned
  *	dump		devt, name, partno, disk, seq	seen while reading diskstats
+ *	dm_name		major, minor, name, action, dm	a dm device's name (resume, rename)
+ *	loop_on		major, minor, name, seq, file	a loop device bound to file (or named)
+ *	loop_off	major, minor, name, seq, file	__loop_clr_fd() entered
+ *	loop_gone	(none)				__loop_clr_fd() returned
  * partno: the partition number in its low 8 bits (0 for a whole disk).
  */
 #include "blkmap/sources/marker.h"

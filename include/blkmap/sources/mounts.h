@@ -9,6 +9,10 @@
  * changes; each read is compared with the previous one and each mount that
  * came or went is written as a "mount" marker (action=add or remove; the
  * first read's with action=present). Nothing is read between changes.
+ * Other mount namespaces' tables are not watched: an open
+ * /proc/PID/mountinfo holds a reference to its namespace (mounts_open_common
+ * in fs/proc_namespace.c), which would keep the file systems mounted only
+ * there alive, and their devices busy, after its last process exits.
  */
 #include <stdbool.h>
 #include <stdint.h>

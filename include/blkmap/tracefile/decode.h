@@ -40,6 +40,9 @@ enum bm_kind {
 	BM_EV_K_PART_GONE,
 	BM_EV_K_DUMP,
 	BM_EV_K_DM_NAME,	/* a dm device's name, at resume or rename */
+	BM_EV_K_LOOP_ON,	/* a loop device bound to a file, or its status set */
+	BM_EV_K_LOOP_OFF,	/* a loop device's detach entered */
+	BM_EV_K_LOOP_GONE,	/* a loop device's detach returned */
 	BM_EV_M_DEV,		/* synthetic:blkmap_dev, from blkmap's module */
 	BM_EV_NKINDS
 };
@@ -80,8 +83,8 @@ struct bm_event {
 	int text_len;
 	/* probe and module events: the device's name, its disk's, partno... */
 	struct {
-		const char *name, *disk, *dm;
-		int name_len, disk_len, dm_len;
+		const char *name, *disk, *dm, *file;	/* file: a loop device's */
+		int name_len, disk_len, dm_len, file_len;
 		uint32_t partno;
 		uint64_t seq;
 		uint32_t op;		/* module: what happened (kmodule.h) */

@@ -906,6 +906,79 @@ START_TEST(each_loop_attachment_is_an_incarnation_with_its_file)
 }
 END_TEST
 
+/*
+ * The loop driver's probes: an attach is exact with its diskseq and
+ * lo_file_name; a detach is exact at __loop_clr_fd()'s return, whose new
+ * diskseq the probe cannot read. The change uevents that follow (the
+ * attachment's diskseq, then the detached disk's, read on receipt) are
+ * late news: they move no boundary and split nothing; the next probed
+ * attach is the next attachment. sysfs's whole path replaces the probe's
+ * lo_file_name, never the reverse.
+ */
+START_TEST(probed_loop_attachments_are_exact)
+{
+	struct bm_obs o = { .dev = BM_MKDEV(7, 0), .name = "loop0", .kind = BM_DISK };
+	const struct bm_span *s;
+	enum bm_label_basis b;
+	int i;
+
+	o.type = BM_OBS_PRESENT;
+	o.ts = 1 * MS;
+	o.by = BM_SRC_KPROBE;
+	o.exact = true;
+	o.diskseq = 40;
+	bm_map_observe(map, &o);
+	for (i = 0; i < 2; i++) {
+		uint64_t t = (10 + 20 * i) * MS;
+
+		o = (struct bm_obs){ .type = BM_OBS_CHANGE, .ts = t, .exact = true,
+				     .by = BM_SRC_KPROBE, .dev = BM_MKDEV(7, 0), .name = "loop0",
+				     .kind = BM_DISK, .diskseq = 41 + 2 * i,
+				     .backing = i ? "/srv/b.img" : "/srv/a.i" };
+		bm_map_observe(map, &o);
+		o.type = BM_OBS_DETACH;	/* the attachment's diskseq, from the entry */
+		o.ts = t + 5 * MS;
+		o.backing = NULL;
+		bm_map_observe(map, &o);
+		/* The listener's: the attach, with sysfs's path; the detach, then its new diskseq. */
+		o = (struct bm_obs){ .type = BM_OBS_CHANGE, .ts = t + 2 * MS, .after = t - MS,
+				     .by = BM_SRC_UEVENT, .dev = BM_MKDEV(7, 0), .name = "loop0",
+				     .kind = BM_DISK, .diskseq = 41 + 2 * i, .backing =
+				     i ? "/srv/b.img" : "/srv/a.img" };
+		if (!i)	/* before the detach: the attachment learns the whole path */
+			bm_map_observe(map, &o);
+		o.ts = t + 7 * MS;
+		o.after = t + 4 * MS;
+		o.backing = NULL;
+		bm_map_observe(map, &o);
+		o.diskseq = 42 + 2 * i;
+		o.empty = true;
+		bm_map_observe(map, &o);
+	}
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), 5);
+	for (i = 1; i < 5; i++) {
+		uint64_t t = (10 + 20 * ((i - 1) / 2) + 5 * ((i - 1) % 2)) * MS;
+
+		s = bm_map_span(map, i);
+		ck_assert_uint_eq(s->from.lo, t);
+		ck_assert_uint_eq(s->from.hi, t);
+		ck_assert_uint_eq(bm_map_span(map, i - 1)->to.lo, t);
+		ck_assert_uint_eq(bm_map_span(map, i - 1)->to.hi, t);
+		ck_assert_uint_eq(s->diskseq, 40 + i);
+		ck_assert_int_eq(s->empty, i % 2 == 0);
+	}
+	ck_assert_str_eq(bm_map_span(map, 1)->backing, "/srv/a.img");
+	ck_assert_str_eq(bm_map_span(map, 2)->backing, "");
+	ck_assert_str_eq(bm_map_span(map, 3)->backing, "/srv/b.img");
+	ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), 14 * MS, 0, &b), bm_map_span(map, 1));
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+	ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), 34 * MS, 0, &b), bm_map_span(map, 3));
+	ck_assert_int_eq(b, BM_LABEL_ONLY);
+}
+END_TEST
+
 /* dmsetup splitname's answers, from libdevmapper's _unquote(). */
 START_TEST(dm_names_split_as_dmsetup_splitname)
 {
@@ -1173,6 +1246,7 @@ Suite *suite_map(void)
 	tcase_add_test(tc, late_uevents_of_an_exact_remove_and_re_add_change_nothing);
 	tcase_add_test(tc, a_late_add_uevent_of_a_gone_device_opens_nothing);
 	tcase_add_test(tc, another_diskseq_is_another_incarnation);
+	tcase_add_test(tc, probed_loop_attachments_are_exact);
 	tcase_add_test(tc, a_diskseq_grown_without_a_removal_is_another_incarnation);
 	tcase_add_test(tc, each_incarnation_carries_the_serial_its_disk_reported);
 	tcase_add_test(tc, device_mapper_names_are_labels_over_time);

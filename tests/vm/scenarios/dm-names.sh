@@ -7,6 +7,16 @@
 # FIRST_SECTOR SECTORS" a write, one an incarnation), /out/dm.log ("NAME
 # MAJ:MIN FIRST_SECTOR SECTORS DM_NAME" every write) and /out/pv.log (the
 # partition under the volumes, then its disk).
+# Then the other names people know, in the same recording: a loop device
+# re-attached to ten files in turn, as snap refreshes do (/out/loop.log:
+# "NAME MAJ:MIN FIRST_SECTOR SECTORS FILE ATTACH_LO ATTACH_HI DETACH_LO
+# DETACH_HI KERNEL_SECTORS", a write an attachment, the attach and the detach
+# each between two readings of the monotonic clock, the sectors written as
+# the device's stat counted them), and an ext2 file system on a volume
+# mounted on /srv, written, unmounted, the bare volume written, mounted on
+# /mnt/b and written (/out/mounts.log: "MAJ:MIN MOUNTPOINT FROM TO", the
+# clock after the mount and before the unmount; "MAJ:MIN - SECTOR COUNT" the
+# bare write).
 set -e
 . /scenario-lib.sh
 export DM_DISABLE_UDEV=1
@@ -25,6 +35,18 @@ losetup -P "$loop" /tmp/pv.img
 pv=${loop#/dev/}p1
 [ -e "/sys/class/block/$pv" ] || premise "no partition $pv on $loop"
 echo "$pv ${loop#/dev/}" >/out/pv.log
+# The volume of the file system, made before the recording.
+modprobe crc32c_generic	# ext4 asks for crc32c by name; no modules.alias
+modprobe ext4
+vg=Vg0aaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+dmsetup create vg0-srv --uuid "LVM-${vg}Lv3ddddddddddddddddddddddddddddd" \
+	--table "0 16384 linear /dev/$pv 32768"
+mke2fs -q /dev/mapper/vg0-srv 6144 >/dev/null	# 6 MiB of its 8
+mkdir -p /srv /mnt/b /tmp/snaps
+for i in 1 2 3 4 5 6 7 8 9 10; do truncate -s 2M "/tmp/snaps/core22_$i.snap"; done
+snap=$(losetup -f)
+: >/out/loop.log
+: >/out/mounts.log
 
 record
 
@@ -35,8 +57,9 @@ dmwrite() {
 	echo "$kname $(devnum "$kname") $(($2 * 8)) $(($3 * 8)) $1" >>/out/dm.log
 }
 
-# UUIDs as LVM gives them: LVM-, the VG's UUID, the LV's (32 characters each).
-vg=Vg0aaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+# The monotonic clock, the trace clock's ("now at NS nsecs").
+now() { awk '/^now at/ {print $3; exit}' /proc/timer_list; }
+
 dmsetup create vg0-data --uuid "LVM-${vg}Lv1bbbbbbbbbbbbbbbbbbbbbbbbbbbbb" \
 	--table "0 16384 linear /dev/$pv 0"
 dmwrite vg0-data 10 2
@@ -55,7 +78,42 @@ dmwrite vg0-logs 30 3
 echo "$kname $first 240 24" >>"$log"
 dmsetup remove vg0-logs
 
+# The loop device: ten attachments, one write each.
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	f=/tmp/snaps/core22_$i.snap
+	a0=$(now)
+	losetup "$snap" "$f" || premise "cannot attach $snap to $f"
+	a1=$(now)
+	before=$(awk '{print $7}' "/sys/class/block/${snap#/dev/}/stat")
+	dd if=/dev/zero of="$snap" bs=4k seek=$((i * 16)) count=$i oflag=direct 2>/dev/null
+	after=$(awk '{print $7}' "/sys/class/block/${snap#/dev/}/stat")
+	d0=$(now)
+	losetup -d "$snap" || premise "cannot detach $snap"
+	d1=$(now)
+	echo "${snap#/dev/} $(devnum "${snap#/dev/}") $((i * 128)) $((i * 8)) $f $a0 $a1 $d0 $d1 $((after - before))" >>/out/loop.log
+	sleep 0.1
+done
+
+# The file system on vg0-srv: mounted, written, unmounted, twice.
+srv=$(dmsetup info -c --noheadings -o blkdevname vg0-srv)
+mounted() {	# mounted MOUNTPOINT FILE: mount, write FILE, unmount; logged
+	mount -t ext4 /dev/mapper/vg0-srv "$1" || premise "cannot mount vg0-srv on $1"
+	t0=$(now)
+	dd if=/dev/zero of="$1/$2" bs=4k count=16 oflag=direct 2>/dev/null || premise "cannot write $1/$2"
+	sync
+	t1=$(now)
+	umount "$1" || premise "cannot unmount $1"
+	echo "$(devnum "$srv") $1 $t0 $t1" >>/out/mounts.log
+	sleep 0.3
+}
+mounted /srv a
+dd if=/dev/zero of=/dev/mapper/vg0-srv bs=4k seek=2000 count=2 oflag=direct 2>/dev/null
+echo "$(devnum "$srv") - 16000 16" >>/out/mounts.log
+sleep 0.3
+mounted /mnt/b b
+
 kill -INT $rec
 wait $rec
+dmsetup remove vg0-srv
 losetup -d "$loop"
 [ "${MODULE:-0}" = 0 ] || rmmod blkmap
