@@ -22,7 +22,7 @@
 struct kept {
 	struct bm_event ev;
 	uint64_t seq;		/* order within its CPU */
-	size_t text, name, disk;	/* 1 + offset in the arena, 0 for none */
+	size_t text, name, disk, dm;	/* 1 + offset in the arena, 0 for none */
 };
 
 struct arena {
@@ -151,7 +151,7 @@ struct scan {
 /* Keep @rec if it is a map record: 0, or -1 out of memory. */
 static int keep(struct scan *sc, const struct bm_rec *rec)
 {
-	ssize_t text, name, disk;
+	ssize_t text, name, disk, dm;
 	struct kept *k;
 	struct tick *t;
 
@@ -183,11 +183,13 @@ static int keep(struct scan *sc, const struct bm_rec *rec)
 	text = keep_string(&sc->strings, k->ev.text, k->ev.text_len);
 	name = keep_string(&sc->strings, k->ev.k.name, k->ev.k.name_len);
 	disk = keep_string(&sc->strings, k->ev.k.disk, k->ev.k.disk_len);
-	if (text < 0 || name < 0 || disk < 0)
+	dm = keep_string(&sc->strings, k->ev.k.dm, k->ev.k.dm_len);
+	if (text < 0 || name < 0 || disk < 0 || dm < 0)
 		return -1;
 	k->text = text;
 	k->name = name;
 	k->disk = disk;
+	k->dm = dm;
 	k->seq = sc->seq++;
 	sc->n++;
 	return 0;
@@ -227,6 +229,7 @@ static void *scan_cpus(void *arg)
 		k->ev.text = kept_string(&sc->strings, k->text);
 		k->ev.k.name = kept_string(&sc->strings, k->name);
 		k->ev.k.disk = kept_string(&sc->strings, k->disk);
+		k->ev.k.dm = kept_string(&sc->strings, k->dm);
 	}
 	return NULL;
 }
