@@ -80,8 +80,8 @@ struct bm_event {
 	int text_len;
 	/* probe and module events: the device's name, its disk's, partno... */
 	struct {
-		const char *name, *disk, *dm;
-		int name_len, disk_len, dm_len;
+		const char *name, *disk, *dm, *uuid;	/* dm_name: the dm name, its UUID */
+		int name_len, disk_len, dm_len, uuid_len;
 		uint32_t partno;
 		uint64_t seq;
 		uint32_t op;		/* module: what happened (kmodule.h) */
