@@ -264,6 +264,11 @@ static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 			o.listed = ev->k.sectors;
 		if (o.type != BM_OBS_DUMP_BEGIN && o.type != BM_OBS_DUMP_END && !name[0])
 			return;
+		/* A dm device's name and UUID, as dm-ioctl had them (modules since LVM names). */
+		snprintf(dm, sizeof(dm), "%.*s", ev->k.dm_len, ev->k.dm ? ev->k.dm : "");
+		snprintf(uuid, sizeof(uuid), "%.*s", ev->k.uuid_len, ev->k.uuid ? ev->k.uuid : "");
+		o.dm = dm;
+		o.dm_uuid = uuid;
 		bm_map_observe(f->map, &o);
 		break;
 	case BM_EV_K_ADD:

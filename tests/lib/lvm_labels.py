@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check a recording of tests/vm/scenarios/lvm.sh against what the script did.
 
-    lvm_labels.py [--exact] DIR
+    lvm_labels.py [--exact] [--module] DIR
 
 DIR holds one source set's files: events.csv and map.csv (blkmap report),
 lv.log, dm.log, cmds.log (the scenario's). Checked:
@@ -17,6 +17,8 @@ lv.log, dm.log, cmds.log (the scenario's). Checked:
   lvm command that made them (0.01 s, /proc/uptime's step, either side), a
   point inside it or a window that meets it; with --exact, every one a
   point.
+With --module, blkmap's module was loaded: its add record of each volume
+written to names it as LVM did then (dm name and an LVM UUID).
 Prints one line a boundary kind: "adds exact|window (widest N ms)" and the
 like. Exit status 1 with the reasons on a mismatch.
 """
@@ -120,10 +122,35 @@ def check_bounds(spans, writes, cmds, exact, bad):
     return widest
 
 
+def check_module(directory, writes, bad):
+    """The module's add record of each incarnation written to carries its dm name and UUID."""
+    first = {(line.split()[1], line.split()[2]) for line in open(f"{directory}/writes.log")}
+    adds = []
+    with open(f"{directory}/events.csv", newline="") as f:
+        for r in csv.DictReader(f):
+            if r["event"] != "blkmap_dev":
+                continue
+            fields = dict(item.split("=", 1) for item in r["details"].split(", ") if "=" in item)
+            if fields.get("op") == "1":
+                adds.append((int(r["ts_ns"]), int(fields["dev"]), fields.get("dm", ""),
+                             fields.get("uuid", "")))
+    for t0, t1, kname, dev, start, count, lv in writes:
+        if (dev, start) not in first:
+            continue
+        major, minor = (int(x) for x in dev.split(":"))
+        want = lv.replace("/", "-")
+        named = [a for a in adds if a[1] == (major << 20 | minor) and a[0] < ns(t0)]
+        if not named or named[-1][2] != want or not named[-1][3].startswith("LVM-"):
+            bad.append(f"{lv} ({kname} {dev}): the module's last add before the write says "
+                       f"{named[-1][2:] if named else 'nothing'}, not {want} with an LVM UUID")
+        else:
+            print(f"# {lv} ({kname} {dev}): added as {want} ({named[-1][3][:12]}...) by the module")
+
+
 def main():
     args = sys.argv[1:]
     exact = "--exact" in args
-    directory = [a for a in args if a != "--exact"][0]
+    directory = [a for a in args if not a.startswith("--")][0]
     events, spans, writes, state, cmds = load(directory)
     bad = []
     layers = check_writes(events, writes, state, bad)
@@ -132,6 +159,8 @@ def main():
             bad.append(f"no write went through {want[0]} {want[1] or '(the volume)'}: "
                        f"seen {sorted(layers)}")
     widest = check_bounds(spans, writes, cmds, exact, bad)
+    if "--module" in args:
+        check_module(directory, writes, bad)
     renamed = any(s["dm_renames"] for s in spans)
     if not renamed:
         bad.append("the lvrename is not in the map")
