@@ -96,11 +96,12 @@ const char *bm_lvm_layer_text(const char *layer, char *buf, size_t size)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
-		if (!strcmp(layer, roles[i].layer)) {
-			snprintf(buf, size, "%s layer %s", roles[i].role, layer);
-			return buf;
-		}
+	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		if (strcmp(layer, roles[i].layer))
+			continue;
+		snprintf(buf, size, "%s layer %s", roles[i].role, layer);
+		return buf;
+	}
 	snprintf(buf, size, "layer %s", layer);
 	return buf;
 }

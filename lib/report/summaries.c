@@ -103,7 +103,8 @@ static void row_counts(struct bm_row *r, uint64_t reads, uint64_t writes, uint64
 
 /*
  * The names beside the kernel name, with @prefix ("" or "via_"): the LVM
- * volume (under the incarnation's first dm name) and a loop device's file.
+ * volume and layer (under the incarnation's first dm name), a loop
+ * device's file and the mount points.
  */
 static void row_names(struct bm_row *r, const char *prefix, const struct bm_span *s)
 {
