@@ -26,11 +26,20 @@
  * Detaching (or unloading) unregisters the class interface, which calls
  * remove_dev for every device present: those calls are not removals and
  * write nothing.
+ *
+ * A device-mapper device's record carries its dm name and UUID (LVM's name
+ * the volume group and volume) as dm-ioctl has them then: at the add (the
+ * first table load, after the create that named it) and in a statedump.
+ * They are read through dm_mod's exports, taken with symbol_get() while
+ * dm_mod is loaded, so the module does not load dm_mod itself. A rename
+ * later is not seen here (the kprobe source sees it).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
 #include <linux/device.h>
+#include <linux/device-mapper.h>
+#include <linux/dm-ioctl.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -57,6 +66,8 @@ static struct synth_field_desc fields[] = {
 	{ .type = "char[32]", .name = "disk" },
 	{ .type = "u64", .name = "diskseq" },
 	{ .type = "u64", .name = "sectors" },
+	{ .type = "char[128]", .name = "dm" },		/* DM_NAME_LEN */
+	{ .type = "char[132]", .name = "uuid" },	/* DM_UUID_LEN, rounded up */
 };
 
 /* Struct class became const in the driver core's interfaces in 6.4. */
@@ -95,7 +106,36 @@ static void emit_mark(enum blkmap_op op, u64 count)
 	static const char none[32];
 
 	synth_event_trace(event_file, ARRAY_SIZE(fields), (u64)op, 0ULL, (u64)(long)none, 0ULL,
-			  (u64)(long)none, 0ULL, count);
+			  (u64)(long)none, 0ULL, count, (u64)(long)none, (u64)(long)none);
+}
+
+/*
+ * The dm name and UUID of disk @devt into @name and @uuid, if it is a
+ * device-mapper device that dm-ioctl knows (both "" otherwise).
+ */
+static void dm_names(dev_t devt, char *name, char *uuid)
+{
+	struct mapped_device *(*get_md)(dev_t dev) = symbol_get(dm_get_md);
+	int (*copy)(struct mapped_device *md, char *name, char *uuid) =
+		symbol_get(dm_copy_name_and_uuid);
+	void (*put)(struct mapped_device *md) = symbol_get(dm_put);
+	struct mapped_device *md;
+
+	name[0] = uuid[0] = '\0';
+	if (get_md && copy && put && devt) {
+		md = get_md(devt);	/* NULL if not dm's */
+		if (md) {
+			if (copy(md, name, uuid))
+				name[0] = uuid[0] = '\0';
+			put(md);
+		}
+	}
+	if (get_md)
+		symbol_put(dm_get_md);
+	if (copy)
+		symbol_put(dm_copy_name_and_uuid);
+	if (put)
+		symbol_put(dm_put);
 }
 
 /*
@@ -116,16 +156,21 @@ static dev_t dev_of(struct device *dev, struct block_device *bdev)
 
 static void emit(enum blkmap_op op, struct device *dev)
 {
+	char dm[DM_NAME_LEN], uuid[DM_UUID_LEN];
 	struct block_device *bdev;
 	struct gendisk *disk;
 
 	bdev = dev_to_bdev(dev);
 	disk = bdev->bd_disk;
+	if (op != OP_REMOVE && dev->type == disk_type_p)
+		dm_names(dev->devt, dm, uuid);
+	else
+		dm[0] = uuid[0] = '\0';
 	synth_event_trace(event_file, ARRAY_SIZE(fields), (u64)op, (u64)dev_of(dev, bdev),
 			  (u64)(long)dev_name(dev),
 			  (u64)(dev->type == disk_type_p ? 0 : partno_of(bdev)),
 			  (u64)(long)disk->disk_name, (u64)disk->diskseq,
-			  (u64)bdev_nr_sectors(bdev));
+			  (u64)bdev_nr_sectors(bdev), (u64)(long)dm, (u64)(long)uuid);
 }
 
 /* Class interface callbacks: under the class's lock, in process context. */

@@ -22,7 +22,7 @@
 struct kept {
 	struct bm_event ev;
 	uint64_t seq;		/* order within its CPU */
-	size_t text, name, disk, dm, file;	/* 1 + offset in the arena, 0 for none */
+	size_t text, name, disk, dm, file, uuid;	/* 1 + offset in the arena, 0 for none */
 };
 
 struct arena {
@@ -151,7 +151,7 @@ struct scan {
 /* Keep @rec if it is a map record: 0, or -1 out of memory. */
 static int keep(struct scan *sc, const struct bm_rec *rec)
 {
-	ssize_t text, name, disk, dm, file;
+	ssize_t text, name, disk, dm, file, uuid;
 	struct kept *k;
 	struct tick *t;
 
@@ -185,13 +185,15 @@ static int keep(struct scan *sc, const struct bm_rec *rec)
 	disk = keep_string(&sc->strings, k->ev.k.disk, k->ev.k.disk_len);
 	dm = keep_string(&sc->strings, k->ev.k.dm, k->ev.k.dm_len);
 	file = keep_string(&sc->strings, k->ev.k.file, k->ev.k.file_len);
-	if (text < 0 || name < 0 || disk < 0 || dm < 0 || file < 0)
+	uuid = keep_string(&sc->strings, k->ev.k.uuid, k->ev.k.uuid_len);
+	if (text < 0 || name < 0 || disk < 0 || dm < 0 || file < 0 || uuid < 0)
 		return -1;
 	k->text = text;
 	k->name = name;
 	k->disk = disk;
 	k->dm = dm;
 	k->file = file;
+	k->uuid = uuid;
 	k->seq = sc->seq++;
 	sc->n++;
 	return 0;
@@ -233,6 +235,7 @@ static void *scan_cpus(void *arg)
 		k->ev.k.disk = kept_string(&sc->strings, k->disk);
 		k->ev.k.dm = kept_string(&sc->strings, k->dm);
 		k->ev.k.file = kept_string(&sc->strings, k->file);
+		k->ev.k.uuid = kept_string(&sc->strings, k->uuid);
 	}
 	return NULL;
 }

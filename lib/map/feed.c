@@ -301,7 +301,7 @@ void bm_feeder_finish(struct bm_feeder *f, uint64_t last)
 static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 {
 	struct bm_obs o = { .ts = ev->ts, .exact = true, .by = BM_SRC_KPROBE };
-	char name[64], disk[64], dm[128], file[256];
+	char name[64], disk[64], dm[128], file[256], uuid[160];
 
 	static const enum bm_obs_type module_ops[] = {
 		BM_OBS_PRESENT, BM_OBS_ADD, BM_OBS_REMOVE, BM_OBS_DUMP_BEGIN, BM_OBS_DUMP_END,
@@ -319,6 +319,11 @@ static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 			o.listed = ev->k.sectors;
 		if (o.type != BM_OBS_DUMP_BEGIN && o.type != BM_OBS_DUMP_END && !name[0])
 			return;
+		/* A dm device's name and UUID, as dm-ioctl had them (modules since LVM names). */
+		snprintf(dm, sizeof(dm), "%.*s", ev->k.dm_len, ev->k.dm ? ev->k.dm : "");
+		snprintf(uuid, sizeof(uuid), "%.*s", ev->k.uuid_len, ev->k.uuid ? ev->k.uuid : "");
+		o.dm = dm;
+		o.dm_uuid = uuid;
 		bm_map_observe(f->map, &o);
 		break;
 	case BM_EV_K_ADD:
@@ -335,8 +340,10 @@ static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 		snprintf(dm, sizeof(dm), "%.*s", ev->k.dm_len, ev->k.dm ? ev->k.dm : "");
 		if (!name[0] || !dm[0])
 			return;
+		snprintf(uuid, sizeof(uuid), "%.*s", ev->k.uuid_len, ev->k.uuid ? ev->k.uuid : "");
 		o.type = BM_OBS_CHANGE;
 		o.dm = dm;
+		o.dm_uuid = uuid;
 		bm_map_observe(f->map, &o);
 		break;
 	case BM_EV_K_LOOP_ON:

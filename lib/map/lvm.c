@@ -75,6 +75,33 @@ const char *bm_span_lv_at(const struct bm_span *s, uint64_t ts, char *buf, size_
 
 	buf[0] = '\0';
 	if (bm_span_lvm_at(s, ts, &l))
-		snprintf(buf, size, "%s/%s%s%s", l.vg, l.lv, l.layer[0] ? "-" : "", l.layer);
+		snprintf(buf, size, "%s/%s", l.vg, l.lv);
+	return buf;
+}
+
+/*
+ * The layers LVM stacks under a volume, by what they are to it: an
+ * origin's data under its snapshot-origin mapping (-real), a snapshot's
+ * exception store (-cow), a thin pool's pool target (-tpool).
+ */
+static const struct {
+	const char *layer, *role;
+} roles[] = {
+	{ "real", "origin" },
+	{ "cow", "snapshot" },
+	{ "tpool", "thin pool" },
+};
+
+const char *bm_lvm_layer_text(const char *layer, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		if (strcmp(layer, roles[i].layer))
+			continue;
+		snprintf(buf, size, "%s layer %s", roles[i].role, layer);
+		return buf;
+	}
+	snprintf(buf, size, "layer %s", layer);
 	return buf;
 }

@@ -58,6 +58,18 @@ static void path_via(const char *via, char *buf, size_t size)
 		snprintf(buf, size, "path via %s", via);
 }
 
+/* ", origin layer real" after the volume in @buf, if @s is one of its layers. */
+static void lv_layer(const struct bm_span *s, uint64_t ts, char *buf, size_t size)
+{
+	struct bm_lvm l;
+	char text[64];
+	size_t len = strlen(buf);
+
+	if (bm_span_lvm_at(s, ts, &l) && l.layer[0])
+		snprintf(buf + len, size - len, ", %s",
+			 bm_lvm_layer_text(l.layer, text, sizeof(text)));
+}
+
 const char *bm_span_known_as(const struct bm_span *s, uint64_t ts, char *buf, size_t size)
 {
 	char mounts[256];
@@ -66,7 +78,9 @@ const char *bm_span_known_as(const struct bm_span *s, uint64_t ts, char *buf, si
 	buf[0] = '\0';
 	if (s->via[0]) {
 		path_via(s->via, buf, size);
-	} else if (!bm_span_lv_at(s, ts, buf, size)[0]) {
+	} else if (bm_span_lv_at(s, ts, buf, size)[0]) {
+		lv_layer(s, ts, buf, size);
+	} else {
 		if (s->backing[0])
 			snprintf(buf, size, "%s", bm_span_backing_base(s));
 		else

@@ -178,7 +178,7 @@ enum column {
 	C_TS, C_CPU, C_PID, C_COMM, C_EVENT, C_DETAILS,
 	C_DEV, C_NAME, C_BASIS, C_RWBS, C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR,
 	C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR, C_DM, C_OLD_DM,
-	C_INCARNATION, C_OLD_INCARNATION, C_FROM_NS, C_TO_NS, C_LV, C_OLD_LV, C_BACKING,
+	C_INCARNATION, C_OLD_INCARNATION, C_FROM_NS, C_TO_NS, C_LV, C_OLD_LV, C_LV_LAYER, C_OLD_LV_LAYER, C_BACKING,
 	C_OLD_BACKING, C_MOUNT, C_OLD_MOUNT, C_FORMAT_VERSION,
 	NCOLUMNS
 };
@@ -224,6 +224,8 @@ static const struct {
 	[C_TO_NS] = COLUMN("to_ns", V_U64),
 	[C_LV] = COLUMN("lv", V_TEXT),
 	[C_OLD_LV] = COLUMN("old_lv", V_TEXT),
+	[C_LV_LAYER] = COLUMN("lv_layer", V_TEXT),
+	[C_OLD_LV_LAYER] = COLUMN("old_lv_layer", V_TEXT),
 	[C_BACKING] = COLUMN("backing_file", V_TEXT),
 	[C_OLD_BACKING] = COLUMN("old_backing_file", V_TEXT),
 	[C_MOUNT] = COLUMN("mount", V_TEXT),
@@ -264,6 +266,7 @@ struct record {
 		const struct bm_span *span;
 	} value[NCOLUMNS];
 	char lv[2][288];	/* what C_LV and C_OLD_LV point to */
+	char layer[2][32];	/* C_LV_LAYER, C_OLD_LV_LAYER */
 	char mount[2][256];	/* C_MOUNT, C_OLD_MOUNT */
 };
 
@@ -272,6 +275,22 @@ struct record {
 static const char *name_of(const struct bm_span *s)
 {
 	return s ? s->name : "";
+}
+
+/* The LVM volume @s was at @ts, and its layer, into columns @lv and @layer. */
+static void set_lv(struct record *r, const struct bm_span *s, uint64_t ts, int i,
+		   enum column lv, enum column layer)
+{
+	struct bm_lvm l;
+
+	if (!bm_span_lvm_at(s, ts, &l))
+		return;
+	snprintf(r->lv[i], sizeof(r->lv[i]), "%s/%s", l.vg, l.lv);
+	SET(r, lv, s, r->lv[i]);
+	if (!l.layer[0])
+		return;
+	snprintf(r->layer[i], sizeof(r->layer[i]), "%s", l.layer);
+	SET(r, layer, s, r->layer[i]);
 }
 
 /* @ev as a record: what it does not have stays absent. */
@@ -300,9 +319,8 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 	}
 	if (l->span && l->span->ndm)
 		SET(r, C_DM, s, bm_span_dm_at(l->span, ev->ts));
-	if (l->span && l->span->dm_uuid[0] &&
-	    bm_span_lv_at(l->span, ev->ts, r->lv[0], sizeof(r->lv[0]))[0])
-		SET(r, C_LV, s, r->lv[0]);
+	if (l->span && l->span->dm_uuid[0])
+		set_lv(r, l->span, ev->ts, 0, C_LV, C_LV_LAYER);
 	if (l->span && l->span->backing[0])
 		SET(r, C_BACKING, s, l->span->backing);
 	if (l->span && l->span->nmounts &&
@@ -323,9 +341,8 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 			SET(r, C_OLD_INCARNATION, span, l->old_span);
 		if (l->old_span && l->old_span->ndm)
 			SET(r, C_OLD_DM, s, bm_span_dm_at(l->old_span, ev->ts));
-		if (l->old_span && l->old_span->dm_uuid[0] &&
-		    bm_span_lv_at(l->old_span, ev->ts, r->lv[1], sizeof(r->lv[1]))[0])
-			SET(r, C_OLD_LV, s, r->lv[1]);
+		if (l->old_span && l->old_span->dm_uuid[0])
+			set_lv(r, l->old_span, ev->ts, 1, C_OLD_LV, C_OLD_LV_LAYER);
 		if (l->old_span && l->old_span->backing[0])
 			SET(r, C_OLD_BACKING, s, l->old_span->backing);
 		if (l->old_span && l->old_span->nmounts &&

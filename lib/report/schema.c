@@ -27,8 +27,9 @@
 	INT("to_ns", "ns", "when it was removed: the end of the removal's window (it was gone " \
 	    "by then); null if still present at the end")
 #define NAMES(p, who) \
-	STR(p "lv", who ": the LVM volume, VG/LV (VG/LV-LAYER for a layer), under the " \
-	    "incarnation's first dm name"), \
+	STR(p "lv", who ": the LVM volume, VG/LV (of a layer: the volume it is a layer of), " \
+	    "under the incarnation's first dm name"), \
+	STR(p "lv_layer", who ": the LVM layer of lv it is (real, cow, tpool, ...)"), \
 	STR(p "backing_file", who ": a loop device's file (of this attachment)"), \
 	STR(p "mounts", who ": the mount points it carried in its life, separated by ';'")
 #define QUOTE(x)	#x
@@ -105,8 +106,12 @@ static const struct bm_key events_keys[] = {
 	STR("old_incarnation", "block_bio_remap: the incarnation of old_dev"),
 	FROM_NS,
 	TO_NS,
-	STR("lv", "LVM devices: the volume dev was then, VG/LV (VG/LV-LAYER for a layer)"),
+	STR("lv", "LVM devices: the volume dev was then, VG/LV (of a layer: the volume it is "
+	    "a layer of)"),
 	STR("old_lv", "block_bio_remap: the volume old_dev was then"),
+	STR("lv_layer", "LVM devices: the layer of lv that dev was then (real, cow, tpool, ...); "
+	    "null for the volume itself"),
+	STR("old_lv_layer", "block_bio_remap: the layer of old_lv that old_dev was then"),
 	STR("backing_file", "loop devices: the file dev was attached to"),
 	STR("old_backing_file", "block_bio_remap: the file old_dev was attached to"),
 	STR("mount", "the mount points of dev's file system then (within a mount's or "

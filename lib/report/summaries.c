@@ -103,16 +103,21 @@ static void row_counts(struct bm_row *r, uint64_t reads, uint64_t writes, uint64
 
 /*
  * The names beside the kernel name, with @prefix ("" or "via_"): the LVM
- * volume (under the incarnation's first dm name) and a loop device's file.
+ * volume and layer (under the incarnation's first dm name), a loop
+ * device's file and the mount points.
  */
 static void row_names(struct bm_row *r, const char *prefix, const struct bm_span *s)
 {
 	char key[32], lv[288];
+	struct bm_lvm l;
 
 	if (!s)
 		return;
+	bm_span_lvm_at(s, 0, &l);
 	snprintf(key, sizeof(key), "%slv", prefix);
 	row_text(r, key, bm_span_lv_at(s, 0, lv, sizeof(lv)));
+	snprintf(key, sizeof(key), "%slv_layer", prefix);
+	row_text(r, key, l.layer);
 	snprintf(key, sizeof(key), "%sbacking_file", prefix);
 	row_text(r, key, s->backing);
 	snprintf(key, sizeof(key), "%smounts", prefix);

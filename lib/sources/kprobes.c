@@ -221,7 +221,11 @@ static struct probe *add_probe(struct bm_kprobes *k, const char *event, const ch
 /*
  * Device-mapper names, exact: dm-ioctl calls dm_kobject_uevent(md,
  * KOBJ_CHANGE, ...) once a new device is resumed with its name, and right
- * after a rename; the name is in the hash cell behind md->interface_ptr.
+ * after a rename; the name is in the hash cell behind md->interface_ptr,
+ * beside the UUID (LVM's names its volume group and volume: lvm.c). The
+ * UUID's pointer is recorded too: a device created without one has NULL
+ * there, and a string fetched from NULL is not an empty string on every
+ * kernel.
  * Both structs are dm_mod's own, so their offsets come from its BTF, and
  * the probe exists only while dm_mod is loaded: without it, the names come
  * from uevents and sysfs, as windows.
@@ -229,7 +233,7 @@ static struct probe *add_probe(struct bm_kprobes *k, const char *event, const ch
 static void dm_name_probe(struct bm_kprobes *k, const struct btf *vmlinux)
 {
 	struct btf *dm = btf__load_module_btf("dm_mod", (struct btf *)vmlinux);
-	long disk, iface, name, major, minor, disk_name;
+	long disk, iface, name, uuid, major, minor, disk_name;
 	char arg[64];
 	struct probe *p;
 
@@ -238,18 +242,20 @@ static void dm_name_probe(struct bm_kprobes *k, const struct btf *vmlinux)
 	disk = bm_btf_offset(dm, "mapped_device", "disk");
 	iface = bm_btf_offset(dm, "mapped_device", "interface_ptr");
 	name = bm_btf_offset(dm, "hash_cell", "name");
+	uuid = bm_btf_offset(dm, "hash_cell", "uuid");
 	major = bm_btf_offset(vmlinux, "gendisk", "major");
 	minor = bm_btf_offset(vmlinux, "gendisk", "first_minor");
 	disk_name = bm_btf_offset(vmlinux, "gendisk", "disk_name");
-	if (disk >= 0 && iface >= 0 && name >= 0 && major >= 0 && minor >= 0 && disk_name >= 0 &&
+	if (disk >= 0 && iface >= 0 && name >= 0 && uuid >= 0 && major >= 0 && minor >= 0 && disk_name >= 0 &&
 	    bm_btf_param(dm, "dm_kobject_uevent", 1, "mapped_device", arg, sizeof(arg)) == 0 &&
 	    in_kallsyms("dm_kobject_uevent")) {
 		p = add_probe(k, "dm_name", "dm_kobject_uevent", false);
 		snprintf(p->fetch, sizeof(p->fetch),
 			 "major=+%ld(+%ld($arg1)):s32 minor=+%ld(+%ld($arg1)):s32 "
 			 "name=+%ld(+%ld($arg1)):string action=$arg2:u32 "
-			 "dm=+0(+%ld(+%ld($arg1))):string",
-			 major, disk, minor, disk, disk_name, disk, name, iface);
+			 "dm=+0(+%ld(+%ld($arg1))):string uuidp=+%ld(+%ld($arg1)):x64 "
+			 "uuid=+0(+%ld(+%ld($arg1))):string",
+			 major, disk, minor, disk, disk_name, disk, name, iface, uuid, iface, uuid, iface);
 		p->filter = "action == 2";	/* KOBJ_CHANGE */
 		p->optional = true;	/* without it, names come from uevents and sysfs */
 	}

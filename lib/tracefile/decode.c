@@ -18,7 +18,7 @@ struct layout {
 	const char *name, *system;
 	struct field pid, dev, old_dev, sector, old_sector, nr_sector, bytes, error;
 	struct field rwbs, text;
-	struct field major, minor, kname, kdisk, kdm, kfile, partno, seq;	/* probe events */
+	struct field major, minor, kname, kdisk, kdm, kfile, kuuid, kuuidp, partno, seq;	/* probe events */
 	struct field op, sectors;				/* module events */
 	/*
 	 * A block event whose I/O fields have the kernel's usual sizes, all
@@ -149,6 +149,8 @@ static void resolve(struct layout *l, struct tep_event *e)
 		l->kdisk = find(e, "disk");
 		l->kdm = find(e, "dm");
 		l->kfile = find(e, "file");
+		l->kuuid = find(e, "uuid");
+		l->kuuidp = find(e, "uuidp");
 		l->partno = find(e, "partno");
 		l->op = find(e, "op");
 		l->sectors = find(e, "sectors");
@@ -455,6 +457,9 @@ void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_e
 		ev->k.disk = string(d, rec, l->kdisk, &ev->k.disk_len);
 		ev->k.dm = string(d, rec, l->kdm, &ev->k.dm_len);
 		ev->k.file = string(d, rec, l->kfile, &ev->k.file_len);
+		/* A dm device created without a UUID has none: no pointer to read. */
+		if (!l->kuuidp.size || number(d, rec, l->kuuidp))
+			ev->k.uuid = string(d, rec, l->kuuid, &ev->k.uuid_len);
 		ev->k.partno = number(d, rec, l->partno) & 0xff;
 		ev->k.seq = number(d, rec, l->seq);
 		ev->k.op = number(d, rec, l->op);

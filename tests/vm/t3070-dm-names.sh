@@ -115,15 +115,12 @@ for kernel in default 6.12; do
 				"$out/events.csv" | sort -u | tr '\n' ' ')
 			note "$name ($dev) sectors $start+$count: dm '$got', written through '$want'"
 			[ "$got" = "$want " ] || fail "$kernel, $sources: $name sectors $start+$count: dm '$got', not '$want'"
-			# The LVM volume, from the dm UUID (read from sysfs: not by the kprobes alone).
+			# The LVM volume, from the dm UUID (read beside the name by every source set).
 			lv=$(awk -F, -v e="$ev" -v d="$dv" -v s="$sc" -v l="$(csv_col "$out/events.csv" lv)" \
 				-v dev="$dev" -v lo="$start" -v hi=$((start + count)) \
 				'$e == "block_bio_queue" && $d == dev && $s >= lo && $s < hi {print $l}' \
 				"$out/events.csv" | sort -u | tr '\n' ' ')
-			case $sources in
-			kprobe) wantlv=" " ;;	# no UUID read, so no volume
-			*) wantlv="$(echo "$want" | sed 's|-|/|') " ;;
-			esac
+			wantlv="$(echo "$want" | sed 's|-|/|') "
 			[ "$lv" = "$wantlv" ] || fail "$kernel, $sources: $name sectors $start+$count: lv '$lv', not '$wantlv'"
 		done <"$out/dm.log"
 		# The volumes are on the partition, the partition on its disk: what was
@@ -159,7 +156,6 @@ for line in sys.stdin:
 			{ cat "$out/old.csv"; fail "$kernel, $sources: --disk vg0-old: not one row"; }
 		# As LVM names them: VG/LV, /dev/VG/LV, /dev/mapper/NAME.
 		for name in /dev/mapper/vg0-logs vg0/old /dev/vg0/logs; do
-			[ "$sources" != kprobe ] || [ "$name" = /dev/mapper/vg0-logs ] || continue
 			"$BLKMAP" report --disks -f csv --disk "$name" "$out/rec.dat" >"$out/lv.csv" ||
 				fail "$kernel, $sources: --disk $name found nothing"
 			[ "$(awk -F, 'NR > 1' "$out/lv.csv" | wc -l)" -eq 1 ] ||

@@ -33,8 +33,13 @@ bool bm_lvm_uuid(const char *uuid);
  * and its UUID; false (and @out empty) if @s is not an LVM device.
  */
 bool bm_span_lvm_at(const struct bm_span *s, uint64_t ts, struct bm_lvm *out);
-/* "vg0/data", or "vg0/data-real" for a layer, into @buf; "" if not LVM's. */
+/*
+ * "vg0/data" into @buf, for the volume and for its layers (the -real
+ * under it: bm_span_lvm_at() says which layer); "" if not LVM's.
+ */
 const char *bm_span_lv_at(const struct bm_span *s, uint64_t ts, char *buf, size_t size);
+/* A layer as text views name it: "origin layer real", "snapshot layer cow", "layer X". */
+const char *bm_lvm_layer_text(const char *layer, char *buf, size_t size);
 
 /* A loop device's backing file without its directories ("" if none). */
 const char *bm_span_backing_base(const struct bm_span *s);
@@ -54,7 +59,8 @@ bool bm_span_mounted_at(const struct bm_span *s, const char *path, uint64_t ts);
 bool bm_span_named_at(const struct bm_span *s, const char *name, uint64_t ts);
 
 /*
- * What a person calls @s at @ts, for text views: "vg0/data", "a.img";
+ * What a person calls @s at @ts, for text views: "vg0/data" (a layer:
+ * "vg0/data, origin layer real"), "a.img";
  * its dm name for other dm devices; "path via nvme1, tcp traddr=..." for
  * an NVMe path; then " on /srv" for its mount points
  * (@ts 0: any in its life); "" if nothing beside the kernel name.

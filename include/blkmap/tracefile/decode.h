@@ -83,8 +83,8 @@ struct bm_event {
 	int text_len;
 	/* probe and module events: the device's name, its disk's, partno... */
 	struct {
-		const char *name, *disk, *dm, *file;	/* file: a loop device's */
-		int name_len, disk_len, dm_len, file_len;
+		const char *name, *disk, *dm, *file, *uuid;	/* file: a loop device's; uuid: dm_name's */
+		int name_len, disk_len, dm_len, file_len, uuid_len;
 		uint32_t partno;
 		uint64_t seq;
 		uint32_t op;		/* module: what happened (kmodule.h) */

@@ -1029,7 +1029,13 @@ START_TEST(lvm_volumes_are_named_over_time)
 	ck_assert_str_eq(bm_span_lv_at(&lv, 5 * MS, buf, sizeof(buf)), "vg0/data");
 	ck_assert_str_eq(bm_span_lv_at(&lv, 12 * MS, buf, sizeof(buf)), "vg0/my-db");
 	ck_assert_str_eq(bm_span_known_as(&lv, 12 * MS, buf, sizeof(buf)), "vg0/my-db");
-	ck_assert_str_eq(bm_span_lv_at(&real, 5 * MS, buf, sizeof(buf)), "vg0/data-real");
+	/* As dmsetup splitname: the volume data, its layer real (not a volume "data-real"). */
+	ck_assert_str_eq(bm_span_lv_at(&real, 5 * MS, buf, sizeof(buf)), "vg0/data");
+	ck_assert_str_eq(bm_span_known_as(&real, 5 * MS, buf, sizeof(buf)),
+			 "vg0/data, origin layer real");
+	ck_assert_str_eq(bm_lvm_layer_text("cow", buf, sizeof(buf)), "snapshot layer cow");
+	ck_assert_str_eq(bm_lvm_layer_text("tpool", buf, sizeof(buf)), "thin pool layer tpool");
+	ck_assert_str_eq(bm_lvm_layer_text("vdata", buf, sizeof(buf)), "layer vdata");
 	ck_assert_str_eq(bm_span_lv_at(&crypt, 5 * MS, buf, sizeof(buf)), "");
 	ck_assert_str_eq(bm_span_known_as(&crypt, 5 * MS, buf, sizeof(buf)), "home-crypt");
 	ck_assert(bm_span_named(&lv, "vg0/data"));

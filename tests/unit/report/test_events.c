@@ -67,14 +67,14 @@ START_TEST(csv_rows_have_every_column_in_the_documented_order)
 	ck_assert_str_eq(listing(BM_FORMAT_CSV, &remap, &remap_names),
 			 "ts_ns,cpu,pid,comm,event,dev,name,rwbs,sector,nr_sector,bytes,error,"
 			 "old_dev,old_name,old_sector,name_basis,old_name_basis,dm,old_dm,details,"
-			 "incarnation,old_incarnation,from_ns,to_ns,lv,old_lv,backing_file,"
-			 "old_backing_file,mount,old_mount,format_version\n"
+			 "incarnation,old_incarnation,from_ns,to_ns,lv,old_lv,lv_layer,old_lv_layer,"
+			 "backing_file,old_backing_file,mount,old_mount,format_version\n"
 			 "1500000000,1,42,\"fio, job 1\",block_bio_remap,254:0,dm-0,WS,2048,8,,,"
 			 "7:1,loop0p1,0,only,parent,vg0-old,,,254:0#2,7:1#1,1000000000,2000000000,"
-			 "vg0/old,,,,,,1\n");
+			 "vg0/old,,,,,,,,1\n");
 	ck_assert_str_eq(strchr(listing(BM_FORMAT_CSV, &issue, &unknown), '\n') + 1,
 			 "2000000001,0,42,\"fio, job 1\",block_rq_issue,7:0,,R,8,8,4096,,,,,"
-			 "unknown,,,,,,,,,,,,,,,1\n");
+			 "unknown,,,,,,,,,,,,,,,,,1\n");
 }
 END_TEST
 
@@ -89,7 +89,8 @@ START_TEST(json_records_hold_every_key_null_where_absent)
 			 "\"dm\":\"vg0-old\",\"old_dm\":null,\"details\":null,"
 			 "\"incarnation\":\"254:0#2\",\"old_incarnation\":\"7:1#1\","
 			 "\"from_ns\":1000000000,\"to_ns\":2000000000,"
-			 "\"lv\":\"vg0/old\",\"old_lv\":null,\"backing_file\":null,"
+			 "\"lv\":\"vg0/old\",\"old_lv\":null,\"lv_layer\":null,"
+			 "\"old_lv_layer\":null,\"backing_file\":null,"
 			 "\"old_backing_file\":null,\"mount\":null,\"old_mount\":null,"
 			 "\"format_version\":1}\n");
 }
