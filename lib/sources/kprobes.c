@@ -219,6 +219,24 @@ static struct probe *add_probe(struct bm_kprobes *k, const char *event, const ch
 }
 
 /*
+ * Into @buf, the fetch args naming the gendisk whose pointer is at offset
+ * @at of the probed function's first argument (major, minor, name: what
+ * every probe record carries); -1 if vmlinux's BTF lacks a field.
+ */
+static int disk_fields(const struct btf *vmlinux, long at, char *buf, size_t size)
+{
+	long major = bm_btf_offset(vmlinux, "gendisk", "major");
+	long minor = bm_btf_offset(vmlinux, "gendisk", "first_minor");
+	long name = bm_btf_offset(vmlinux, "gendisk", "disk_name");
+
+	if (major < 0 || minor < 0 || name < 0)
+		return -1;
+	snprintf(buf, size, "major=+%ld(+%ld($arg1)):s32 minor=+%ld(+%ld($arg1)):s32 "
+		 "name=+%ld(+%ld($arg1)):string", major, at, minor, at, name, at);
+	return 0;
+}
+
+/*
  * Device-mapper names, exact: dm-ioctl calls dm_kobject_uevent(md,
  * KOBJ_CHANGE, ...) once a new device is resumed with its name, and right
  * after a rename; the name is in the hash cell behind md->interface_ptr,
@@ -233,8 +251,8 @@ static struct probe *add_probe(struct bm_kprobes *k, const char *event, const ch
 static void dm_name_probe(struct bm_kprobes *k, const struct btf *vmlinux)
 {
 	struct btf *dm = btf__load_module_btf("dm_mod", (struct btf *)vmlinux);
-	long disk, iface, name, uuid, major, minor, disk_name;
-	char arg[64];
+	long disk, iface, name, uuid;
+	char arg[64], gd[160];
 	struct probe *p;
 
 	if (!dm)
@@ -243,19 +261,16 @@ static void dm_name_probe(struct bm_kprobes *k, const struct btf *vmlinux)
 	iface = bm_btf_offset(dm, "mapped_device", "interface_ptr");
 	name = bm_btf_offset(dm, "hash_cell", "name");
 	uuid = bm_btf_offset(dm, "hash_cell", "uuid");
-	major = bm_btf_offset(vmlinux, "gendisk", "major");
-	minor = bm_btf_offset(vmlinux, "gendisk", "first_minor");
-	disk_name = bm_btf_offset(vmlinux, "gendisk", "disk_name");
-	if (disk >= 0 && iface >= 0 && name >= 0 && uuid >= 0 && major >= 0 && minor >= 0 && disk_name >= 0 &&
+	if (disk >= 0 && iface >= 0 && name >= 0 && uuid >= 0 &&
+	    disk_fields(vmlinux, disk, gd, sizeof(gd)) == 0 &&
 	    bm_btf_param(dm, "dm_kobject_uevent", 1, "mapped_device", arg, sizeof(arg)) == 0 &&
 	    in_kallsyms("dm_kobject_uevent")) {
 		p = add_probe(k, "dm_name", "dm_kobject_uevent", false);
 		snprintf(p->fetch, sizeof(p->fetch),
-			 "major=+%ld(+%ld($arg1)):s32 minor=+%ld(+%ld($arg1)):s32 "
-			 "name=+%ld(+%ld($arg1)):string action=$arg2:u32 "
+			 "%s action=$arg2:u32 "
 			 "dm=+0(+%ld(+%ld($arg1))):string uuidp=+%ld(+%ld($arg1)):x64 "
 			 "uuid=+0(+%ld(+%ld($arg1))):string",
-			 major, disk, minor, disk, disk_name, disk, name, iface, uuid, iface, uuid, iface);
+			 gd, name, iface, uuid, iface, uuid, iface);
 		p->filter = "action == 2";	/* KOBJ_CHANGE */
 		p->optional = true;	/* without it, names come from uevents and sysfs */
 	}
@@ -309,25 +324,20 @@ static void loop_probes(struct bm_kprobes *k, const struct btf *vmlinux)
 {
 	struct btf *own = btf__load_module_btf("loop", (struct btf *)vmlinux);
 	const struct btf *btf = own ? own : vmlinux;
-	long disk, file, major, minor, name, seq;
-	char arg[64], fetch[512];
+	long disk, file, seq;
+	char arg[64], gd[160], fetch[512];
 	struct probe *p;
 
 	disk = bm_btf_offset(btf, "loop_device", "lo_disk");
 	file = bm_btf_offset(btf, "loop_device", "lo_file_name");
-	major = bm_btf_offset(vmlinux, "gendisk", "major");
-	minor = bm_btf_offset(vmlinux, "gendisk", "first_minor");
-	name = bm_btf_offset(vmlinux, "gendisk", "disk_name");
 	seq = bm_btf_offset(vmlinux, "gendisk", "diskseq");
-	if (disk < 0 || file < 0 || major < 0 || minor < 0 || name < 0 || seq < 0 ||
+	if (disk < 0 || file < 0 || seq < 0 || disk_fields(vmlinux, disk, gd, sizeof(gd)) < 0 ||
 	    bm_btf_param(btf, "__loop_update_dio", 1, "loop_device", arg, sizeof(arg)) < 0 ||
 	    bm_btf_param(btf, "__loop_clr_fd", 1, "loop_device", arg, sizeof(arg)) < 0 ||
 	    !in_kallsyms("__loop_update_dio") || !in_kallsyms("__loop_clr_fd"))
 		goto out;
 	snprintf(fetch, sizeof(fetch),
-		 "major=+%ld(+%ld($arg1)):s32 minor=+%ld(+%ld($arg1)):s32 "
-		 "name=+%ld(+%ld($arg1)):string seq=+%ld(+%ld($arg1)):u64 file=+%ld($arg1):string",
-		 major, disk, minor, disk, name, disk, seq, disk, file);
+		 "%s seq=+%ld(+%ld($arg1)):u64 file=+%ld($arg1):string", gd, seq, disk, file);
 	p = add_probe(k, "loop_on", "__loop_update_dio", false);
 	snprintf(p->fetch, sizeof(p->fetch), "%s", fetch);
 	p->optional = true;

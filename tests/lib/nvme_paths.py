@@ -26,20 +26,14 @@ disagreement; exits 1 if there is any.
 import csv
 import sys
 
-# /proc/diskstats after major, minor, name: reads, merged, sectors, ms, writes, merged, sectors
-READS, RSECT, WRITES, WSECT = 0, 2, 4, 6
+import kernel_counters
 
 
 def diskstats(path):
-    stats = {}
-    with open(path) as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) >= 14:
-                v = [int(x) for x in fields[3:]]
-                stats[fields[2]] = (f"{fields[0]}:{fields[1]}",
-                                    (v[READS], v[WRITES], v[RSECT] * 512, v[WSECT] * 512))
-    return stats
+    """Per name: its number, and its reads, writes, read and write bytes."""
+    k = kernel_counters
+    return {name: (dev, (v[k.READS], v[k.WRITES], v[k.RSECT] * 512, v[k.WSECT] * 512))
+            for name, (dev, v) in k.diskstats(path).items()}
 
 
 def rows(path):
