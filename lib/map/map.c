@@ -486,13 +486,23 @@ static bool older(const struct bm_span *s, const struct bm_obs *o)
 
 static void observe_reseq(struct devstate *d, struct bm_span *s, const struct bm_obs *o)
 {
+	struct bm_obs next = *o;
 	uint64_t lo = o->ts;
+
+	/*
+	 * A probed attach over an attachment with a file that was never
+	 * detached (the probes see every detach) is LOOP_CHANGE_FD, which
+	 * leaves lo_file_name as it was: the probe names the previous file.
+	 * The new one's comes from sysfs (a statedump).
+	 */
+	if (o->by == BM_SRC_KPROBE && s->diskseq && s->backing[0])
+		next.backing = NULL;
 
 	if (!o->exact)
 		lo = min64(max64(max64(o->after, s->seen), s->from.known ? s->from.hi : 0), o->ts);
 	close_span(s, lo, o->ts, o->by);
 	d->open = false;
-	s = new_span(d, o);
+	s = new_span(d, &next);
 	if (!s)
 		return;
 	s->from = (struct bm_bound){ .known = true, .lo = lo, .hi = o->ts, .by = o->by };
@@ -629,7 +639,13 @@ static void observe_ctrl_remove(struct bm_map *m, const struct bm_obs *o)
 		struct devstate *d = &m->devs[i];
 		struct bm_span *s = open_span(d);
 
-		if (!s || !via_controller(s->via, o->name))
+		/*
+		 * A path that began after the listener's look before this
+		 * removal can be one a controller re-added under the same name
+		 * (its kernel-side add stamped before this late marker).
+		 */
+		if (!s || !via_controller(s->via, o->name) ||
+		    (s->from.known && o->after && s->from.lo > o->after))
 			continue;
 		close_span(s, 0, o->ts, o->by);
 		d->open = false;
@@ -677,6 +693,14 @@ static void observe_present(struct bm_map *m, struct devstate *d, const struct b
 			dumped.diskseq = 0;
 			dumped.backing = NULL;
 		}
+		/*
+		 * A dm name a dump lists held by then, not from then: a rename
+		 * it is the first to show happened after the last name was.
+		 */
+		dumped.exact = false;
+		dumped.after = s->ndm ? s->dm_names[s->ndm - 1].hi : 0;
+		if (!dumped.after)	/* the first name: from the start, 1 if that is unknown */
+			dumped.after = s->from.known && s->from.lo ? s->from.lo : 1;
 		learn(s, &dumped);
 		s->seen = max64(s->seen, o->exact ? o->ts : min64(m->dump_begin, o->ts));
 		if (s->from.hi > o->ts)

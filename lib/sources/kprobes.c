@@ -314,6 +314,8 @@ static void hidden_probe(struct bm_kprobes *k, struct fetcher *f)
  * set the file's name, call __loop_update_dio() once the disk has its new
  * diskseq and lo_file_name its name, before the device is bound: its entry
  * is the attach (or, with the same diskseq, the name of the attachment).
+ * LOOP_CHANGE_FD alone leaves lo_file_name as it was (the map names that
+ * attachment from sysfs instead).
  * The detach is __loop_clr_fd(): at its entry the attachment's diskseq,
  * at its return the device is unbound, every request of the attachment
  * done. The loop_device struct is the loop module's (its BTF); the probes

@@ -1129,6 +1129,99 @@ START_TEST(an_nvme_path_back_with_its_controller_is_another_incarnation)
 END_TEST
 
 /*
+ * LOOP_CHANGE_FD swaps the file under an attached loop device and leaves
+ * lo_file_name as it was: the probe's attach then names the previous file,
+ * which must not label the new attachment; a statedump's sysfs path does.
+ */
+START_TEST(a_changed_fd_is_not_named_after_the_previous_file)
+{
+	struct bm_obs o = { .type = BM_OBS_CHANGE, .ts = 10 * MS, .exact = true,
+			    .by = BM_SRC_KPROBE, .dev = BM_MKDEV(7, 0), .name = "loop0",
+			    .kind = BM_DISK, .diskseq = 41, .backing = "/srv/a.img" };
+	int dumped;
+
+	for (dumped = 0; dumped < 2; dumped++) {
+		bm_map_free(map);
+		setup();
+		o.ts = 10 * MS;
+		o.diskseq = 41;
+		bm_map_observe(map, &o);
+		o.ts = 20 * MS;
+		o.diskseq = 42;	/* LOOP_CHANGE_FD: lo_file_name still a.img */
+		bm_map_observe(map, &o);
+		if (dumped) {
+			struct bm_obs p = { .type = BM_OBS_PRESENT, .ts = 90 * MS,
+					    .by = BM_SRC_SYSFS, .dev = BM_MKDEV(7, 0),
+					    .name = "loop0", .kind = BM_DISK, .diskseq = 42,
+					    .backing = "/srv/b.img" };
+
+			observe(BM_OBS_DUMP_BEGIN, 89 * MS, 0, NULL, BM_SRC_SYSFS, 0);
+			bm_map_observe(map, &p);
+			observe(BM_OBS_DUMP_END, 91 * MS, 0, NULL, 0, 0);
+		}
+		bm_map_finish(map, 0, 100 * MS);
+		ck_assert_uint_eq(bm_map_count(map), 2);
+		ck_assert_str_eq(bm_map_span(map, 0)->backing, "/srv/a.img");
+		ck_assert_uint_eq(bm_map_span(map, 1)->from.lo, 20 * MS);
+		ck_assert_str_eq(bm_map_span(map, 1)->backing, dumped ? "/srv/b.img" : "");
+	}
+}
+END_TEST
+
+/*
+ * The module's records are exact, but a dm name its statedump is the first
+ * to show held by the dump, not from it: the rename is a window back to
+ * when the last name was known.
+ */
+START_TEST(a_rename_first_seen_in_a_dump_is_a_window)
+{
+	struct bm_obs o = { .type = BM_OBS_ADD, .ts = 10 * MS, .exact = true,
+			    .by = BM_SRC_MODULE, .dev = BM_MKDEV(254, 0), .name = "dm-0",
+			    .kind = BM_DISK, .dm = "vg0-a" };
+	const struct bm_span *s;
+
+	bm_map_observe(map, &o);
+	observe(BM_OBS_DUMP_BEGIN, 499 * MS, 0, NULL, BM_SRC_MODULE, 0);
+	o.type = BM_OBS_PRESENT;
+	o.ts = 500 * MS;
+	o.dm = "vg0-b";
+	bm_map_observe(map, &o);
+	observe(BM_OBS_DUMP_END, 501 * MS, 0, NULL, 0, 0);
+	bm_map_finish(map, 0, 1000 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 1);
+	s = bm_map_span(map, 0);
+	ck_assert_uint_eq(s->ndm, 2);
+	ck_assert_uint_eq(s->dm_names[1].lo, 10 * MS);
+	ck_assert_uint_eq(s->dm_names[1].hi, 500 * MS);
+}
+END_TEST
+
+/*
+ * A controller's removal marker stamped late, after the same-named
+ * controller came back and its path's add was recorded exactly: it ends
+ * the path that went, not the one that came back.
+ */
+START_TEST(a_late_controller_removal_spares_the_path_that_came_back)
+{
+	struct bm_obs o = { .type = BM_OBS_REMOVE, .ts = 100 * MS, .exact = true,
+			    .by = BM_SRC_KPROBE, .dev = P0, .name = "nvme0c1n1", .kind = BM_DISK };
+
+	dump_path(10 * MS, P0, "nvme0c1n1", "nvme1 pcie 0000:00:11.0", 3);
+	bm_map_observe(map, &o);
+	o.type = BM_OBS_ADD;
+	o.ts = 200 * MS;
+	o.diskseq = 4;
+	bm_map_observe(map, &o);
+	dump_path(250 * MS, P0, "nvme0c1n1", "nvme1 pcie 0000:00:11.0", 4);
+	controller(BM_OBS_CTRL_REMOVE, 300 * MS, "nvme1", 90 * MS);
+	bm_map_finish(map, 0, 1000 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 2);
+	ck_assert_uint_eq(bm_map_span(map, 0)->to.hi, 100 * MS);
+	ck_assert(!bm_map_span(map, 1)->to.known);
+}
+END_TEST
+
+/*
  * loop0's file system mounted on /srv, unmounted, mounted on /mnt: each
  * mount point is a label of the incarnation over its windows; --disk /srv
  * names the device only while it was (or may have been) mounted there.
@@ -1270,6 +1363,9 @@ Suite *suite_map(void)
 	tcase_add_test(tc, an_nvme_path_back_with_its_controller_is_another_incarnation);
 	tcase_add_test(tc, mounts_read_before_the_first_dump_are_kept);
 	tcase_add_test(tc, a_change_without_a_diskseq_is_the_current_incarnations);
+	tcase_add_test(tc, a_changed_fd_is_not_named_after_the_previous_file);
+	tcase_add_test(tc, a_rename_first_seen_in_a_dump_is_a_window);
+	tcase_add_test(tc, a_late_controller_removal_spares_the_path_that_came_back);
 	tcase_add_loop_test(tc, any_interleaving_of_one_history_gives_its_incarnations, 0, 200);
 	suite_add_tcase(s, tc);
 	return s;
