@@ -345,8 +345,11 @@ static int splice_drain(struct cpu_reader *r, struct sink *s, bool *write_failed
 		want = r->splice_max / ps * ps;
 		if (s->room - *s->bytes < want)
 			want = (s->room - *s->bytes) / ps * ps;
-		if (!want)
-			return 0;	/* read(2) says EFBIG */
+		if (!want) {	/* the region is full: as read(2)'s path says */
+			errno = EFBIG;
+			*write_failed = true;
+			return -1;
+		}
 		n = splice(r->pipe_fd, NULL, r->splice_fds[1], NULL, want,
 			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n < 0 && errno == EINTR)
