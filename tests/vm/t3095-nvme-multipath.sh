@@ -6,8 +6,10 @@
 # them, named on every event and, by the sysfs statedump, with their
 # controller (--map's via); the head and the path that carried the
 # I/O agree with the kernel's counters (6.1 does not count the head at all:
-# its row must still hold the I/O). One controller is removed during the
-# I/O and added back: the removed path's incarnation ends, and the one that
+# its row must still hold the I/O). One controller is removed while the
+# I/O is paused (the kernel zeroes a path's counters before its disk goes,
+# so only a path without I/O in flight has a last reading that is its
+# last) and added back: the removed path's incarnation ends, and the one that
 # came back begins, inside the scenario's times (exact with kernel-side
 # sources); per path incarnation, the kernel's counters equal what blkmap
 # counted and what --disks (head_*) and --stack say it carried of the

@@ -4,10 +4,10 @@
 # (no dev file in sysfs). blkmap records with the sources in $SOURCES
 # (default all) while 4 KiB and, several at once, 1 MiB direct writes and
 # 256 KiB direct reads go to the head, spread over both paths (iopolicy
-# round-robin); during them the controller mp1 (PCI 0000:00:11.0) is
-# removed and, after more I/O on the other path alone, added back. The
-# kernel's counters are read inside the recording, and the removed path's
-# until its disk went away. Writes /out/rec.dat, /out/record.err,
+# round-robin); between them (paused, nothing in flight) the controller mp1
+# (PCI 0000:00:11.0) is removed and, after more I/O on the other path
+# alone, added back. The kernel's counters are read inside the recording,
+# and the removed path's just before it went. Writes /out/rec.dat, /out/record.err,
 # /out/stat.before and /out/stat.after (/proc/diskstats), /out/stat.gone
 # (the removed path's last /proc/diskstats line) and /out/nvme.log:
 # "head NAME", "path NAME CONTROLLER" for the paths at the start, "gone
@@ -63,20 +63,24 @@ done
 done) &
 io="$io $!"
 sleep 1
-step "removing $ctrl ($gone) during I/O"
-# The path's counters, read until its disk has gone. The kernel zeroes
-# them just before (del_gendisk): the last reading that is not zero.
-dev=$(awk -v p="$gone" '$3 == p {print $1, $2}' /proc/diskstats)
-(while read -r fields <"/sys/class/block/$gone/stat"; do
-	case $fields in *[1-9]*) echo "$dev $gone $fields" >/tmp/stat.gone ;; esac
-done 2>/dev/null) &
-poll=$!
+step "removing $ctrl ($gone) with the writers and the reader paused"
+# What the kernel counts on a path whose requests fail over as its
+# controller goes cannot be read: del_gendisk() zeroes the path's counters
+# before its disk goes. So the I/O pauses (its processes stopped, nothing in
+# flight on either path) and the removed path's last reading is its last.
+inflight() { cat /sys/class/block/nvme*c*n1/inflight | tr '\n' ' '; }
+i=0
+until killall -STOP dd 2>/dev/null; [ "$(inflight | tr -d '0 ')" = "" ] &&
+	a=$(cat "/sys/class/block/$gone/stat") && sleep 0.2 && killall -STOP dd 2>/dev/null;
+	[ "$(inflight | tr -d '0 ')" = "" ] && [ "$(cat "/sys/class/block/$gone/stat")" = "$a" ]; do
+	i=$((i + 1)); [ $i -lt 100 ] || premise "the paths' I/O did not pause: $(inflight)"
+done
+awk -v p="$gone" '$3 == p' /proc/diskstats >/out/stat.gone
 echo "del_begin $(now)" >>/out/nvme.log
 removed=$(vm-hotplug ctrl del mp1) || premise "cannot remove controller mp1"
 echo "del_end $(now)" >>/out/nvme.log
 [ "$removed" = "$ctrl" ] || premise "removing mp1 removed '$removed', not $ctrl"
-wait $poll
-cp /tmp/stat.gone /out/stat.gone
+killall -CONT dd 2>/dev/null || :
 echo "gone $gone $ctrl" >>/out/nvme.log
 sleep 0.5
 step "adding mp1 back"
