@@ -86,12 +86,24 @@ static uint64_t detaching(const struct bm_feeder *f, uint32_t dev)
 	return 0;
 }
 
+/*
+ * The listener's uevents were sent after its previous marker if fresh,
+ * else after the previous uevent was sent (the kernel sends them in order).
+ */
+static uint64_t sent_after(struct bm_feeder *f, const struct bm_marker_parsed *p)
+{
+	const char *fresh = bm_marker_get(p, "fresh");
+
+	if (fresh && !strcmp(fresh, "1") && f->have_listener)
+		f->sent_after = f->listener_ts;
+	return f->sent_after;
+}
+
 static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 			struct bm_obs *o)
 {
 	const char *action = bm_marker_get(p, "action");
-	const char *fresh = bm_marker_get(p, "fresh");
-	uint64_t now, detached;
+	uint64_t now, detached, after;
 
 	if (!action || device_fields(p, o) < 0)
 		return;
@@ -111,10 +123,9 @@ static void feed_uevent(struct bm_feeder *f, const struct bm_marker_parsed *p,
 	 * the same code path, except a disk's add: the kernel reads the
 	 * partition table in between, so that bound does not hold for it.
 	 */
-	if (fresh && !strcmp(fresh, "1") && f->have_listener)
-		f->sent_after = f->listener_ts;
+	after = sent_after(f, p);
 	if (!(o->type == BM_OBS_ADD && o->kind == BM_DISK))
-		o->after = f->sent_after;
+		o->after = after;
 	detached = o->type == BM_OBS_CHANGE && o->kind == BM_DISK ? detaching(f, o->dev) : 0;
 	if (detached && o->diskseq > detached)
 		return;
@@ -143,7 +154,6 @@ static void feed_controller(struct bm_feeder *f, const struct bm_marker_parsed *
 			    struct bm_obs *o)
 {
 	const char *action = bm_marker_get(p, "action");
-	const char *fresh = bm_marker_get(p, "fresh");
 
 	o->name = bm_marker_get(p, "name");
 	if (!action || !o->name || !o->name[0])
@@ -155,9 +165,7 @@ static void feed_controller(struct bm_feeder *f, const struct bm_marker_parsed *
 	else
 		return;
 	o->by = BM_SRC_UEVENT;
-	if (fresh && !strcmp(fresh, "1") && f->have_listener)
-		f->sent_after = f->listener_ts;
-	o->after = f->sent_after;
+	o->after = sent_after(f, p);
 	bm_map_observe(f->map, o);
 }
 
