@@ -8,10 +8,16 @@
  * - read(2) of trace_pipe_raw: each read copies a page out, a partly
  *   filled one included (its commit field says how much is valid), and the
  *   pages go to the spool BATCH_PAGES at a time.
- * - splice(2) of trace_pipe_raw into the spool through a pipe: whole pages
- *   only, the kernel's own pages handed on; read(2) takes the partly filled
- *   page when everything must be out (a stop, a flush, a second without a
- *   wake-up). Nothing is left in the pipe between two drains.
+ * - splice(2) of trace_pipe_raw into pipes, whole pages only, the kernel's
+ *   own pages handed on; read(2) takes the partly filled page when
+ *   everything must be out (a stop, a flush, partial_ns without a wake-up)
+ *   and writes it into the pipe behind them. A writer thread per CPU
+ *   splices each pipe, once filled with a batch, into the spool, past the
+ *   page cache (O_DIRECT) where the file system allows it: the pages are
+ *   not copied again. The reader fills the next pipe meanwhile: it waits
+ *   for the disk only once PIPES batches wait for it (a pipe is locked
+ *   while it is written). A drain that takes everything returns once the
+ *   writer has written it.
  * - mapped (Linux 6.10+): the CPU's ring buffer is mapped read-only and the
  *   reader ioctl hands over one sub-buffer at a time. A page goes to the
  *   spool once the writer has left it; the page the writer is on goes only
@@ -43,9 +49,10 @@
 #include "blkmap/util/sys.h"
 
 #define BATCH_PAGES	64	/* pages gathered before one write(2) */
-#define BATCH_BYTES	(256 << 10)	/* the most one splice(2) moves, as one write(2) of pages */
+#define BATCH_BYTES	(1 << 20)	/* a pipe's, and so a write's at most, on the splice path */
+#define PIPES		4	/* batches that may wait for the disk, per CPU */
 #define POLL_MS		1000	/* read partial pages at least this often */
-#define PARTIAL_NS	(POLL_MS * 1000000ULL)
+#define PARTIAL_NS	(POLL_MS * 1000000ULL)	/* ... for sub-buffers of a page */
 
 /*
  * The reader's view of a mapped ring buffer, as linux/trace_mmap.h (6.10)
@@ -87,8 +94,20 @@ struct cpu_reader {
 	int cpu;
 	int pipe_fd;		/* trace_pipe_raw */
 	struct mapped map;	/* its ring buffer, when mapped */
-	int splice_fds[2];	/* a pipe between trace_pipe_raw and the spool */
-	size_t splice_max;	/* what the pipe holds */
+	int pipes[PIPES][2];	/* between trace_pipe_raw and the spool, used in turn */
+	size_t batch;		/* bytes a pipe takes before the writer does */
+	size_t fill;		/* bytes in the reader's pipe, pipes[handed % PIPES] */
+	uint64_t piped;		/* bytes put into pipes (the reader's) */
+	pthread_mutex_t lock;	/* guards the six below */
+	pthread_cond_t filled;	/* for the writer: a pipe handed over, or the reader done */
+	pthread_cond_t moved;	/* for the reader: a pipe written, or the writer failed */
+	unsigned handed;	/* pipes handed to the writer */
+	unsigned emptied;	/* of those, written */
+	size_t sizes[PIPES];	/* bytes in each pipe handed over */
+	bool closing;		/* the reader is done */
+	int write_errno;	/* why the writer stopped */
+	pthread_t writer;
+	bool writer_started;
 	int flush_fd;		/* eventfd: drain now */
 	atomic_uint flushed;	/* drains done on request */
 	_Atomic uint64_t drained_ns;	/* CLOCK_MONOTONIC when the last drain began */
@@ -97,7 +116,7 @@ struct cpu_reader {
 	int spool_fd;		/* the spool's page file, at this CPU's region */
 	pthread_t thread;
 	bool started;
-	uint64_t bytes;
+	uint64_t bytes;		/* in the spool */
 	char error[512];
 };
 
@@ -109,6 +128,8 @@ struct bm_capture {
 	int stop_fd;		/* eventfd: readable once stopping */
 	int notify_fd;
 	enum { BY_READ, BY_SPLICE, BY_MAP } by;	/* the path */
+	bool direct;		/* the spool is written past the page cache */
+	uint64_t partial_ns;	/* take partly filled pages at least this often */
 	char path[160];		/* the path, in words */
 	atomic_bool failed;
 	struct bm_ring *ring;	/* a flight recording's, or NULL */
@@ -116,14 +137,17 @@ struct bm_capture {
 	struct cpu_reader *cpus;
 };
 
-/* Where drained pages go: a spool region, or a ring. */
+/* Where drained pages go: a spool region, a CPU's writer, or a ring. */
 struct sink {
 	int fd;
 	uint64_t room, *bytes;
+	struct cpu_reader *writer;	/* through its pipe */
 	struct bm_ring *ring;
 	struct bm_trigger *trigger;
 	int cpu;
 };
+
+static int to_writer(struct cpu_reader *r, const char *pages, size_t len);
 
 static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size)
 {
@@ -135,6 +159,8 @@ static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size
 	} else if (len > s->room - *s->bytes) {
 		errno = EFBIG;
 		return -1;
+	} else if (s->writer) {
+		return to_writer(s->writer, pages, len);	/* counted there */
 	} else if (bm_write_full(s->fd, pages, len) < 0) {
 		return -1;
 	}
@@ -331,47 +357,159 @@ write_error:
 }
 
 /*
- * Move whole pages from trace_pipe_raw through the pipe into the spool,
- * as long as there are whole pages and room for them.
+ * Wait until the writer has written all but @left of the pipes handed to
+ * it. -1 with errno once it has failed.
  */
-static int splice_drain(struct cpu_reader *r, struct sink *s, bool *write_failed)
+static int wait_writer(struct cpu_reader *r, unsigned left)
+{
+	int err;
+
+	pthread_mutex_lock(&r->lock);
+	while (!r->write_errno && r->handed - r->emptied > left)
+		pthread_cond_wait(&r->moved, &r->lock);
+	err = r->write_errno;
+	pthread_mutex_unlock(&r->lock);
+	errno = err;
+	return err ? -1 : 0;
+}
+
+/* The reader's pipe goes to the writer. */
+static void hand_over(struct cpu_reader *r)
+{
+	if (!r->fill)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->sizes[r->handed % PIPES] = r->fill;
+	r->handed++;
+	pthread_cond_signal(&r->filled);
+	pthread_mutex_unlock(&r->lock);
+	r->fill = 0;
+}
+
+/* The reader's pipe, with room for @len: a free one. */
+static int reader_pipe(struct cpu_reader *r, size_t len)
+{
+	if (r->fill && r->fill + len > r->batch)
+		hand_over(r);
+	if (!r->fill && wait_writer(r, PIPES - 1) < 0)
+		return -1;
+	return r->pipes[r->handed % PIPES][1];
+}
+
+/* @n bytes more in the reader's pipe: a full batch goes to the writer. */
+static void add_piped(struct cpu_reader *r, size_t n)
+{
+	r->fill += n;
+	r->piped += n;
+	if (r->fill >= r->batch)
+		hand_over(r);
+}
+
+/* Copy pages into the pipes, a batch a pipe at most. */
+static int to_writer(struct cpu_reader *r, const char *pages, size_t len)
+{
+	size_t n;
+	int fd;
+
+	for (; len; pages += n, len -= n) {
+		n = len < r->batch ? len : r->batch;
+		fd = reader_pipe(r, n);
+		if (fd < 0 || bm_write_full(fd, pages, n) < 0)
+			return -1;
+		add_piped(r, n);
+	}
+	return 0;
+}
+
+/*
+ * Move whole pages from trace_pipe_raw into the pipes, as long as there
+ * are whole pages and room for them in the spool. A pipe holds a batch
+ * whatever its make-up: each of its slots holds a page or more (a
+ * sub-buffer, or a page of a partly filled one written into it).
+ */
+static int splice_drain(struct cpu_reader *r, bool *write_failed)
 {
 	uint32_t ps = r->capture->page_size;
-	ssize_t n, m;
+	uint64_t region = r->capture->region;
 	size_t want;
+	ssize_t n;
+	int fd;
 
 	*write_failed = false;
 	for (;;) {
-		want = r->splice_max / ps * ps;
-		if (s->room - *s->bytes < want)
-			want = (s->room - *s->bytes) / ps * ps;
+		want = r->batch - r->fill;
+		if (region - r->piped < want)
+			want = (region - r->piped) / ps * ps;
 		if (!want) {	/* the region is full: as read(2)'s path says */
 			errno = EFBIG;
 			*write_failed = true;
 			return -1;
 		}
-		n = splice(r->pipe_fd, NULL, r->splice_fds[1], NULL, want,
-			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		fd = reader_pipe(r, want);
+		if (fd < 0) {
+			*write_failed = true;
+			return -1;
+		}
+		n = splice(r->pipe_fd, NULL, fd, NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return 0;
 		if (n <= 0)
 			return n;
-		while (n > 0) {
-			m = splice(r->splice_fds[0], NULL, s->fd, NULL, n, SPLICE_F_MOVE);
-			if (m < 0 && errno == EINTR)
-				continue;
-			if (m <= 0) {
-				*write_failed = true;
-				if (!m)
-					errno = EIO;
-				return -1;
-			}
-			n -= m;
-			*s->bytes += m;
-		}
+		add_piped(r, n);
 	}
+}
+
+/*
+ * The writer: each pipe handed over into the spool, in one write as a rule
+ * (a batch: what one failing write loses is what read(2)'s batch would),
+ * until the reader is done and everything written.
+ */
+static void *writer_main(void *arg)
+{
+	struct cpu_reader *r = arg;
+	struct bm_capture *c = r->capture;
+	size_t len;
+	ssize_t n = 0;
+	int fd, err;
+
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		while (r->emptied == r->handed && !r->closing)
+			pthread_cond_wait(&r->filled, &r->lock);
+		if (r->emptied == r->handed)
+			break;		/* the reader is done */
+		fd = r->pipes[r->emptied % PIPES][0];
+		len = r->sizes[r->emptied % PIPES];
+		pthread_mutex_unlock(&r->lock);
+		while (len) {
+			n = splice(fd, NULL, r->spool_fd, NULL, len, SPLICE_F_MOVE);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				goto failed;
+			len -= n;
+		}
+		pthread_mutex_lock(&r->lock);
+		r->bytes += r->sizes[r->emptied % PIPES];
+		r->emptied++;
+		pthread_cond_signal(&r->moved);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+failed:
+	err = n < 0 ? errno : EIO;
+	snprintf(r->error, sizeof(r->error), "cannot write the spool in '%s': %s",
+		 c->spool_path, strerror(err));
+	pthread_mutex_lock(&r->lock);
+	r->write_errno = err;
+	pthread_cond_signal(&r->moved);
+	pthread_mutex_unlock(&r->lock);
+	atomic_store(&c->failed, true);
+	if (c->notify_fd >= 0)
+		eventfd_write(c->notify_fd, 1);
+	return NULL;
 }
 
 /*
@@ -389,16 +527,33 @@ static int drain(struct cpu_reader *r, char *batch, bool all)
 	if (r->capture->by == BY_MAP) {
 		ret = map_drain(r, &s, batch, all, &write_failed);
 	} else if (r->capture->by == BY_SPLICE) {
-		ret = splice_drain(r, &s, &write_failed);
-		if (ret == 0 && all)
+		/* The partly filled page goes into the pipe behind the whole ones. */
+		ret = splice_drain(r, &write_failed);
+		if (ret == 0 && all) {
+			s.writer = r;
+			s.bytes = &r->piped;
 			ret = drain_into(r->pipe_fd, &s, r->capture->page_size, batch,
 					 BATCH_PAGES, &write_failed);
+		}
+		/*
+		 * What this wake-up took goes to the writer, a batch or not:
+		 * no more waits in the recorder than the page cache would hold
+		 * after read(2)'s write, should it be killed.
+		 */
+		if (ret == 0)
+			hand_over(r);
+		if (ret == 0 && all && wait_writer(r, 0) < 0) {
+			write_failed = true;
+			ret = -1;
+		}
 	} else {
 		ret = drain_into(r->pipe_fd, &s, r->capture->page_size, batch, BATCH_PAGES,
 				 &write_failed);
 	}
 	if (ret == 0)
 		return 0;
+	if (r->write_errno)
+		return -1;	/* the writer said why */
 	if (write_failed && errno == EFBIG)
 		snprintf(r->error, sizeof(r->error), "CPU %d filled its %llu MiB of spool in "
 			 "'%s'", r->cpu, (unsigned long long)(r->capture->region >> 20),
@@ -413,6 +568,15 @@ static int drain(struct cpu_reader *r, char *batch, bool all)
 		snprintf(r->error, sizeof(r->error), "cannot read CPU %d's trace_pipe_raw: %s",
 			 r->cpu, strerror(errno));
 	return -1;
+}
+
+/* The reader is done: the writer ends once it has written what it has. */
+static void end_pipe(struct cpu_reader *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->closing = true;
+	pthread_cond_signal(&r->filled);
+	pthread_mutex_unlock(&r->lock);
 }
 
 static void *reader_main(void *arg)
@@ -444,7 +608,8 @@ static void *reader_main(void *arg)
 		if (fds[2].revents & POLLIN)
 			eventfd_read(r->flush_fd, &requests);
 		began = bm_now_ns();
-		all = stopping || requests || c->by == BY_READ || began - r->all_ns >= PARTIAL_NS;
+		all = stopping || requests || c->by == BY_READ ||
+		      began - r->all_ns >= c->partial_ns;
 		if (drain(r, batch, all) < 0)
 			goto failed;
 		if (all) {
@@ -455,9 +620,11 @@ static void *reader_main(void *arg)
 			atomic_fetch_add(&r->flushed, 1);
 	}
 	free(batch);
+	end_pipe(r);
 	return NULL;
 failed:
 	free(batch);
+	end_pipe(r);
 	atomic_store(&c->failed, true);
 	if (c->notify_fd >= 0)
 		eventfd_write(c->notify_fd, 1);
@@ -517,42 +684,73 @@ static bool map_all(struct bm_capture *c)
 	return false;
 }
 
+static void close_pipes(struct cpu_reader *r)
+{
+	int i;
+
+	for (i = 0; i < PIPES; i++) {
+		if (r->pipes[i][0] >= 0)
+			close(r->pipes[i][0]);
+		if (r->pipes[i][1] >= 0)
+			close(r->pipes[i][1]);
+		r->pipes[i][0] = r->pipes[i][1] = -1;
+	}
+}
+
 /*
- * A pipe per CPU, each holding at least a sub-buffer and a splice(2) at
- * most BATCH_BYTES (or a sub-buffer): what one failing write loses is what
- * read(2)'s batch would. Every CPU's, or none.
+ * PIPES pipes per CPU between its reader and its writer, each holding a
+ * batch: BATCH_BYTES (the default /proc/sys/fs/pipe-max-size), or a
+ * sub-buffer if larger. Every CPU's, or none (the recorder raised its
+ * limit on descriptors: they are many on a large machine).
  */
 static bool pipe_all(struct bm_capture *c)
 {
-	size_t want = c->page_size > BATCH_BYTES ? c->page_size : BATCH_BYTES;
-	int cpu, size;
+	size_t batch = c->page_size > BATCH_BYTES ? c->page_size : BATCH_BYTES;
+	int cpu, i, size = 0;
 
 	for (cpu = 0; cpu < c->ncpus; cpu++) {
 		struct cpu_reader *r = &c->cpus[cpu];
 
-		if (pipe2(r->splice_fds, O_CLOEXEC) < 0)
-			break;
-		size = fcntl(r->splice_fds[1], F_SETPIPE_SZ, (int)want);
-		if (size < 0)	/* above /proc/sys/fs/pipe-max-size: as it is */
-			size = fcntl(r->splice_fds[1], F_GETPIPE_SZ);
-		if (size < (int)c->page_size) {
-			errno = size < 0 ? errno : EMSGSIZE;
-			break;
+		for (i = 0; i < PIPES; i++) {
+			if (pipe2(r->pipes[i], O_CLOEXEC) < 0)
+				goto failed;
+			size = fcntl(r->pipes[i][1], F_SETPIPE_SZ, (int)batch);
+			if (size < (int)batch) {
+				errno = size < 0 ? errno : EMSGSIZE;
+				goto failed;
+			}
 		}
-		r->splice_max = (size_t)size < want ? (size_t)size : want;
+		r->batch = batch;
+	}
+	return true;
+failed:
+	snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (no pipe of %zu KiB for "
+		 "splice(2): %s)", batch >> 10, strerror(errno));
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		close_pipes(&c->cpus[cpu]);
+	return false;
+}
+
+/*
+ * Write the spool past the page cache where the file system allows it
+ * (the kernel refuses O_DIRECT at fcntl(2) where it has no direct I/O):
+ * every CPU's, or none. Writes are whole sub-buffers from the start of a
+ * region, which any file system's block divides.
+ */
+static bool direct_all(struct bm_capture *c)
+{
+	int cpu, flags;
+
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		flags = fcntl(c->cpus[cpu].spool_fd, F_GETFL);
+		if (flags < 0 || fcntl(c->cpus[cpu].spool_fd, F_SETFL, flags | O_DIRECT) < 0)
+			break;
 	}
 	if (cpu == c->ncpus)
 		return true;
-	snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (no pipe for splice(2): "
-		 "%s)", strerror(errno));
-	for (cpu = 0; cpu < c->ncpus; cpu++) {
-		struct cpu_reader *r = &c->cpus[cpu];
-
-		if (r->splice_fds[0] >= 0)
-			close(r->splice_fds[0]);
-		if (r->splice_fds[1] >= 0)
-			close(r->splice_fds[1]);
-		r->splice_fds[0] = r->splice_fds[1] = -1;
+	while (cpu-- > 0) {
+		flags = fcntl(c->cpus[cpu].spool_fd, F_GETFL);
+		fcntl(c->cpus[cpu].spool_fd, F_SETFL, flags & ~O_DIRECT);
 	}
 	return false;
 }
@@ -561,13 +759,14 @@ static bool pipe_all(struct bm_capture *c)
  * The path, for every CPU alike; BLKMAP_CAPTURE=read, splice or mapped asks
  * for one (for A/B runs, bench/run). A flight recording reads: its ring and
  * trigger look at every page. Otherwise, by sub-buffer size:
- * - a page (the kernel's default): read(2). splice(2) hands the kernel's
- *   own page on, but allocates and clears a page in its place for each,
- *   and the spool's page cache copies it all the same: it cost no less per
+ * - a page (6.1's only size): read(2). splice(2) hands the kernel's own
+ *   page on, but allocates and clears a page in its place for each, and
+ *   the spool's page cache copied it all the same: it cost no less per
  *   event than read(2) on 6.18 (1.1 times, paired runs; record(1)).
- * - larger (-S, Linux 6.8+): splice(2), whole sub-buffers only. read(2)
- *   takes the writer's sub-buffer partly filled at every wake-up, copied
- *   event by event: with 64 KiB it cost 1.2 to 1.7 times read(2)'s of 4 KiB.
+ * - larger (-S, Linux 6.8+, 16 KiB by default there): splice(2), whole
+ *   sub-buffers only. read(2) takes the writer's sub-buffer partly filled
+ *   at every wake-up, copied event by event: with 64 KiB it cost 1.2 to 1.7
+ *   times read(2)'s of 4 KiB.
  * The mapped buffer (6.10+) is never the default: its reader ioctl walks
  * every event of the sub-buffer it hands over, the dearest of the three.
  */
@@ -590,8 +789,11 @@ static void choose_path(struct bm_capture *c)
 		if (!pipe_all(c))
 			return;
 		c->by = BY_SPLICE;
-		snprintf(c->path, sizeof(c->path), "splice(2) of trace_pipe_raw (%s)",
-			 want ? "BLKMAP_CAPTURE=splice" : "sub-buffers larger than a page");
+		c->direct = direct_all(c);
+		snprintf(c->path, sizeof(c->path), "splice(2) of trace_pipe_raw (%s) into the "
+			 "spool %s", want ? "BLKMAP_CAPTURE=splice" : "sub-buffers larger than a page",
+			 c->direct ? "past the page cache (O_DIRECT)"
+				   : "through the page cache (the file system has no O_DIRECT)");
 	} else if (want && strcmp(want, "read")) {
 		snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (BLKMAP_CAPTURE=%.32s "
 			 "is none of read, splice, mapped)", want);
@@ -624,9 +826,13 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 	c->notify_fd = notify_fd;
 	/* Every descriptor marked unopened before the first can fail: 0 is stdin. */
 	c->stop_fd = -1;
-	for (cpu = 0; cpu < ncpus; cpu++)
-		c->cpus[cpu].pipe_fd = c->cpus[cpu].spool_fd = c->cpus[cpu].flush_fd =
-			c->cpus[cpu].splice_fds[0] = c->cpus[cpu].splice_fds[1] = -1;
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		c->cpus[cpu].pipe_fd = c->cpus[cpu].spool_fd = c->cpus[cpu].flush_fd = -1;
+		memset(c->cpus[cpu].pipes, -1, sizeof(c->cpus[cpu].pipes));
+		pthread_mutex_init(&c->cpus[cpu].lock, NULL);
+		pthread_cond_init(&c->cpus[cpu].filled, NULL);
+		pthread_cond_init(&c->cpus[cpu].moved, NULL);
+	}
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		c->cpus[cpu].flush_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (c->cpus[cpu].flush_fd < 0) {
@@ -670,6 +876,21 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 		}
 	}
 	choose_path(c);
+	/*
+	 * A partly filled sub-buffer fills a whole one in the file: larger
+	 * ones are taken less often, so that a light load's recording grows no
+	 * faster than with pages. A flush, the live view and the stop take
+	 * them at once whatever their size.
+	 */
+	c->partial_ns = PARTIAL_NS * (page_size / 4096 ? page_size / 4096 : 1);
+	for (cpu = 0; cpu < ncpus && c->by == BY_SPLICE; cpu++) {
+		errno = pthread_create(&c->cpus[cpu].writer, NULL, writer_main, &c->cpus[cpu]);
+		if (errno) {
+			bm_error_errno("cannot start the spool writer of CPU %d", cpu);
+			goto fail;
+		}
+		c->cpus[cpu].writer_started = true;
+	}
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		errno = pthread_create(&c->cpus[cpu].thread, NULL, reader_main, &c->cpus[cpu]);
 		if (errno) {
@@ -695,6 +916,13 @@ int bm_capture_stop(struct bm_capture *c)
 		if (c->cpus[cpu].started)
 			pthread_join(c->cpus[cpu].thread, NULL);
 		c->cpus[cpu].started = false;
+	}
+	/* Readers that did not start have not said they are done. */
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		end_pipe(&c->cpus[cpu]);
+		if (c->cpus[cpu].writer_started)
+			pthread_join(c->cpus[cpu].writer, NULL);
+		c->cpus[cpu].writer_started = false;
 	}
 	if (bm_capture_failure(c)) {
 		bm_error("%s", bm_capture_failure(c));
@@ -777,16 +1005,16 @@ void bm_capture_free(struct bm_capture *c)
 		struct cpu_reader *r = &c->cpus[cpu];
 
 		unmap_cpu(&r->map);
-		if (r->splice_fds[0] >= 0)
-			close(r->splice_fds[0]);
-		if (r->splice_fds[1] >= 0)
-			close(r->splice_fds[1]);
+		close_pipes(r);
 		if (r->pipe_fd >= 0)
 			close(r->pipe_fd);
 		if (r->spool_fd >= 0)
 			close(r->spool_fd);
 		if (r->flush_fd >= 0)
 			close(r->flush_fd);
+		pthread_mutex_destroy(&r->lock);
+		pthread_cond_destroy(&r->filled);
+		pthread_cond_destroy(&r->moved);
 	}
 	if (c->stop_fd >= 0)
 		close(c->stop_fd);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -47,6 +48,7 @@
 
 #define FORMAT_VERSION 1	/* of blkmap's markers, see blkmap.dat(5) */
 #define COMMIT_SLACK_NS	1000000	/* an event's time stamp precedes its commit by less */
+#define DEFAULT_SUBBUF_KIB 16	/* where the kernel sizes sub-buffers */
 
 static const char *const default_events[] = {
 	"block:block_rq_insert",
@@ -87,6 +89,8 @@ struct recorder {
 	char spool_dir[PATH_MAX];
 	int sig_fd;
 	int notify_fd;		/* capture failures */
+	struct rlimit nofile;	/* the limit on descriptors given, if raised */
+	bool nofile_raised;
 	pid_t child;
 	struct bm_cpu_stats *start_stats;
 	struct bm_trace_meta meta;	/* formats, from when tracing was armed */
@@ -302,7 +306,20 @@ static int arm(struct recorder *r)
 	else
 		bm_tell(r->opts->notify, "%s; a crash would leave the spool unregistered",
 			bm_error_message());
-	r->session = bm_session_create(o->buffer_kib, o->subbuf_kib);
+	/*
+	 * Where the kernel sizes sub-buffers (6.8+), 16 KiB unless asked: they
+	 * are spliced into the spool, at two thirds of read(2)'s cost per
+	 * event (capture.c). A flight recording reads pages of the kernel's size.
+	 */
+	/*
+	 * The capture takes ten descriptors or so per CPU (splice's pipes):
+	 * more than the usual soft limit of 1024 on a large machine.
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &r->nofile) == 0 && r->nofile.rlim_cur < r->nofile.rlim_max)
+		r->nofile_raised = setrlimit(RLIMIT_NOFILE, &(struct rlimit){
+			r->nofile.rlim_max, r->nofile.rlim_max }) == 0;
+	r->session = bm_session_create(o->buffer_kib, o->subbuf_kib,
+				       o->ring_bytes ? 0 : DEFAULT_SUBBUF_KIB);
 	if (!r->session)
 		return -1;
 	for (i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
@@ -363,6 +380,8 @@ static int start_command(struct recorder *r)
 	if (r->child == 0) {
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (r->nofile_raised)	/* the command's as the recorder was given it */
+			setrlimit(RLIMIT_NOFILE, &r->nofile);
 		execvp(r->opts->argv[0], r->opts->argv);
 		err = errno;
 		n = write(pipefd[1], &err, sizeof(err));

@@ -110,7 +110,8 @@ static int read_page_layout(struct bm_session *s)
 	return ret;
 }
 
-struct bm_session *bm_session_create(unsigned buffer_kib, unsigned subbuf_kib)
+struct bm_session *bm_session_create(unsigned buffer_kib, unsigned subbuf_kib,
+				     unsigned default_subbuf_kib)
 {
 	struct bm_session *s;
 
@@ -138,6 +139,8 @@ struct bm_session *bm_session_create(unsigned buffer_kib, unsigned subbuf_kib)
 	    /* Before anything is recorded: changing the clock clears the buffer. */
 	    write_file(s, "trace_clock", "mono") < 0)
 		goto fail;
+	if (!subbuf_kib && tracefs_file_exists(s->inst, "buffer_subbuf_size_kb"))
+		subbuf_kib = default_subbuf_kib;
 	if (subbuf_kib && !tracefs_file_exists(s->inst, "buffer_subbuf_size_kb")) {
 		bm_error("this kernel cannot change the sub-buffer size (needs Linux 6.8)");
 		errno = ENOTSUP;

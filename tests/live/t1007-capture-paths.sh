@@ -1,10 +1,13 @@
 # The capture paths take the same events: recorders side by side, one by the
-# default path (read(2) with sub-buffers of a page), one by splice(2), one
-# with sub-buffers of 64 KiB where the kernel has them (6.8+; splice(2) by
-# default there) and, where the kernel maps its buffers (6.10+), one by the
-# mapped buffer, each saying its path; a burst, then writes a second apart
-# (partly filled pages, taken at a flush and finished later); every
-# recording's writes on the device are the kernel's count.
+# default path (splice(2) of 16 KiB sub-buffers past the page cache where
+# the kernel sizes sub-buffers, 6.8+; read(2) of pages before), one by
+# read(2), one by splice(2), one by splice(2) into a spool on ramfs (no
+# O_DIRECT: through the page cache, a file per CPU), one with sub-buffers
+# of 64 KiB where the kernel has them and, where the kernel maps its
+# buffers (6.10+), one by the mapped buffer, each saying its path; a burst,
+# then writes a second apart (partly filled pages, taken at a flush and
+# finished later); every recording's writes on the device are the kernel's
+# count.
 . "$(dirname "$0")/lib.sh"
 need_root
 # Background jobs of sh ignore SIGINT: a failure stops the recorders with TERM.
@@ -17,11 +20,16 @@ trap 'st=$?; stop_all; (exit $st); cleanup' EXIT
 
 z=$(new_zram)
 DEV=$(devnum zram$z)
-paths="default splice mapped"
-[ ! -e "$(tracing_dir)/buffer_subbuf_size_kb" ] || paths="$paths large"
+paths="default read splice pagecache mapped"
+sized=false
+[ ! -e "$(tracing_dir)/buffer_subbuf_size_kb" ] || { sized=true; paths="$paths large"; }
+mkdir "$T/ramfs"
+mount -t ramfs blkmap-t1007 "$T/ramfs"
 for p in $paths; do
 	if [ $p = default ]; then
 		"$BLKMAP" record -o "$T/$p.dat" 2>"$T/$p.err" &
+	elif [ $p = pagecache ]; then
+		BLKMAP_CAPTURE=splice "$BLKMAP" record -o "$T/ramfs/$p.dat" 2>"$T/$p.err" &
 	elif [ $p = large ]; then
 		"$BLKMAP" record -S 64 -o "$T/$p.dat" 2>"$T/$p.err" &
 	else
@@ -32,14 +40,23 @@ done
 for p in $paths; do
 	wait_line "$T/$p.err" "recording into"
 done
-grep -q "pages by read(2) of trace_pipe_raw (sub-buffers of a page)" "$T/default.err" ||
-	fail "the default path is not read(2): $(cat "$T/default.err")"
-grep -q "pages by splice(2) of trace_pipe_raw (BLKMAP_CAPTURE=splice)" "$T/splice.err" ||
-	fail "BLKMAP_CAPTURE=splice did not splice: $(cat "$T/splice.err")"
-case $paths in *large*)
-	grep -q "pages by splice(2) of trace_pipe_raw (sub-buffers larger than a page)" \
-		"$T/large.err" || fail "64 KiB sub-buffers are not spliced: $(cat "$T/large.err")" ;;
-esac
+direct="into the spool past the page cache (O_DIRECT)"
+if $sized; then
+	grep -q "pages by splice(2) of trace_pipe_raw (sub-buffers larger than a page) $direct" \
+		"$T/default.err" || fail "the default path is not splice(2) past the page cache: $(cat "$T/default.err")"
+	grep -q "pages by splice(2) of trace_pipe_raw (sub-buffers larger than a page) $direct" \
+		"$T/large.err" || fail "64 KiB sub-buffers are not spliced: $(cat "$T/large.err")"
+else
+	grep -q "pages by read(2) of trace_pipe_raw (sub-buffers of a page)" "$T/default.err" ||
+		fail "the default path is not read(2) where sub-buffers are pages: $(cat "$T/default.err")"
+fi
+grep -q "pages by read(2) of trace_pipe_raw (BLKMAP_CAPTURE=read)" "$T/read.err" ||
+	fail "BLKMAP_CAPTURE=read did not read: $(cat "$T/read.err")"
+grep -q "pages by splice(2) of trace_pipe_raw (BLKMAP_CAPTURE=splice) $direct" "$T/splice.err" ||
+	fail "BLKMAP_CAPTURE=splice did not splice past the page cache: $(cat "$T/splice.err")"
+grep -q "pages by splice(2) of trace_pipe_raw (BLKMAP_CAPTURE=splice) into the spool through the page cache (the file system has no O_DIRECT)" \
+	"$T/pagecache.err" || fail "a spool on ramfs is not written through the page cache: $(cat "$T/pagecache.err")"
+
 if ! grep -q "pages by the ring buffer mapped" "$T/mapped.err"; then
 	grep -q "cannot be mapped" "$T/mapped.err" ||
 		fail "BLKMAP_CAPTURE=mapped neither mapped nor said why: $(cat "$T/mapped.err")"
@@ -59,6 +76,7 @@ for p in $paths; do
 	wait "$(cat "$T/$p.pid")" || fail "$p: record exited $?: $(cat "$T/$p.err")"
 done
 assert_clean
+mv "$T/ramfs/pagecache.dat" "$T/pagecache.dat"
 
 for p in $paths; do
 	grep -q "lost 0 " "$T/$p.err" || fail "$p: events were lost, nothing to compare: $(tail -n 1 "$T/$p.err")"

@@ -28,7 +28,8 @@ struct bm_session;
 /* Check that this process may trace, mounting tracefs if need be. */
 int bm_session_check_access(void);
 /* Create the instance "blkmap-PID", tracing off, clock mono. */
-struct bm_session *bm_session_create(unsigned buffer_kib, unsigned subbuf_kib);
+struct bm_session *bm_session_create(unsigned buffer_kib, unsigned subbuf_kib,
+				     unsigned default_subbuf_kib);
 /* Remove the instance (events off first); safe to call on NULL. */
 void bm_session_destroy(struct bm_session *s);
 
