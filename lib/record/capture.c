@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -358,7 +359,7 @@ write_error:
 
 /*
  * Wait until the writer has written all but @left of the pipes handed to
- * it. -1 with errno once it has failed.
+ * it (UINT_MAX: no wait). -1 with errno once it has failed.
  */
 static int wait_writer(struct cpu_reader *r, unsigned left)
 {
@@ -552,8 +553,8 @@ static int drain(struct cpu_reader *r, char *batch, bool all)
 	}
 	if (ret == 0)
 		return 0;
-	if (r->write_errno)
-		return -1;	/* the writer said why */
+	if (r->capture->by == BY_SPLICE && wait_writer(r, UINT_MAX) < 0)
+		return -1;	/* the writer failed, and said why */
 	if (write_failed && errno == EFBIG)
 		snprintf(r->error, sizeof(r->error), "CPU %d filled its %llu MiB of spool in "
 			 "'%s'", r->cpu, (unsigned long long)(r->capture->region >> 20),
