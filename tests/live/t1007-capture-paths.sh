@@ -71,6 +71,22 @@ for i in 1 2 3; do
 done
 after=$(awk '{print $5}' /sys/block/zram$z/stat)
 sleep 0.2
+# Past the page cache means none of the spool is in it but the page of the
+# byte that set its size at the start; through it, the pages just written are.
+resident() { fincore -b -n -o RES "$T/.blkmap-$(cat "$T/$1.pid").spool/pages"; }
+if [ "$(stat -f -c %T "$T")" = tmpfs ]; then
+	note "SKIP the page cache check: the spool is on tmpfs, which is the page cache"
+else
+	past="splice"
+	! $sized || past="$past default"
+	for p in $past; do
+		r=$(resident $p) || fail "$p: no spool pages file to look at"
+		[ "$r" -le 4096 ] || fail "$p: $r bytes of a spool written past the page cache are in it"
+	done
+	r=$(resident read) || fail "read: no spool pages file to look at"
+	[ "$r" -gt 4096 ] || fail "read: none of a spool written through the page cache is in it"
+	note "spool in the page cache: a page at most by splice(2), $r bytes by read(2)"
+fi
 stop_all
 for p in $paths; do
 	wait "$(cat "$T/$p.pid")" || fail "$p: record exited $?: $(cat "$T/$p.err")"
