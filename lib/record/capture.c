@@ -21,7 +21,7 @@
  * - mapped (Linux 6.10+): the CPU's ring buffer is mapped read-only and the
  *   reader ioctl hands over one sub-buffer at a time. A page goes to the
  *   spool once the writer has left it; the page the writer is on goes only
- *   when everything must be out (a stop, a flush, a second without a
+ *   when everything must be out (a stop, a flush, partial_ns without a
  *   wake-up), and what is added to it afterwards follows as a page of its
  *   own (bm_page_rest()).
  */
@@ -107,6 +107,7 @@ struct cpu_reader {
 	size_t sizes[PIPES];	/* bytes in each pipe handed over */
 	bool closing;		/* the reader is done */
 	int write_errno;	/* why the writer stopped */
+	char write_error[512];	/* its words, set before write_errno */
 	pthread_t writer;
 	bool writer_started;
 	int flush_fd;		/* eventfd: drain now */
@@ -471,9 +472,10 @@ static void *writer_main(void *arg)
 {
 	struct cpu_reader *r = arg;
 	struct bm_capture *c = r->capture;
+	bool buffered = !c->direct;
 	size_t len;
 	ssize_t n = 0;
-	int fd, err;
+	int fd, err, flags;
 
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
@@ -488,6 +490,17 @@ static void *writer_main(void *arg)
 			n = splice(fd, NULL, r->spool_fd, NULL, len, SPLICE_F_MOVE);
 			if (n < 0 && errno == EINTR)
 				continue;
+			/*
+			 * A device whose blocks are larger than a sub-buffer refuses
+			 * the direct write: the pipe is as it was, through the page
+			 * cache then.
+			 */
+			if (n < 0 && errno == EINVAL && !buffered &&
+			    (flags = fcntl(r->spool_fd, F_GETFL)) >= 0 &&
+			    fcntl(r->spool_fd, F_SETFL, flags & ~O_DIRECT) == 0) {
+				buffered = true;
+				continue;
+			}
 			if (n <= 0)
 				goto failed;
 			len -= n;
@@ -501,7 +514,7 @@ static void *writer_main(void *arg)
 	return NULL;
 failed:
 	err = n < 0 ? errno : EIO;
-	snprintf(r->error, sizeof(r->error), "cannot write the spool in '%s': %s",
+	snprintf(r->write_error, sizeof(r->write_error), "cannot write the spool in '%s': %s",
 		 c->spool_path, strerror(err));
 	pthread_mutex_lock(&r->lock);
 	r->write_errno = err;
@@ -625,6 +638,7 @@ static void *reader_main(void *arg)
 	return NULL;
 failed:
 	free(batch);
+	hand_over(r);	/* what fitted before the failure, a full region's last batch */
 	end_pipe(r);
 	atomic_store(&c->failed, true);
 	if (c->notify_fd >= 0)
@@ -952,14 +966,22 @@ void bm_capture_flush(struct bm_capture *c)
 
 const char *bm_capture_failure(struct bm_capture *c)
 {
+	const char *why = NULL;
 	int cpu;
 
 	if (!atomic_load(&c->failed))
 		return NULL;
-	for (cpu = 0; cpu < c->ncpus; cpu++)
-		if (c->cpus[cpu].error[0])
-			return c->cpus[cpu].error;
-	return "capture failed";
+	for (cpu = 0; cpu < c->ncpus && !why; cpu++) {
+		struct cpu_reader *r = &c->cpus[cpu];
+
+		if (r->error[0])
+			why = r->error;
+		pthread_mutex_lock(&r->lock);	/* the writer's words are whole once it says so */
+		if (!why && r->write_errno)
+			why = r->write_error;
+		pthread_mutex_unlock(&r->lock);
+	}
+	return why ? why : "capture failed";
 }
 
 

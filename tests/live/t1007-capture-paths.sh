@@ -16,7 +16,13 @@ stop_all() {
 		[ ! -s "$T/$p.pid" ] || kill -TERM "$(cat "$T/$p.pid")" 2>/dev/null || true
 	done
 }
-trap 'st=$?; stop_all; (exit $st); cleanup' EXIT
+# They write out on TERM: wait, so that the ramfs holding one unmounts.
+wait_all() {
+	for p in $paths; do
+		[ ! -s "$T/$p.pid" ] || wait "$(cat "$T/$p.pid")" 2>/dev/null || true
+	done
+}
+trap 'st=$?; stop_all; wait_all; (exit $st); cleanup' EXIT
 
 z=$(new_zram)
 DEV=$(devnum zram$z)
@@ -73,9 +79,13 @@ after=$(awk '{print $5}' /sys/block/zram$z/stat)
 sleep 0.2
 # Past the page cache means none of the spool is in it but the page of the
 # byte that set its size at the start; through it, the pages just written are.
-resident() { fincore -b -n -o RES "$T/.blkmap-$(cat "$T/$1.pid").spool/pages"; }
+resident() { python3 "$(dirname "$0")/../lib/page_cache.py" "$T/.blkmap-$(cat "$T/$1.pid").spool/pages"; }
+cachestat=0
+resident read >/dev/null 2>&1 || cachestat=$?
 if [ "$(stat -f -c %T "$T")" = tmpfs ]; then
 	note "SKIP the page cache check: the spool is on tmpfs, which is the page cache"
+elif [ $cachestat -eq 2 ]; then
+	note "SKIP the page cache check: this kernel has no cachestat(2) (6.5+)"
 else
 	past="splice"
 	! $sized || past="$past default"
