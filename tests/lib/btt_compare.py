@@ -20,7 +20,8 @@ row of NAME for all operations:
   blktrace's (an event's time in blkmap's recording minus its time in
   blktrace's, matched event by event in one run: Q -24 to +1.5 us, G -3 to
   +1.5, C -35 to +0.4, 1st to 99th percentile). For X2Y the bound grows by
-  the difference of the mean gaps of Y and of X;
+  the difference of the mean gaps of Y and of X, weighed as btt weighs
+  the phase (D2C once per bio queued into the request: see gaps());
 - merges: #Q and #D exactly, the request sizes (min, max, total) exactly;
 - seeks between consecutive Qs and consecutive Ds: their number and mode
   exactly, the mean within 0.5 % (btt's median walks its tree out of order:
@@ -68,7 +69,10 @@ def gaps(blkparse_txt, events_csv, dev):
     minus blktrace's for Y events less that for X events, in us, over the
     sectors where both X and Y happened (events matched by action, sector
     and order); the clocks' offset (blkparse's times start at its first
-    event) cancels out."""
+    event) cancels out. D2C is btt's per queued bio (its count is #Q): a
+    request counts there once for each bio queued into it, so its gaps
+    weigh as many (the bios on its sectors queued since the last request
+    there was issued, matched in time order)."""
     ours = {}
     with open(events_csv) as f:
         for r in csv.DictReader(f):
@@ -76,23 +80,44 @@ def gaps(blkparse_txt, events_csv, dev):
             if a and r["dev"] == dev and r["nr_sector"] not in ("", "0"):
                 ours.setdefault((a, int(r["sector"])), []).append(int(r["ts_ns"]))
     theirs = {}
+    events = []
     with open(blkparse_txt) as f:
         for line in f:
             v = line.split()
             if len(v) == 4 and v[0] in "QGIMFDC" and v[2] != "0":
                 s, ns = v[3].split(".")
                 a = "M" if v[0] == "F" else v[0]
-                theirs.setdefault((a, int(v[1])), []).append(int(s) * 10**9 + int(ns))
+                t = int(s) * 10**9 + int(ns)
+                theirs.setdefault((a, int(v[1])), []).append(t)
+                events.append((t, a, int(v[1]), int(v[2]), len(theirs[(a, int(v[1]))]) - 1))
     diffs = {}
     for k, ts in theirs.items():
         diffs[k] = [o - t for t, o in zip(ts, ours.get(k, []))]
+    # Bios per request: each queued bio goes to the first request issued
+    # after it that covers its sector.
+    weights = {}
+    waiting = []
+    for t, a, sec, n, i in sorted(events):
+        if a == "Q":
+            waiting.append(sec)
+        elif a == "D":
+            inside = [q for q in waiting if sec <= q < sec + n]
+            waiting = [q for q in waiting if not sec <= q < sec + n]
+            weights[(sec, i)] = max(len(inside), 1)
 
     def between(x, y):
-        dx = [d for (a, sec), ds in diffs.items() if a == x and (y, sec) in diffs for d in ds]
-        dy = [d for (a, sec), ds in diffs.items() if a == y and (x, sec) in diffs for d in ds]
+        w = (lambda sec, i: weights.get((sec, i), 1)) if (x, y) == ("D", "C") \
+            else (lambda sec, i: 1)
+        dx = [(d, w(sec, i)) for (a, sec), ds in diffs.items() if a == x and (y, sec) in diffs
+              for i, d in enumerate(ds)]
+        dy = [(d, w(sec, i)) for (a, sec), ds in diffs.items() if a == y and (x, sec) in diffs
+              for i, d in enumerate(ds)]
         if not dx or not dy:
             return 0.0
-        return (sum(dy) / len(dy) - sum(dx) / len(dx)) / 1000
+
+        def mean(pairs):
+            return sum(d * k for d, k in pairs) / sum(k for _, k in pairs)
+        return (mean(dy) - mean(dx)) / 1000
     return between
 
 
