@@ -27,7 +27,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -360,7 +359,7 @@ write_error:
 
 /*
  * Wait until the writer has written all but @left of the pipes handed to
- * it (UINT_MAX: no wait). -1 with errno once it has failed.
+ * it. -1 with errno once it has failed.
  */
 static int wait_writer(struct cpu_reader *r, unsigned left)
 {
@@ -373,6 +372,17 @@ static int wait_writer(struct cpu_reader *r, unsigned left)
 	pthread_mutex_unlock(&r->lock);
 	errno = err;
 	return err ? -1 : 0;
+}
+
+/* Has the writer failed (and said why)? */
+static bool writer_failed(struct cpu_reader *r)
+{
+	bool failed;
+
+	pthread_mutex_lock(&r->lock);
+	failed = r->write_errno != 0;
+	pthread_mutex_unlock(&r->lock);
+	return failed;
 }
 
 /* The reader's pipe goes to the writer. */
@@ -566,8 +576,8 @@ static int drain(struct cpu_reader *r, char *batch, bool all)
 	}
 	if (ret == 0)
 		return 0;
-	if (r->capture->by == BY_SPLICE && wait_writer(r, UINT_MAX) < 0)
-		return -1;	/* the writer failed, and said why */
+	if (r->capture->by == BY_SPLICE && writer_failed(r))
+		return -1;	/* it said why */
 	if (write_failed && errno == EFBIG)
 		snprintf(r->error, sizeof(r->error), "CPU %d filled its %llu MiB of spool in "
 			 "'%s'", r->cpu, (unsigned long long)(r->capture->region >> 20),
@@ -585,7 +595,7 @@ static int drain(struct cpu_reader *r, char *batch, bool all)
 }
 
 /* The reader is done: the writer ends once it has written what it has. */
-static void end_pipe(struct cpu_reader *r)
+static void reader_done(struct cpu_reader *r)
 {
 	pthread_mutex_lock(&r->lock);
 	r->closing = true;
@@ -634,12 +644,12 @@ static void *reader_main(void *arg)
 			atomic_fetch_add(&r->flushed, 1);
 	}
 	free(batch);
-	end_pipe(r);
+	reader_done(r);
 	return NULL;
 failed:
 	free(batch);
 	hand_over(r);	/* what fitted before the failure, a full region's last batch */
-	end_pipe(r);
+	reader_done(r);
 	atomic_store(&c->failed, true);
 	if (c->notify_fd >= 0)
 		eventfd_write(c->notify_fd, 1);
@@ -934,7 +944,7 @@ int bm_capture_stop(struct bm_capture *c)
 	}
 	/* Readers that did not start have not said they are done. */
 	for (cpu = 0; cpu < c->ncpus; cpu++) {
-		end_pipe(&c->cpus[cpu]);
+		reader_done(&c->cpus[cpu]);
 		if (c->cpus[cpu].writer_started)
 			pthread_join(c->cpus[cpu].writer, NULL);
 		c->cpus[cpu].writer_started = false;
