@@ -161,6 +161,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 's':
 		if (bm_source_parse(arg, &a->opts.sources) < 0)
 			argp_error(state, "--sources: %s", bm_error_message());
+		a->opts.sources_named = a->opts.sources != BM_SRC_ALL;
 		break;
 	case 'q':
 		a->quiet = true;
@@ -219,7 +220,6 @@ int cmd_record(int argc, char **argv)
 	struct args a = { 0 };
 
 	a.opts.output = "blkmap.dat";
-	a.opts.buffer_kib = BM_DEFAULT_BUFFER_KIB;
 	a.opts.sources = BM_SRC_ALL;
 	a.opts.events = a.events;
 	a.opts.post_s = 1;

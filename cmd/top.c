@@ -103,6 +103,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 's':
 		if (bm_source_parse(arg, &t->rec.sources) < 0)
 			argp_error(state, "--sources: %s", bm_error_message());
+		t->rec.sources_named = t->rec.sources != BM_SRC_ALL;
 		break;
 	case 'q':
 		t->quiet = true;
@@ -161,7 +162,6 @@ int cmd_top(int argc, char **argv)
 
 	t.rec.ring_bytes = DEFAULT_RING;
 	t.rec.sources = BM_SRC_ALL;
-	t.rec.buffer_kib = BM_DEFAULT_BUFFER_KIB;
 	t.view.view = BM_VIEW_INTERVAL;
 	argp_parse(&argp, argc, argv, 0, NULL, &t);
 	t.screen = t.view.format == BM_FORMAT_TEXT && isatty(STDOUT_FILENO);

@@ -198,6 +198,72 @@ static void clocks(uint64_t *wall_ns, uint64_t *mono_ns)
 	*mono_ns = (uint64_t)m.tv_sec * 1000000000 + m.tv_nsec;
 }
 
+/*
+ * The sources this kernel offers, as far as can be told before arming
+ * them: the module loaded, kprobe events, the tracepoint; uevents and
+ * sysfs are always there.
+ */
+static unsigned offered_sources(struct recorder *r)
+{
+	unsigned mask = BM_SRC_UEVENT | BM_SRC_SYSFS;
+
+	if (access(BM_MODULE_CONTROL, F_OK) == 0)
+		mask |= BM_SRC_MODULE;
+	if (tracefs_file_exists(NULL, "kprobe_events"))
+		mask |= BM_SRC_KPROBE;
+	if (bm_session_has_event(r->session, "writeback", "writeback_bdi_register"))
+		mask |= BM_SRC_TRACEPOINT;
+	return mask;
+}
+
+/*
+ * A source that cannot be armed, its reason in bm_error_message(). With
+ * the default (all this kernel offers) the recording goes on without it;
+ * one the user named is refused: -1, and the recording is not made.
+ */
+static int without(struct recorder *r, enum bm_source src)
+{
+	char name[32], offered[128];
+
+	if (!r->opts->sources_named) {
+		bm_tell(r->opts->notify, "%s", bm_error_message());
+		r->sources &= ~src;
+		return 0;
+	}
+	bm_sources_str(src, ',', name, sizeof(name));
+	bm_sources_str(offered_sources(r), ',', offered, sizeof(offered));
+	bm_error("%s; --sources asked for %s: leave it out, or use what this kernel offers (%s)",
+		 bm_error_message(), name, offered);
+	return -1;
+}
+
+/* Sources named by --sources that this kernel plainly lacks: refused before recording. */
+static int check_named_sources(struct recorder *r)
+{
+	static const struct {
+		enum bm_source src;
+		const char *why;
+	} lacks[] = {
+		{ BM_SRC_MODULE, "module: the blkmap module is not loaded (insmod module/blkmap.ko)" },
+		{ BM_SRC_KPROBE, "kprobe: no kprobe_events in tracefs (CONFIG_KPROBE_EVENTS is off)" },
+		{ BM_SRC_TRACEPOINT, "tracepoint: no writeback:writeback_bdi_register" },
+	};
+	unsigned offered = offered_sources(r);
+	unsigned missing = r->opts->sources_named ? r->sources & ~offered : 0;
+	char why[512] = "", names[128];
+	size_t i, n = 0;
+
+	if (!missing)
+		return 0;
+	for (i = 0; i < sizeof(lacks) / sizeof(lacks[0]); i++)
+		if (missing & lacks[i].src)
+			n += snprintf(why + n, n < sizeof(why) ? sizeof(why) - n : 0, "%s%s",
+				      n ? "; " : "", lacks[i].why);
+	bm_error("--sources asked for what this kernel does not offer: %s; leave it out, or use "
+		 "what it offers (%s)", why, bm_sources_str(offered, ',', names, sizeof(names)));
+	return -1;
+}
+
 static int arm_sources(struct recorder *r)
 {
 	uint64_t wall_ns, mono_ns;
@@ -209,26 +275,23 @@ static int arm_sources(struct recorder *r)
 		r->kmodule = bm_kmodule_attach(r->session);
 		if (r->kmodule)
 			bm_tell(r->opts->notify, "module source: attached");
-		else
-			bm_tell(r->opts->notify, "%s", bm_error_message());
-		if (!r->kmodule)
-			r->sources &= ~BM_SRC_MODULE;
+		else if (without(r, BM_SRC_MODULE) < 0)
+			return -1;
 	}
 	if (r->sources & BM_SRC_KPROBE) {
 		r->kprobes = bm_kprobes_arm(r->session);
 		if (r->kprobes)
 			bm_tell(r->opts->notify, "kprobe source: %s",
 				bm_kprobes_summary(r->kprobes));
-		else
-			bm_tell(r->opts->notify, "%s", bm_error_message());
-		if (!r->kprobes)
-			r->sources &= ~BM_SRC_KPROBE;
+		else if (without(r, BM_SRC_KPROBE) < 0)
+			return -1;
 	}
 	if ((r->sources & BM_SRC_TRACEPOINT) &&
 	    !bm_session_has_event(r->session, "writeback", "writeback_bdi_register")) {
-		bm_tell(r->opts->notify, "tracepoint source: writeback:writeback_bdi_register is "
-			"not available on this kernel");
-		r->sources &= ~BM_SRC_TRACEPOINT;
+		bm_error("tracepoint source: writeback:writeback_bdi_register is not available on "
+			 "this kernel");
+		if (without(r, BM_SRC_TRACEPOINT) < 0)
+			return -1;
 	}
 	if ((r->sources & BM_SRC_TRACEPOINT) &&
 	    bm_session_enable(r->session, "writeback:writeback_bdi_register") < 0)
@@ -299,18 +362,6 @@ static int arm(struct recorder *r)
 	if (bm_session_check_access() < 0)
 		return -1;
 	bm_reclaim(r->opts->notify);	/* what dead recorders left */
-	if (make_spool_dir(r) < 0)
-		return -1;
-	if (bm_registry_add(r->spool_dir, r->opts->output ? r->opts->output : "") == 0)
-		r->registered = true;
-	else
-		bm_tell(r->opts->notify, "%s; a crash would leave the spool unregistered",
-			bm_error_message());
-	/*
-	 * Where the kernel sizes sub-buffers (6.8+), 16 KiB unless asked: they
-	 * are spliced into the spool, at two thirds of read(2)'s cost per
-	 * event (capture.c). A flight recording reads pages of the kernel's size.
-	 */
 	/*
 	 * The capture takes ten descriptors or so per CPU (splice's pipes):
 	 * more than the usual soft limit of 1024 on a large machine.
@@ -318,10 +369,27 @@ static int arm(struct recorder *r)
 	if (getrlimit(RLIMIT_NOFILE, &r->nofile) == 0 && r->nofile.rlim_cur < r->nofile.rlim_max)
 		r->nofile_raised = setrlimit(RLIMIT_NOFILE, &(struct rlimit){
 			r->nofile.rlim_max, r->nofile.rlim_max }) == 0;
-	r->session = bm_session_create(o->buffer_kib, o->subbuf_kib,
-				       o->ring_bytes ? 0 : DEFAULT_SUBBUF_KIB);
-	if (!r->session)
+	/*
+	 * Where the kernel sizes sub-buffers (6.8+), 16 KiB unless asked: they
+	 * are spliced into the spool, at two thirds of read(2)'s cost per
+	 * event (capture.c). A flight recording reads pages of the kernel's
+	 * size. The instance first: what the user asked of it, and the
+	 * sources asked for by name, are refused before the spool exists.
+	 */
+	r->session = bm_session_create(&(struct bm_session_opts){
+		.buffer_kib = o->buffer_kib, .subbuf_kib = o->subbuf_kib,
+		.wish_buffer_kib = BM_DEFAULT_BUFFER_KIB,
+		.wish_subbuf_kib = o->ring_bytes ? 0 : DEFAULT_SUBBUF_KIB,
+		.notify = o->notify });
+	if (!r->session || check_named_sources(r) < 0)
 		return -1;
+	if (make_spool_dir(r) < 0)
+		return -1;
+	if (bm_registry_add(r->spool_dir, r->opts->output ? r->opts->output : "") == 0)
+		r->registered = true;
+	else
+		bm_tell(r->opts->notify, "%s; a crash would leave the spool unregistered",
+			bm_error_message());
 	for (i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
 		if (bm_session_enable(r->session, default_events[i]) < 0)
 			return -1;

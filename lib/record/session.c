@@ -57,13 +57,98 @@ int bm_session_check_access(void)
 	return 0;
 }
 
+/*
+ * BLKMAP_FAULT_TRACEFS: the instance files ("buffer_subbuf_size_kb,
+ * buffer_percent") whose writes fail with EPERM, as some kernels refuse
+ * them (a 6.18 refused every write to buffer_subbuf_size_kb): for the
+ * tests (tests/live/t1008), on kernels that would take the value.
+ */
+static bool refused_by_test(const char *file)
+{
+	const char *list = getenv("BLKMAP_FAULT_TRACEFS"), *p;
+	size_t n = strlen(file);
+
+	for (p = list; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (!strncmp(p, file, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* 0, or -1 with errno as the kernel (or the test) refused. */
 static int write_file(struct bm_session *s, const char *file, const char *value)
 {
-	if (tracefs_instance_file_write(s->inst, file, value) < 0) {
-		bm_error_errno("cannot write '%s' to %s/%s", value, s->name, file);
+	if (refused_by_test(file)) {
+		errno = EPERM;
 		return -1;
 	}
+	return tracefs_instance_file_write(s->inst, file, value) < 0 ? -1 : 0;
+}
+
+/* The kernel's value of a one-number file; 0 if it cannot be read. */
+static unsigned long read_number(struct bm_session *s, const char *file)
+{
+	char *text = tracefs_instance_file_read(s->inst, file, NULL);
+	unsigned long v = text ? strtoul(text, NULL, 10) : 0;
+
+	free(text);
+	return v;
+}
+
+/*
+ * Set @file to @value (a number). What the user asked for (@given: the
+ * option that asked for it) must be taken: a refusal fails, saying what the
+ * kernel keeps instead. blkmap's own choice is a wish: on a refusal the
+ * kernel's value stays, and @notify is told in one line what was refused,
+ * what is used instead and what that costs (@cost, given the kernel's
+ * value). 0 when recording can go on, -1 with a message when not.
+ */
+static int set_number(struct bm_session *s, const char *file, unsigned long value,
+		      const char *unit, const char *given, bm_tell_fn notify,
+		      const char *(*cost)(unsigned long kept, unsigned long wished))
+{
+	char text[32];
+	unsigned long kept;
+	int err;
+
+	snprintf(text, sizeof(text), "%lu", value);
+	if (write_file(s, file, text) == 0)
+		return 0;
+	err = errno;
+	kept = read_number(s, file);
+	if (given) {
+		bm_error("the kernel refused %s %lu (%s/%s: %s); it keeps %lu%s: leave out %s to "
+			 "record with that", given, value, s->name, file, strerror(err), kept, unit,
+			 given);
+		errno = err;
+		return -1;
+	}
+	bm_tell(notify, "the kernel refused %s %lu%s (%s); recording with its %lu%s: %s", file,
+		value, unit, strerror(err), kept, unit, cost(kept, value));
 	return 0;
+}
+
+static const char *buffer_cost(unsigned long kept, unsigned long wished)
+{
+	return kept < wished ? "a burst larger than that between two reads of a CPU's buffer "
+			       "loses events (counted in the file's stats)"
+			     : "more memory held by the kernel, nothing lost";
+}
+
+static const char *percent_cost(unsigned long kept, unsigned long wished)
+{
+	return kept < wished ? "the recorder wakes more often, for fuller reads of fewer pages"
+			     : "the recorder wakes later: a burst that fills the rest of the "
+			       "buffer before it wakes loses events (counted in the file's stats)";
+}
+
+/* Is the instance's trace clock (the bracketed one) mono? */
+static bool clock_is_mono(struct bm_session *s)
+{
+	char *clocks = tracefs_instance_file_read(s->inst, "trace_clock", NULL);
+	bool mono = clocks && strstr(clocks, "[mono]");
+
+	free(clocks);
+	return mono;
 }
 
 static int count_cpus(struct bm_session *s)
@@ -110,8 +195,72 @@ static int read_page_layout(struct bm_session *s)
 	return ret;
 }
 
-struct bm_session *bm_session_create(unsigned buffer_kib, unsigned subbuf_kib,
-				     unsigned default_subbuf_kib)
+/* Write @value to @file, a setting blkmap cannot record without. */
+static int require(struct bm_session *s, const char *file, const char *value)
+{
+	if (write_file(s, file, value) == 0)
+		return 0;
+	bm_error_errno("cannot write '%s' to %s/%s", value, s->name, file);
+	return -1;
+}
+
+/*
+ * The clock must be mono, the clock user space reads as CLOCK_MONOTONIC:
+ * the uevent markers' bounds, the mount table's looks and the wall clock
+ * beside the trace are placed by it. A kernel that refuses the write but
+ * already runs the instance on mono serves as well.
+ */
+static int set_clock(struct bm_session *s)
+{
+	int err;
+
+	if (write_file(s, "trace_clock", "mono") == 0 || clock_is_mono(s))
+		return 0;
+	err = errno;
+	bm_error("the kernel refused the trace clock mono for %s (%s), and blkmap places user "
+		 "space's observations by it (CLOCK_MONOTONIC): allow writes to trace_clock in "
+		 "tracefs instances", s->name, strerror(err));
+	errno = err;
+	return -1;
+}
+
+static const char *subbuf_cost(unsigned long kept, unsigned long wished)
+{
+	(void)wished;
+	return kept * 1024 > (unsigned long)sysconf(_SC_PAGESIZE) ?
+		"sub-buffers of that size are spliced into the spool as before" :
+		"pages are read(2) one at a time, up to twice the recorder's CPU per event";
+}
+
+static int set_subbuf(struct bm_session *s, const struct bm_session_opts *o)
+{
+	if (o->subbuf_kib && !tracefs_file_exists(s->inst, "buffer_subbuf_size_kb")) {
+		bm_error("this kernel cannot change the sub-buffer size (needs Linux 6.8): leave "
+			 "out -S to record with its pages");
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (o->subbuf_kib)
+		return set_number(s, "buffer_subbuf_size_kb", o->subbuf_kib, " KiB", "-S", NULL,
+				  subbuf_cost);
+	if (!o->wish_subbuf_kib || !tracefs_file_exists(s->inst, "buffer_subbuf_size_kb"))
+		return 0;
+	return set_number(s, "buffer_subbuf_size_kb", o->wish_subbuf_kib, " KiB", NULL, o->notify,
+			  subbuf_cost);
+}
+
+static int set_buffer(struct bm_session *s, const struct bm_session_opts *o)
+{
+	if (o->buffer_kib)
+		return set_number(s, "buffer_size_kb", o->buffer_kib, " KiB", "-b", NULL,
+				  buffer_cost);
+	if (!o->wish_buffer_kib)
+		return 0;
+	return set_number(s, "buffer_size_kb", o->wish_buffer_kib, " KiB", NULL, o->notify,
+			  buffer_cost);
+}
+
+struct bm_session *bm_session_create(const struct bm_session_opts *o)
 {
 	struct bm_session *s;
 
@@ -135,34 +284,16 @@ struct bm_session *bm_session_create(unsigned buffer_kib, unsigned subbuf_kib,
 		free(s);
 		return NULL;
 	}
-	if (write_file(s, "tracing_on", "0") < 0 ||
-	    /* Before anything is recorded: changing the clock clears the buffer. */
-	    write_file(s, "trace_clock", "mono") < 0)
+	/* The clock before anything is recorded: changing it clears the buffer. */
+	if (require(s, "tracing_on", "0") < 0 || set_clock(s) < 0 ||
+	    set_subbuf(s, o) < 0 || set_buffer(s, o) < 0)
 		goto fail;
-	if (!subbuf_kib && tracefs_file_exists(s->inst, "buffer_subbuf_size_kb"))
-		subbuf_kib = default_subbuf_kib;
-	if (subbuf_kib && !tracefs_file_exists(s->inst, "buffer_subbuf_size_kb")) {
-		bm_error("this kernel cannot change the sub-buffer size (needs Linux 6.8)");
-		errno = ENOTSUP;
-		goto fail;
-	}
-	if (subbuf_kib) {
-		char kib[16];
-
-		snprintf(kib, sizeof(kib), "%u", subbuf_kib);
-		if (write_file(s, "buffer_subbuf_size_kb", kib) < 0)
-			goto fail;
-	}
-	if (buffer_kib && tracefs_instance_set_buffer_size(s->inst, buffer_kib, -1) < 0) {
-		bm_error_errno("cannot set the buffer of '%s' to %u KiB", s->name, buffer_kib);
-		goto fail;
-	}
 	/*
 	 * Wake the reader when a fifth of the buffer is full: early enough
 	 * to drain a burst, late enough to read mostly full pages.
 	 */
 	if (tracefs_file_exists(s->inst, "buffer_percent") &&
-	    write_file(s, "buffer_percent", "20") < 0)
+	    set_number(s, "buffer_percent", 20, " %", NULL, o->notify, percent_cost) < 0)
 		goto fail;
 	s->marker_fd = tracefs_instance_file_open(s->inst, "trace_marker", O_WRONLY | O_CLOEXEC);
 	if (s->marker_fd < 0) {
@@ -318,7 +449,7 @@ int bm_session_disable(struct bm_session *s, const char *system, const char *eve
 
 int bm_session_tracing(struct bm_session *s, bool on)
 {
-	return write_file(s, "tracing_on", on ? "1" : "0");
+	return require(s, "tracing_on", on ? "1" : "0");
 }
 
 int bm_session_mark(struct bm_session *s, const char *text, size_t len)

@@ -69,6 +69,19 @@ tracing_dir() {
 	else echo /sys/kernel/debug/tracing; fi
 }
 
+# Does this kernel let an instance's sub-buffers be resized? They exist
+# from 6.8, and some kernels refuse every write to them (EPERM), as some
+# 6.18 builds do.
+subbufs_sizable() {
+	[ -e "$(tracing_dir)/buffer_subbuf_size_kb" ] || return 1
+	probe="$(tracing_dir)/instances/subbuf-probe-$$"
+	mkdir "$probe" || return 1
+	sizable=0
+	echo 16 2>/dev/null >"$probe/buffer_subbuf_size_kb" || sizable=1
+	rmdir "$probe"
+	return $sizable
+}
+
 # Nothing of a recording may outlive it: no blkmap instance, kprobe, spool
 # directory or registry entry, and the module attached to nothing.
 assert_clean() {

@@ -4,6 +4,7 @@
 need_root
 [ -e "$(tracing_dir)/buffer_subbuf_size_kb" ] ||
 	skip "this kernel has no buffer_subbuf_size_kb (needs Linux 6.8)"
+subbufs_sizable || skip "this kernel refuses writes to buffer_subbuf_size_kb (t1008 records there)"
 N=64
 
 truncate -s 64M "$T/img"

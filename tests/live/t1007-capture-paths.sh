@@ -1,6 +1,7 @@
 # The capture paths take the same events: recorders side by side, one by the
 # default path (splice(2) of 16 KiB sub-buffers past the page cache where
-# the kernel sizes sub-buffers, 6.8+; read(2) of pages before), one by
+# the kernel sizes sub-buffers, 6.8+; read(2) of pages before, or where the
+# kernel refuses the size), one by
 # read(2), one by splice(2), one by splice(2) into a spool on ramfs (no
 # O_DIRECT: through the page cache, a file per CPU), one with sub-buffers
 # of 64 KiB where the kernel has them and, where the kernel maps its
@@ -28,7 +29,7 @@ z=$(new_zram)
 DEV=$(devnum zram$z)
 paths="default read splice pagecache mapped"
 sized=false
-[ ! -e "$(tracing_dir)/buffer_subbuf_size_kb" ] || { sized=true; paths="$paths large"; }
+! subbufs_sizable || { sized=true; paths="$paths large"; }
 mkdir "$T/ramfs"
 mount -t ramfs blkmap-t1007 "$T/ramfs"
 for p in $paths; do
@@ -55,6 +56,9 @@ if $sized; then
 else
 	grep -q "pages by read(2) of trace_pipe_raw (sub-buffers of a page)" "$T/default.err" ||
 		fail "the default path is not read(2) where sub-buffers are pages: $(cat "$T/default.err")"
+	[ ! -e "$(tracing_dir)/buffer_subbuf_size_kb" ] ||
+		grep -q "the kernel refused buffer_subbuf_size_kb 16 KiB" "$T/default.err" ||
+		fail "the kernel refuses sub-buffer sizes, and the recorder did not say so: $(cat "$T/default.err")"
 fi
 grep -q "pages by read(2) of trace_pipe_raw (BLKMAP_CAPTURE=read)" "$T/read.err" ||
 	fail "BLKMAP_CAPTURE=read did not read: $(cat "$T/read.err")"

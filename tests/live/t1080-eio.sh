@@ -41,7 +41,7 @@ eio_run() {
 	assert_clean
 }
 eio_run default
-if [ -e "$(tracing_dir)/buffer_subbuf_size_kb" ]; then
+if subbufs_sizable; then
 	grep -q "pages by splice(2) .* past the page cache" "$T/err.default" ||
 		fail "the default path is not splice(2) past the page cache"
 fi

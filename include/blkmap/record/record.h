@@ -25,8 +25,9 @@ typedef int (*bm_tick_fn)(void *ctx, const char *path, uint64_t since, uint64_t 
 struct bm_record_opts {
 	const char *output;		/* NULL: none (a live view's recording) */
 	double duration;		/* seconds; 0 for none */
-	unsigned buffer_kib;		/* per CPU; 0 for the kernel's default */
-	unsigned subbuf_kib;		/* sub-buffer (page) size; 0 for the kernel's */
+	/* The user's (they must be taken); 0 for blkmap's choice, a wish (session.h). */
+	unsigned buffer_kib;		/* per CPU */
+	unsigned subbuf_kib;		/* sub-buffer (page) size */
 	enum bm_compression compression;	/* not NONE: a version 7 file, compressed */
 	uint64_t ring_bytes;		/* a flight recording of this size; 0 for none */
 	/* A flight recording's trigger: a snapshot @post_s after an I/O slower than it. */
@@ -41,6 +42,11 @@ struct bm_record_opts {
 	int nevents;
 	char **argv;			/* command to run and trace, or NULL */
 	unsigned sources;		/* enum bm_source bits */
+	/*
+	 * @sources were named (--sources without "all"): each must be armed,
+	 * or nothing is recorded. Otherwise they are what this kernel offers.
+	 */
+	bool sources_named;
 	/* Progress and notes for the user (one line, no newline). */
 	bm_tell_fn notify;
 	/* Faults the recording survives, such as a failed statedump: always shown. */

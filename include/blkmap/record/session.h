@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blkmap/util/tell.h"
+
 struct tracefs_instance;
 struct bm_trace_meta;
 
@@ -27,9 +29,27 @@ struct bm_session;
 
 /* Check that this process may trace, mounting tracefs if need be. */
 int bm_session_check_access(void);
-/* Create the instance "blkmap-PID", tracing off, clock mono. */
-struct bm_session *bm_session_create(unsigned buffer_kib, unsigned subbuf_kib,
-				     unsigned default_subbuf_kib);
+/*
+ * What the instance is asked for. The user's values (0: none given) must
+ * be taken, or the session is not made. blkmap's own choices are wishes:
+ * where the kernel refuses one, the instance keeps the kernel's value and
+ * @notify is told, in one line, what was refused, what is used instead
+ * and what that costs. The capture path follows what was granted
+ * (bm_session_page_size()).
+ */
+struct bm_session_opts {
+	unsigned buffer_kib;		/* per CPU (-b) */
+	unsigned subbuf_kib;		/* sub-buffer size (-S), Linux 6.8+ */
+	unsigned wish_buffer_kib;	/* blkmap's choice when the user gave none; 0: none */
+	unsigned wish_subbuf_kib;	/* likewise, where the kernel sizes sub-buffers */
+	bm_tell_fn notify;
+};
+
+/*
+ * Create the instance "blkmap-PID", tracing off, clock mono, buffers as
+ * @o asks; NULL with a message (and nothing left) when it cannot be.
+ */
+struct bm_session *bm_session_create(const struct bm_session_opts *o);
 /* Remove the instance (events off first); safe to call on NULL. */
 void bm_session_destroy(struct bm_session *s);
 
