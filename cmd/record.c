@@ -158,11 +158,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--events takes default or phases, not '%s'", arg);
 		a->opts.phase_events = !strcmp(arg, "phases");
 		break;
-	case 's':
-		if (bm_source_parse(arg, &a->opts.sources) < 0)
+	case 's': {
+		int all = bm_source_parse(arg, &a->opts.sources);
+
+		if (all < 0)
 			argp_error(state, "--sources: %s", bm_error_message());
-		a->opts.sources_named = a->opts.sources != BM_SRC_ALL;
+		a->opts.sources_named = !all;
 		break;
+	}
 	case 'q':
 		a->quiet = true;
 		break;

@@ -100,11 +100,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--events takes default or phases, not '%s'", arg);
 		t->rec.phase_events = !strcmp(arg, "phases");
 		break;
-	case 's':
-		if (bm_source_parse(arg, &t->rec.sources) < 0)
+	case 's': {
+		int all = bm_source_parse(arg, &t->rec.sources);
+
+		if (all < 0)
 			argp_error(state, "--sources: %s", bm_error_message());
-		t->rec.sources_named = t->rec.sources != BM_SRC_ALL;
+		t->rec.sources_named = !all;
 		break;
+	}
 	case 'q':
 		t->quiet = true;
 		break;

@@ -159,18 +159,11 @@ static int to_writer(struct cpu_reader *r, const char *pages, size_t len);
 
 static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size)
 {
-	/*
-	 * A slow I/O holds the ring at once, before these pages can push it
-	 * out: the snapshot due --post seconds later must still have it.
-	 */
-	bool slow = s->trigger && bm_trigger_pages(s->trigger, pages, len / page_size, page_size);
-
+	if (s->trigger)		/* a slow I/O holds the ring (bm_capture_set_trigger) */
+		bm_trigger_pages(s->trigger, pages, len / page_size, page_size);
 	if (s->ring) {
-		int full;
+		int full = bm_ring_put(s->ring, s->cpu, pages, len / page_size);
 
-		if (slow)
-			bm_ring_hold(s->ring);
-		full = bm_ring_put(s->ring, s->cpu, pages, len / page_size);
 		if (full < 0)
 			return -1;
 		if (full && s->trigger)
@@ -1032,8 +1025,19 @@ struct bm_ring *bm_capture_ring(struct bm_capture *c)
 	return c->ring;
 }
 
+static void hold_ring(void *ring)
+{
+	bm_ring_hold(ring);
+}
+
 void bm_capture_set_trigger(struct bm_capture *c, struct bm_trigger *t)
 {
+	/*
+	 * A slow I/O holds the ring at once, before the pages after it can
+	 * push it out: the snapshot due --post seconds later must have it.
+	 */
+	if (c->ring)
+		bm_trigger_on_slow(t, hold_ring, c->ring);
 	atomic_store(&c->trigger, t);
 }
 

@@ -231,7 +231,7 @@ static int without(struct recorder *r, enum bm_source src)
 		return 0;
 	}
 	bm_sources_str(src, ',', name, sizeof(name));
-	bm_sources_str(offered_sources(r), ',', offered, sizeof(offered));
+	bm_sources_str(offered_sources(r) & ~src, ',', offered, sizeof(offered));
 	bm_error("%s; --sources asked for %s: leave it out, or use what this kernel offers (%s)",
 		 bm_error_message(), name, offered);
 	return -1;
@@ -346,7 +346,7 @@ static int write_spool_meta(struct recorder *r)
 		ret = bm_ring_learn(bm_capture_ring(r->capture), path);
 	if (ret == 0 && r->opts->trigger) {
 		r->trigger = bm_trigger_new(r->opts->trigger, path, r->trigger_fd);
-		if (!r->trigger)
+		if (!r->trigger || bm_ring_reserve_hold(bm_capture_ring(r->capture)) < 0)
 			return -1;
 		bm_capture_set_trigger(r->capture, r->trigger);
 	}
@@ -380,7 +380,7 @@ static int arm(struct recorder *r)
 		.buffer_kib = o->buffer_kib, .subbuf_kib = o->subbuf_kib,
 		.wish_buffer_kib = BM_DEFAULT_BUFFER_KIB,
 		.wish_subbuf_kib = o->ring_bytes ? 0 : DEFAULT_SUBBUF_KIB,
-		.notify = o->notify });
+		.warn = o->warn });
 	if (!r->session || check_named_sources(r) < 0)
 		return -1;
 	if (make_spool_dir(r) < 0)
@@ -556,11 +556,25 @@ static int tick(struct recorder *r)
 	return stop;
 }
 
-/* End the ring's hold; a failure costs the recording nothing but a warning. */
-static void release(struct recorder *r)
+/*
+ * End the ring's hold, unless a slow I/O held it again since @gen was read;
+ * a failure costs the recording nothing but a warning.
+ */
+static void release(struct recorder *r, uint64_t gen)
 {
-	if (bm_ring_release(bm_capture_ring(r->capture)) < 0)
+	if (bm_ring_release(bm_capture_ring(r->capture), gen) < 0)
 		bm_tell(r->opts->warn, "%s; recording goes on", bm_error_message());
+}
+
+/* The snapshot due after a slow I/O: written, and the ring's hold ended. */
+static void triggered_snapshot(struct recorder *r)
+{
+	uint64_t gen = bm_ring_hold_gen(bm_capture_ring(r->capture));
+
+	snapshot(r);
+	r->triggered[r->ntriggered++ % 64] = bm_now_ms();
+	r->snapshot_at = -1;
+	release(r, gen);
 }
 
 /* Snapshots the trigger wrote in the last minute. */
@@ -582,17 +596,13 @@ static unsigned triggered_lately(struct recorder *r, int64_t now)
 static void triggered(struct recorder *r)
 {
 	struct bm_ring *ring = bm_capture_ring(r->capture);
+	uint64_t gen = bm_ring_hold_gen(ring);	/* the hits' holds so far */
 	struct bm_trigger_hit hit;
 	int64_t now = bm_now_ms();
 	eventfd_t count;
 	char dev[32];
 
 	eventfd_read(r->trigger_fd, &count);
-	if (r->snapshot_at > now && bm_ring_hold_full(ring)) {
-		bm_tell(r->opts->notify, "the ring went round once since the slow I/O: the "
-			"snapshot now, %.1f s before --post ran out", (r->snapshot_at - now) / 1e3);
-		r->snapshot_at = now;
-	}
 	if (bm_trigger_take(r->trigger, &hit) && r->snapshot_at < 0) {
 		snprintf(dev, sizeof(dev), "%u:%u", BM_MAJOR(hit.dev), BM_MINOR(hit.dev));
 		if (triggered_lately(r, now) >= r->opts->snapshots_per_minute) {
@@ -608,8 +618,13 @@ static void triggered(struct recorder *r)
 				hit.end_ts / 1e9, r->opts->post_s);
 		}
 	}
+	if (r->snapshot_at > now && bm_ring_hold_full(ring)) {
+		bm_tell(r->opts->notify, "a CPU's ring went round once since the slow I/O: the "
+			"snapshot now, %.1f s before --post ran out", (r->snapshot_at - now) / 1e3);
+		r->snapshot_at = now;
+	}
 	if (r->snapshot_at < 0)
-		release(r);	/* nothing due: nothing to hold for */
+		release(r, gen);	/* nothing due: nothing to hold for */
 }
 
 /*
@@ -670,10 +685,7 @@ static int wait_for_stop(struct recorder *r)
 			int64_t left = r->snapshot_at - bm_now_ms();
 
 			if (left <= 0) {
-				snapshot(r);
-				r->triggered[r->ntriggered++ % 64] = bm_now_ms();
-				r->snapshot_at = -1;
-				release(r);
+				triggered_snapshot(r);
 				continue;
 			}
 			if (timeout < 0 || left < timeout)
@@ -859,7 +871,7 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 			      .trigger_fd = -1, .snapshot_at = -1 };
 	char failure_status[1024];
 	sigset_t mask, old;
-	int ret = -1;
+	int ret = -1, stopped;
 
 	memset(res, 0, sizeof(*res));
 	r.sources = opts->sources;
@@ -893,7 +905,12 @@ int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 			bm_error("%s", saved);
 		goto out;
 	}
-	if (wait_for_stop(&r) < 0) {
+	stopped = wait_for_stop(&r);
+	if (stopped == 0 && r.snapshot_at >= 0) {
+		bm_tell(opts->notify, "stopping with a triggered snapshot due: written now");
+		triggered_snapshot(&r);
+	}
+	if (stopped < 0) {
 		const char *failure = bm_capture_failure(r.capture);
 
 		if (failure)

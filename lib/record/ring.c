@@ -49,6 +49,7 @@ struct cpu_ring {
 	const unsigned char *map;	/* the ring's slots, read-only */
 	int held_fd;		/* held.CPU: pages that left the ring during a hold */
 	uint64_t held_pages;
+	uint64_t held_first;	/* those before it were let go by a release that failed */
 	/* The last idle marker dropped, not yet kept. */
 	unsigned char *tick;
 	uint32_t tick_size;
@@ -66,8 +67,14 @@ struct bm_ring {
 	uint32_t print_buf;	/* where ftrace:print's text is in its record */
 	uint16_t print_id;
 	_Atomic(uint8_t *) fates;	/* by event id; NULL until learnt */
-	atomic_bool holding;	/* pages leaving go to held.CPU whole */
-	atomic_bool hold_full;	/* a CPU held a ring's worth: said once */
+	/*
+	 * A hold is on while hold_gen (holds begun) is past released_gen (the
+	 * holds a release ended, written with every CPU locked): a hold begun
+	 * after the main thread last looked survives its release.
+	 */
+	_Atomic uint64_t hold_gen;
+	uint64_t released_gen;
+	atomic_bool hold_full;	/* a CPU held a ring's worth: said once a hold */
 	struct cpu_ring *cpus;
 };
 
@@ -305,7 +312,7 @@ static int keep_from(struct bm_ring *r, struct cpu_ring *c, const unsigned char 
  */
 static int let_go(struct bm_ring *r, struct cpu_ring *c, const unsigned char *page)
 {
-	if (!atomic_load_explicit(&r->holding, memory_order_acquire))
+	if (atomic_load(&r->hold_gen) == r->released_gen)
 		return keep_from(r, c, page);
 	if (pwrite(c->held_fd, page, r->page_size, c->held_pages * r->page_size) !=
 	    (ssize_t)r->page_size)
@@ -347,7 +354,12 @@ int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages)
 
 void bm_ring_hold(struct bm_ring *r)
 {
-	atomic_store_explicit(&r->holding, true, memory_order_release);
+	atomic_fetch_add(&r->hold_gen, 1);
+}
+
+uint64_t bm_ring_hold_gen(struct bm_ring *r)
+{
+	return atomic_load(&r->hold_gen);
 }
 
 bool bm_ring_hold_full(struct bm_ring *r)
@@ -371,37 +383,71 @@ static void unlock_all(struct bm_ring *r)
 		pthread_mutex_unlock(&r->cpus[cpu].lock);
 }
 
-/*
- * Every CPU locked, so that no page leaves a ring meanwhile: the held
- * pages are let go as a page leaving the ring is, oldest first, which
- * keeps the kept pages in time order.
- */
-int bm_ring_release(struct bm_ring *r)
+int bm_ring_reserve_hold(struct bm_ring *r)
 {
-	unsigned char *page = malloc(r->page_size);
-	uint64_t i;
+	int cpu;
+
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		errno = posix_fallocate(r->cpus[cpu].held_fd, 0, r->slots * r->page_size);
+		if (errno) {
+			bm_error_errno("cannot make room in '%s' for the pages a triggered snapshot "
+				       "holds (as much as the ring)", r->dir);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+#define DRAIN_PAGES	64	/* read back at a time */
+
+/* Let CPU @c's held pages go, oldest first, as pages leaving the ring do. */
+static int drain(struct bm_ring *r, struct cpu_ring *c, unsigned char *buf)
+{
+	uint64_t i, n;
+
+	for (i = c->held_first; i < c->held_pages; i += n) {
+		size_t k, len;
+
+		n = c->held_pages - i < DRAIN_PAGES ? c->held_pages - i : DRAIN_PAGES;
+		len = n * r->page_size;
+		if (pread(c->held_fd, buf, len, i * r->page_size) != (ssize_t)len)
+			return errno ? -1 : (errno = EIO, -1);
+		for (k = 0; k < n; k++)
+			if (keep_from(r, c, buf + k * r->page_size) < 0)
+				return -1;
+		/* What is kept need not be kept again if a later page fails. */
+		c->held_first = i + n;
+	}
+	c->held_pages = c->held_first = 0;
+	return 0;
+}
+
+/*
+ * Every CPU locked, so that no page leaves a ring meanwhile and the kept
+ * pages stay in time order. The held space stays reserved.
+ */
+int bm_ring_release(struct bm_ring *r, uint64_t gen)
+{
+	unsigned char *buf = malloc((size_t)DRAIN_PAGES * r->page_size);
 	int cpu, ret = 0;
 
-	if (!page)
+	if (!buf) {
+		bm_error_errno("cannot let go of the pages held for a snapshot");
 		return -1;
+	}
 	lock_all(r);
-	atomic_store(&r->holding, false);
-	atomic_store(&r->hold_full, false);
-	for (cpu = 0; cpu < r->ncpus; cpu++) {
-		struct cpu_ring *c = &r->cpus[cpu];
-
-		for (i = 0; i < c->held_pages && ret == 0; i++)
-			if (pread(c->held_fd, page, r->page_size, i * r->page_size) !=
-			    (ssize_t)r->page_size || keep_from(r, c, page) < 0)
-				ret = -1;
-		c->held_pages = 0;
-		if (ftruncate(c->held_fd, 0) < 0)
-			ret = -1;
+	for (cpu = 0; cpu < r->ncpus && ret == 0; cpu++)
+		ret = drain(r, &r->cpus[cpu], buf);
+	if (ret == 0) {
+		atomic_store(&r->hold_full, false);
+		if (atomic_load(&r->hold_gen) == gen)
+			r->released_gen = gen;
 	}
 	unlock_all(r);
-	free(page);
+	free(buf);
 	if (ret < 0)
-		bm_error_errno("cannot let go of the pages held for a snapshot in '%s'", r->dir);
+		bm_error_errno("cannot let go of the pages held for a snapshot in '%s' (they stay "
+			       "held)", r->dir);
 	return ret;
 }
 
@@ -410,7 +456,8 @@ static void window_start(struct bm_ring *r, struct cpu_ring *c, uint64_t *ts)
 {
 	uint64_t first = c->count > r->slots ? c->count - r->slots : 0;
 
-	if (c->held_pages && pread(c->held_fd, ts, sizeof(*ts), 0) == sizeof(*ts))
+	if (c->held_pages > c->held_first &&
+	    pread(c->held_fd, ts, sizeof(*ts), c->held_first * r->page_size) == sizeof(*ts))
 		return;
 	memcpy(ts, c->map + (first % r->slots) * r->page_size, sizeof(*ts));
 }
@@ -494,7 +541,8 @@ static int window_of(struct bm_ring *r, struct cpu_ring *c, struct window *w,
 		tail_pages++;
 		add_part(w, (struct bm_extent){ .mem = w->tail, .size = tail_pages * ps });
 	}
-	add_part(w, (struct bm_extent){ .fd = c->held_fd, .size = c->held_pages * ps });
+	add_part(w, (struct bm_extent){ .fd = c->held_fd, .offset = c->held_first * ps,
+					 .size = (c->held_pages - c->held_first) * ps });
 	first = c->count > r->slots ? c->count - r->slots : 0;
 	for (; first < c->count; first += n) {
 		slot = first % r->slots;
@@ -566,7 +614,7 @@ static int write_out(struct bm_ring *r, const struct bm_trace_meta *meta, const 
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
 		struct cpu_ring *c = &r->cpus[cpu];
 
-		if (c->count - c->held_pages <= r->slots)
+		if (c->count - (c->held_pages - c->held_first) <= r->slots)
 			continue;	/* none of its pages let go */
 		window_start(r, c, &ts);
 		if (marked < 0 || ts > start) {

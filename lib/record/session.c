@@ -58,10 +58,11 @@ int bm_session_check_access(void)
 }
 
 /*
- * BLKMAP_FAULT_TRACEFS: the instance files ("buffer_subbuf_size_kb,
- * buffer_percent") whose writes fail with EPERM, as some kernels refuse
- * them (a 6.18 refused every write to buffer_subbuf_size_kb): for the
- * tests (tests/live/t1008), on kernels that would take the value.
+ * BLKMAP_FAULT_TRACEFS: the instance files, comma-separated without
+ * spaces ("buffer_subbuf_size_kb,buffer_percent"), whose writes fail with
+ * EPERM, as some kernels refuse them (a 6.18 refused every write to
+ * buffer_subbuf_size_kb): for the tests (tests/live/t1008), on kernels
+ * that would take the value.
  */
 static bool refused_by_test(const char *file)
 {
@@ -84,7 +85,10 @@ static int write_file(struct bm_session *s, const char *file, const char *value)
 	return tracefs_instance_file_write(s->inst, file, value) < 0 ? -1 : 0;
 }
 
-/* The kernel's value of a one-number file; 0 if it cannot be read. */
+/*
+ * The kernel's value of a one-number file; 0 if it cannot be told (an
+ * unreadable file, or buffer_size_kb's "X" when the CPUs differ).
+ */
 static unsigned long read_number(struct bm_session *s, const char *file)
 {
 	char *text = tracefs_instance_file_read(s->inst, file, NULL);
@@ -94,36 +98,54 @@ static unsigned long read_number(struct bm_session *s, const char *file)
 	return v;
 }
 
+/* "its 4 KiB", or "its own" when the value cannot be told. */
+static const char *its(unsigned long v, const char *unit, char *buf, size_t size)
+{
+	if (!v)
+		return "its own value";
+	snprintf(buf, size, "its %lu%s", v, unit);
+	return buf;
+}
+
 /*
  * Set @file to @value (a number). What the user asked for (@given: the
- * option that asked for it) must be taken: a refusal fails, saying what the
- * kernel keeps instead. blkmap's own choice is a wish: on a refusal the
- * kernel's value stays, and @notify is told in one line what was refused,
- * what is used instead and what that costs (@cost, given the kernel's
- * value). 0 when recording can go on, -1 with a message when not.
+ * option that asked for it) must be had: a refusal fails, saying what the
+ * kernel keeps. blkmap's own choice is a wish: on a refusal the kernel's
+ * value stays, and @warn is told in one line what was refused, what is
+ * used instead and what that costs (@cost, given the kernel's value). A
+ * refused value the kernel already has is no refusal; a value the kernel
+ * rounded (sub-buffers are powers of two of pages) is said. 0 when
+ * recording can go on, -1 with a message when not.
  */
 static int set_number(struct bm_session *s, const char *file, unsigned long value,
-		      const char *unit, const char *given, bm_tell_fn notify,
+		      const char *unit, const char *given, bm_tell_fn warn,
 		      const char *(*cost)(unsigned long kept, unsigned long wished))
 {
-	char text[32];
+	char text[32], buf[48];
 	unsigned long kept;
-	int err;
+	int err = 0;
 
 	snprintf(text, sizeof(text), "%lu", value);
-	if (write_file(s, file, text) == 0)
-		return 0;
-	err = errno;
+	if (write_file(s, file, text) < 0)
+		err = errno;
 	kept = read_number(s, file);
+	if (kept == value)
+		return 0;
+	if (!err) {
+		if (kept)
+			bm_tell(warn, "the kernel made %s %lu%s into %lu%s", file, value, unit, kept,
+				unit);
+		return 0;
+	}
 	if (given) {
-		bm_error("the kernel refused %s %lu (%s/%s: %s); it keeps %lu%s: leave out %s to "
-			 "record with that", given, value, s->name, file, strerror(err), kept, unit,
-			 given);
+		bm_error("the kernel refused %s %lu (%s/%s: %s); it keeps %s: leave out %s, and "
+			 "blkmap records with what the kernel takes", given, value, s->name, file,
+			 strerror(err), its(kept, unit, buf, sizeof(buf)), given);
 		errno = err;
 		return -1;
 	}
-	bm_tell(notify, "the kernel refused %s %lu%s (%s); recording with its %lu%s: %s", file,
-		value, unit, strerror(err), kept, unit, cost(kept, value));
+	bm_tell(warn, "the kernel refused %s %lu%s (%s); recording with %s: %s", file, value,
+		unit, strerror(err), its(kept, unit, buf, sizeof(buf)), cost(kept, value));
 	return 0;
 }
 
@@ -136,7 +158,8 @@ static const char *buffer_cost(unsigned long kept, unsigned long wished)
 
 static const char *percent_cost(unsigned long kept, unsigned long wished)
 {
-	return kept < wished ? "the recorder wakes more often, for fuller reads of fewer pages"
+	return kept < wished ? "the recorder wakes more often, each time for fewer pages, some "
+			       "partly filled"
 			     : "the recorder wakes later: a burst that fills the rest of the "
 			       "buffer before it wakes loses events (counted in the file's stats)";
 }
@@ -214,9 +237,11 @@ static int set_clock(struct bm_session *s)
 {
 	int err;
 
-	if (write_file(s, "trace_clock", "mono") == 0 || clock_is_mono(s))
+	if (write_file(s, "trace_clock", "mono") == 0)
 		return 0;
 	err = errno;
+	if (clock_is_mono(s))
+		return 0;
 	bm_error("the kernel refused the trace clock mono for %s (%s), and blkmap places user "
 		 "space's observations by it (CLOCK_MONOTONIC): allow writes to trace_clock in "
 		 "tracefs instances", s->name, strerror(err));
@@ -241,22 +266,22 @@ static int set_subbuf(struct bm_session *s, const struct bm_session_opts *o)
 		return -1;
 	}
 	if (o->subbuf_kib)
-		return set_number(s, "buffer_subbuf_size_kb", o->subbuf_kib, " KiB", "-S", NULL,
+		return set_number(s, "buffer_subbuf_size_kb", o->subbuf_kib, " KiB", "-S", o->warn,
 				  subbuf_cost);
 	if (!o->wish_subbuf_kib || !tracefs_file_exists(s->inst, "buffer_subbuf_size_kb"))
 		return 0;
-	return set_number(s, "buffer_subbuf_size_kb", o->wish_subbuf_kib, " KiB", NULL, o->notify,
+	return set_number(s, "buffer_subbuf_size_kb", o->wish_subbuf_kib, " KiB", NULL, o->warn,
 			  subbuf_cost);
 }
 
 static int set_buffer(struct bm_session *s, const struct bm_session_opts *o)
 {
 	if (o->buffer_kib)
-		return set_number(s, "buffer_size_kb", o->buffer_kib, " KiB", "-b", NULL,
+		return set_number(s, "buffer_size_kb", o->buffer_kib, " KiB", "-b", o->warn,
 				  buffer_cost);
 	if (!o->wish_buffer_kib)
 		return 0;
-	return set_number(s, "buffer_size_kb", o->wish_buffer_kib, " KiB", NULL, o->notify,
+	return set_number(s, "buffer_size_kb", o->wish_buffer_kib, " KiB", NULL, o->warn,
 			  buffer_cost);
 }
 
@@ -271,6 +296,9 @@ struct bm_session *bm_session_create(const struct bm_session_opts *o)
 	}
 	s->marker_fd = -1;
 	snprintf(s->name, sizeof(s->name), BM_INSTANCE_PREFIX "%d", (int)getpid());
+	if (getenv("BLKMAP_FAULT_TRACEFS"))
+		bm_tell(o->warn, "BLKMAP_FAULT_TRACEFS=%s: writes to these files fail as if the "
+			"kernel refused them", getenv("BLKMAP_FAULT_TRACEFS"));
 
 	s->inst = tracefs_instance_create(s->name);
 	if (s->inst && !tracefs_instance_is_new(s->inst)) {
@@ -293,7 +321,7 @@ struct bm_session *bm_session_create(const struct bm_session_opts *o)
 	 * to drain a burst, late enough to read mostly full pages.
 	 */
 	if (tracefs_file_exists(s->inst, "buffer_percent") &&
-	    set_number(s, "buffer_percent", 20, " %", NULL, o->notify, percent_cost) < 0)
+	    set_number(s, "buffer_percent", 20, " %", NULL, o->warn, percent_cost) < 0)
 		goto fail;
 	s->marker_fd = tracefs_instance_file_open(s->inst, "trace_marker", O_WRONLY | O_CLOEXEC);
 	if (s->marker_fd < 0) {

@@ -60,7 +60,8 @@ struct bm_trigger {
 	int64_t disk_checked_ms;
 	struct bm_trigger_hit hit;	/* the slowest not taken yet */
 	bool has_hit;
-	uint64_t hits;			/* slow I/Os seen so far */
+	void (*on_slow)(void *ctx);	/* before notify_fd is signalled */
+	void *on_slow_ctx;
 };
 
 #define REQUEST_BIT	(1ULL << 63)
@@ -251,7 +252,8 @@ static void note_io(struct bm_trigger *t, const struct bm_io *io, struct slot *s
 		t->hit = (struct bm_trigger_hit){ .dev = io->dev, .sector = io->sector,
 			.latency_ns = latency, .end_ts = end, .d2c = request };
 	t->has_hit = true;
-	t->hits++;
+	if (t->on_slow)
+		t->on_slow(t->on_slow_ctx);
 	eventfd_write(t->notify_fd, 1);
 }
 
@@ -322,21 +324,25 @@ static void note_page(struct bm_trigger *t, const unsigned char *page)
 	}
 }
 
-bool bm_trigger_pages(struct bm_trigger *t, const void *pages, size_t npages, uint32_t page_size)
+void bm_trigger_pages(struct bm_trigger *t, const void *pages, size_t npages, uint32_t page_size)
 {
 	const unsigned char *page = pages;
-	uint64_t hits;
 	size_t i;
 
 	t->page.page_size = page_size;
 	pthread_mutex_lock(&t->lock);
-	hits = t->hits;
 	for (i = 0; i < npages; i++, page += page_size)
 		note_page(t, page);
 	note_ahead(t);
-	hits = t->hits - hits;
 	pthread_mutex_unlock(&t->lock);
-	return hits;
+}
+
+void bm_trigger_on_slow(struct bm_trigger *t, void (*fn)(void *ctx), void *ctx)
+{
+	pthread_mutex_lock(&t->lock);
+	t->on_slow = fn;
+	t->on_slow_ctx = ctx;
+	pthread_mutex_unlock(&t->lock);
 }
 
 void bm_trigger_poke(struct bm_trigger *t)

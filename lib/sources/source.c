@@ -25,6 +25,7 @@ static const struct {
 int bm_source_parse(const char *list, unsigned *mask)
 {
 	char *copy = strdup(list), *tok, *save = NULL;
+	int all = 0;
 	size_t i;
 
 	if (!copy)
@@ -36,8 +37,10 @@ int bm_source_parse(const char *list, unsigned *mask)
 		for (i = 0; i < NSOURCES; i++)
 			if (!strcmp(tok, source_names[i].name))
 				bit = source_names[i].bit & BM_SRC_ALL;
-		if (!strcmp(tok, "all"))
+		if (!strcmp(tok, "all")) {
 			bit = BM_SRC_ALL;
+			all = 1;
+		}
 		if (!bit) {
 			bm_error("unknown source '%s' (known: module, kprobe, tracepoint, uevent, "
 				 "sysfs, all)", tok);
@@ -48,7 +51,7 @@ int bm_source_parse(const char *list, unsigned *mask)
 		*mask |= bit;
 	}
 	free(copy);
-	return 0;
+	return all;
 }
 
 const char *bm_sources_str(unsigned mask, char sep, char *buf, size_t size)

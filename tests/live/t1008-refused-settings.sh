@@ -90,7 +90,7 @@ refused() {
 }
 refused "-S 16 refused" "refused -S 16 .*buffer_subbuf_size_kb.*leave out -S\|cannot change the sub-buffer size" \
 	BLKMAP_FAULT_TRACEFS=buffer_subbuf_size_kb "$BLKMAP" record -S 16
-refused "-b 8192 refused" "refused -b 8192 .*buffer_size_kb.*: Operation not permitted); it keeps [0-9]* KiB: leave out -b" \
+refused "-b 8192 refused" "refused -b 8192 .*buffer_size_kb: Operation not permitted); it keeps its [0-9]* KiB: leave out -b" \
 	BLKMAP_FAULT_TRACEFS=buffer_size_kb "$BLKMAP" record -b 8192
 refused "the clock refused" "refused the trace clock mono .*trace_clock" \
 	BLKMAP_FAULT_TRACEFS=trace_clock "$BLKMAP" record

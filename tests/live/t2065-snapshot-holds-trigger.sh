@@ -4,7 +4,8 @@
 # disk many times the ring. The snapshot must hold the write's issue and
 # completion and every flood write from the trigger on (the ring held
 # since the trigger: none let go), and be brought forward, saying so, once
-# the ring went round since.
+# the ring went round since; a recording stopped with a snapshot due
+# writes it first.
 . "$(dirname "$0")/lib.sh"
 need_root
 RING=8M SECTOR=6216	# block 777 of 4 KiB
@@ -32,7 +33,7 @@ kill -INT $rec
 wait $rec || fail "record exited $?: $(cat "$T/record.err")"
 assert_clean
 note "$(grep -e 'ending at' -e 'went round' -e 'ring.1.dat' "$T/record.err" | tr '\n' ';')"
-grep -q "the ring went round once since the slow I/O: the snapshot now" "$T/record.err" ||
+grep -q "a CPU.s ring went round once since the slow I/O: the snapshot now" "$T/record.err" ||
 	fail "the flood did not bring the snapshot forward: $(cat "$T/record.err")"
 
 "$BLKMAP" report -f csv "$T/ring.1.dat" >"$T/snap.csv" || fail "report of the snapshot failed"
@@ -55,3 +56,20 @@ first=$(head -n 1 "$T/zsectors")
 gaps=$(awk 'NR > 1 && $1 != 0 && $1 != prev + 8 { g++ } { prev = $1 } END { print g + 0 }' "$T/zsectors")
 [ "$gaps" -eq 0 ] || fail "$gaps gaps in the snapshot's flood writes"
 note "the snapshot holds the slow write and $n flood writes, in order, from the first"
+
+# A recording that stops with a triggered snapshot due writes it first.
+rm -f "$T"/ring*.dat
+"$BLKMAP" record --ring=$RING -o "$T/ring.dat" --post=30 \
+	--snapshot-on="latency>1us,disk=$(basename "$L")" 2>"$T/record.err" &
+rec=$!
+wait_line "$T/record.err" "recording into"
+dd if=/dev/zero of="$L" bs=4k seek=777 count=1 oflag=direct 2>/dev/null
+wait_line "$T/record.err" "sector $SECTOR, ending at"
+kill -INT $rec
+wait $rec || fail "record exited $?: $(cat "$T/record.err")"
+assert_clean
+grep -q "stopping with a triggered snapshot due: written now" "$T/record.err" ||
+	fail "no word of the snapshot due at the stop: $(cat "$T/record.err")"
+"$BLKMAP" report -f csv "$T/ring.1.dat" >"$T/snap.csv" || fail "no snapshot written at the stop"
+grep -q ",block_rq_complete,$LDEV,.*,$SECTOR," "$T/snap.csv" ||
+	fail "the snapshot written at the stop lacks the slow write"

@@ -43,7 +43,7 @@ struct bm_record_opts {
 	char **argv;			/* command to run and trace, or NULL */
 	unsigned sources;		/* enum bm_source bits */
 	/*
-	 * @sources were named (--sources without "all"): each must be armed,
+	 * @sources were named (--sources without the word "all"): each must be armed,
 	 * or nothing is recorded. Otherwise they are what this kernel offers.
 	 */
 	bool sources_named;

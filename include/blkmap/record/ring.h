@@ -23,8 +23,9 @@
  * keeps whole every page that leaves the ring from then on, in the spool
  * file "held.CPU", between the kept pages and the ring: a file written
  * then holds every page the ring had at the hold and every page since,
- * however much came after the trigger. The held pages cost the spool's
- * space; once a CPU has held a ring's worth, the snapshot is due at once.
+ * however much came after the trigger. A ring's worth a CPU is reserved
+ * for them in the spool; once a CPU has held that much, the snapshot is
+ * due at once.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,12 +52,22 @@ int bm_ring_learn(struct bm_ring *r, const char *meta_path);
  * said once a hold); -1 on failure.
  */
 int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages);
-/* Hold every page that leaves the ring from now on (any thread; a hold on stays on). */
+/*
+ * Hold every page that leaves the ring from now on (any thread; a hold
+ * already on goes on). Each hold begun counts: bm_ring_hold_gen().
+ */
 void bm_ring_hold(struct bm_ring *r);
-/* Has a CPU held a ring's worth since the hold began? */
+uint64_t bm_ring_hold_gen(struct bm_ring *r);
+/* Has a CPU held a ring's worth since the last release? */
 bool bm_ring_hold_full(struct bm_ring *r);
-/* End the hold: the held pages leave, their map records kept. 0, or -1 with a message. */
-int bm_ring_release(struct bm_ring *r);
+/* Reserve the spool's room for a ring's worth of held pages a CPU (a trigger's). */
+int bm_ring_reserve_hold(struct bm_ring *r);
+/*
+ * Let the held pages go, their map records kept; the hold ends unless one
+ * began since @gen was read (bm_ring_hold_gen()), which goes on holding
+ * from here. 0, or -1 with a message, the pages still held.
+ */
+int bm_ring_release(struct bm_ring *r, uint64_t gen);
 /*
  * Write what the ring holds, with @meta, to @output (a version 7 file,
  * compressed, unless @compression is BM_COMPRESS_NONE), straight from the

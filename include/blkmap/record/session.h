@@ -33,8 +33,8 @@ int bm_session_check_access(void);
  * What the instance is asked for. The user's values (0: none given) must
  * be taken, or the session is not made. blkmap's own choices are wishes:
  * where the kernel refuses one, the instance keeps the kernel's value and
- * @notify is told, in one line, what was refused, what is used instead
- * and what that costs. The capture path follows what was granted
+ * @warn is told, in one line, what was refused, what is used instead and
+ * what that costs. The capture path follows what was granted
  * (bm_session_page_size()).
  */
 struct bm_session_opts {
@@ -42,7 +42,7 @@ struct bm_session_opts {
 	unsigned subbuf_kib;		/* sub-buffer size (-S), Linux 6.8+ */
 	unsigned wish_buffer_kib;	/* blkmap's choice when the user gave none; 0: none */
 	unsigned wish_subbuf_kib;	/* likewise, where the kernel sizes sub-buffers */
-	bm_tell_fn notify;
+	bm_tell_fn warn;
 };
 
 /*

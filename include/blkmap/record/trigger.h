@@ -36,11 +36,14 @@ int bm_trigger_parse(const char *text, struct bm_trigger_spec *spec);
  */
 struct bm_trigger *bm_trigger_new(const struct bm_trigger_spec *spec, const char *meta_path,
 				  int notify_fd);
+/* Look at @npages pages just read from a CPU (any thread). */
+void bm_trigger_pages(struct bm_trigger *t, const void *pages, size_t npages, uint32_t page_size);
 /*
- * Look at @npages pages just read from a CPU (any thread). True when a
- * slow I/O was seen in them (the notify descriptor signalled).
+ * Call @fn(@ctx) on each slow I/O, in the thread that saw it, before the
+ * notify descriptor is signalled: what it does is done when the main loop
+ * wakes (the flight recorder holds its ring).
  */
-bool bm_trigger_pages(struct bm_trigger *t, const void *pages, size_t npages, uint32_t page_size);
+void bm_trigger_on_slow(struct bm_trigger *t, void (*fn)(void *ctx), void *ctx);
 /* Signal the notify descriptor without a slow I/O: the ring's hold is full. */
 void bm_trigger_poke(struct bm_trigger *t);
 

@@ -21,7 +21,10 @@ enum bm_source {
 	BM_SRC_INFERENCE = 1 << 5,
 };
 
-/* "sysfs,uevent" -> mask; -1 with a message on an unknown name. */
+/*
+ * "sysfs,uevent" -> mask: 1 if "all" was among the names, else 0; -1 with
+ * a message on an unknown name.
+ */
 int bm_source_parse(const char *list, unsigned *mask);
 /*
  * The names of the sources in @mask ("inferred" for BM_SRC_INFERENCE),

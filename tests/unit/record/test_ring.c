@@ -298,7 +298,7 @@ START_TEST(a_hold_keeps_every_page_until_released)
 	}
 	ck_assert_int_eq(i, NPAGES);
 
-	ck_assert_int_eq(bm_ring_release(r), 0);
+	ck_assert_int_eq(bm_ring_release(r, bm_ring_hold_gen(r)), 0);
 	ck_assert(!bm_ring_hold_full(r));
 	unlink(out);
 	ck_assert_int_eq(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
@@ -312,6 +312,41 @@ START_TEST(a_hold_keeps_every_page_until_released)
 	for (; k < n && strcmp(seen[k].text, "blkmap:window-begin"); k++)
 		;
 	ck_assert_int_lt(k, n);
+}
+END_TEST
+
+/* A hold begun after the main loop looked survives the release it then asks for. */
+START_TEST(a_hold_begun_since_the_release_was_asked_for_goes_on)
+{
+	unsigned char pages[NPAGES][TEST_PAGE_SIZE];
+	struct seen seen[64];
+	uint64_t gen;
+	int i, n, k;
+
+	ck_assert_msg(bm_ring_learn(r, meta_path) == 0, "%s", bm_error_message());
+	for (i = 0; i < NPAGES; i++)
+		make_page(pages[i], i);
+	ck_assert_int_eq(bm_ring_put(r, 0, pages[0], SLOTS + 2), 0);
+	bm_ring_hold(r);
+	gen = bm_ring_hold_gen(r);
+	ck_assert_int_eq(bm_ring_put(r, 0, pages[SLOTS + 2], 2), 0);
+	bm_ring_hold(r);	/* a second slow I/O */
+	ck_assert_int_eq(bm_ring_release(r, gen), 0);
+	ck_assert_int_eq(bm_ring_put(r, 0, pages[SLOTS + 4], 3), 0);
+	ck_assert_int_eq(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
+	n = read_back(out, seen, 64);
+	for (i = k = 0; k < n; k++)
+		i += seen[k].id == BLOCK_ID;
+	/* The ring, and the 3 pages that left it since the release. */
+	ck_assert_int_eq(i, SLOTS + 3);
+	ck_assert_int_eq(bm_ring_release(r, bm_ring_hold_gen(r)), 0);
+	ck_assert_int_eq(bm_ring_put(r, 0, pages[SLOTS + 7], 1), 0);
+	unlink(out);
+	ck_assert_int_eq(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
+	n = read_back(out, seen, 64);
+	for (i = k = 0; k < n; k++)
+		i += seen[k].id == BLOCK_ID;
+	ck_assert_int_eq(i, SLOTS);
 }
 END_TEST
 
@@ -335,6 +370,7 @@ Suite *suite_ring(void)
 	tcase_add_test(tc, until_the_formats_are_known_pages_leaving_are_kept_whole);
 	tcase_add_test(tc, a_snapshot_holds_what_the_last_write_out_holds);
 	tcase_add_test(tc, a_hold_keeps_every_page_until_released);
+	tcase_add_test(tc, a_hold_begun_since_the_release_was_asked_for_goes_on);
 	tcase_add_test(sizes, a_ring_too_small_is_refused_with_the_least_size);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, sizes);

@@ -19,7 +19,10 @@ START_TEST(source_lists_parse_into_bits)
 
 	ck_assert_int_eq(bm_source_parse("sysfs,uevent", &mask), 0);
 	ck_assert_uint_eq(mask, BM_SRC_SYSFS | BM_SRC_UEVENT);
-	ck_assert_int_eq(bm_source_parse("all", &mask), 0);
+	ck_assert_int_eq(bm_source_parse("all", &mask), 1);	/* "all" said so */
+	ck_assert_uint_eq(mask, BM_SRC_ALL);
+	/* Every source named is not "all": each must then be had. */
+	ck_assert_int_eq(bm_source_parse("module,kprobe,tracepoint,uevent,sysfs", &mask), 0);
 	ck_assert_uint_eq(mask, BM_SRC_ALL);
 	ck_assert(!(BM_SRC_ALL & BM_SRC_INFERENCE));
 }
