@@ -33,6 +33,7 @@
 #include "blkmap/record/trigger.h"
 #include "blkmap/record/session.h"
 #include "blkmap/record/spool.h"
+#include "blkmap/sources/cgroups.h"
 #include "blkmap/sources/kmodule.h"
 #include "blkmap/sources/kprobes.h"
 #include "blkmap/sources/marker.h"
@@ -95,6 +96,7 @@ struct recorder {
 	struct bm_cpu_stats *start_stats;
 	struct bm_trace_meta meta;	/* formats, from when tracing was armed */
 	unsigned dump_id;
+	int cgroup_events;		/* of the cgroup map's, enabled */
 	struct bm_trigger *trigger;
 	int trigger_fd;			/* a slow I/O was seen */
 	int64_t snapshot_at;		/* ms: a triggered snapshot is due; -1 none */
@@ -119,9 +121,45 @@ static int dump(struct recorder *r, const char *reason)
 		return -1;
 	if (r->kprobes && bm_kprobes_dump(r->kprobes, ++r->dump_id, reason, mark, r->session) < 0)
 		return -1;
+	/* The cgroup map's changes are its events: one dump, at the start. */
+	if (r->cgroup_events && !strcmp(reason, "start") &&
+	    bm_cgroups_dump("", "/proc", ++r->dump_id, mark, r->session) < 0)
+		bm_tell(r->opts->warn, "%s", bm_error_message());
 	if (!(r->sources & BM_SRC_SYSFS))
 		return 0;
 	return bm_sysfs_dump("/sys", ++r->dump_id, reason, mark, r->session) < 0 ? -1 : 0;
+}
+
+/*
+ * The cgroup map's events the kernel has (sources/cgroups.h), of cgroup
+ * v2 alone (its hierarchy is 0; a hybrid host's v1 hierarchies move every
+ * task too). A kernel without a filter records them all: the map reads
+ * the hierarchy of each.
+ */
+static int enable_cgroup_events(struct recorder *r)
+{
+	const char *const *e;
+
+	for (e = bm_cgroup_events; *e; e++) {
+		const char *event = strchr(*e, ':') + 1;
+		char system[16];
+
+		snprintf(system, sizeof(system), "%.*s", (int)(event - 1 - *e), *e);
+		if (!bm_session_has_event(r->session, system, event))
+			continue;
+		if (bm_session_enable(r->session, *e) < 0)
+			return -1;
+		r->cgroup_events++;
+		if (strcmp(system, "cgroup"))
+			continue;
+		if (bm_session_filter(r->session, system, event,
+				      strstr(event, "task") ? "dst_root == 0" : "root == 0") < 0)
+			bm_tell(r->opts->notify, "%s: recording every hierarchy's", bm_error_message());
+	}
+	if (!r->cgroup_events)
+		bm_tell(r->opts->notify, "this kernel has no cgroup or sched events: the I/O's "
+			"cgroups cannot be told");
+	return 0;
 }
 
 /* The events of --phases the kernel has; those it lacks are named. */
@@ -394,6 +432,8 @@ static int arm(struct recorder *r)
 		if (bm_session_enable(r->session, default_events[i]) < 0)
 			return -1;
 	if (o->phase_events && enable_phase_events(r) < 0)
+		return -1;
+	if (enable_cgroup_events(r) < 0)
 		return -1;
 	for (i = 0; i < (size_t)o->nevents; i++)
 		if (bm_session_enable(r->session, o->events[i]) < 0)

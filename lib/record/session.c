@@ -114,7 +114,7 @@ static const char *its(unsigned long v, const char *unit, char *buf, size_t size
  * value stays, and @warn is told in one line what was refused, what is
  * used instead and what that costs (@cost, given the kernel's value). A
  * refused value the kernel already has is no refusal; a value the kernel
- * rounded (sub-buffers are powers of two of pages) is said. 0 when
+ * made smaller is said. 0 when
  * recording can go on, -1 with a message when not.
  */
 static int set_number(struct bm_session *s, const char *file, unsigned long value,
@@ -132,7 +132,7 @@ static int set_number(struct bm_session *s, const char *file, unsigned long valu
 	if (kept == value)
 		return 0;
 	if (!err) {
-		if (kept)
+		if (kept && kept < value)
 			bm_tell(warn, "the kernel made %s %lu%s into %lu%s", file, value, unit, kept,
 				unit);
 		return 0;
@@ -473,6 +473,17 @@ int bm_session_disable(struct bm_session *s, const char *system, const char *eve
 	anchor(rsys, sizeof(rsys), system);
 	anchor(revt, sizeof(revt), event);
 	return tracefs_event_disable(s->inst, rsys, revt);
+}
+
+int bm_session_filter(struct bm_session *s, const char *system, const char *event,
+		      const char *filter)
+{
+	if (tracefs_event_file_write(s->inst, system, event, "filter", filter) < 0) {
+		bm_error_errno("cannot set the filter '%s' of %s:%s in %s", filter, system, event,
+			       s->name);
+		return -1;
+	}
+	return 0;
 }
 
 int bm_session_tracing(struct bm_session *s, bool on)

@@ -57,8 +57,7 @@ int bm_mounts_fd(const struct bm_mounts *t)
 	return t->fd;
 }
 
-/* mountinfo's octal escapes (\040 a space, \011, \012, \134) decoded in place. */
-static void unescape(char *s)
+void bm_mountinfo_unescape(char *s)
 {
 	char *o = s;
 
@@ -86,7 +85,7 @@ static int parse(char *line, struct mount *m)
 	if (sscanf(line, "%lu %lu %u:%u %*s %1023s", &m->id, &parent, &m->major, &m->minor,
 		   path) != 5 || !m->major)
 		return -1;
-	unescape(path);
+	bm_mountinfo_unescape(path);
 	snprintf(m->path, sizeof(m->path), "%s", path);
 	m->fstype[0] = '\0';
 	dash = strstr(line, " - ");

@@ -61,6 +61,13 @@ static const struct {
 	{ "block", "block_unplug", BM_EV_UNPLUG },
 	{ "ftrace", "print", BM_EV_PRINT },
 	{ "writeback", "writeback_bdi_register", BM_EV_BDI_REGISTER },
+	{ "cgroup", "cgroup_attach_task", BM_EV_CG_MOVE },
+	{ "cgroup", "cgroup_transfer_tasks", BM_EV_CG_MOVE },
+	{ "cgroup", "cgroup_mkdir", BM_EV_CG_MKDIR },
+	{ "cgroup", "cgroup_rmdir", BM_EV_CG_RMDIR },
+	{ "cgroup", "cgroup_rename", BM_EV_CG_RENAME },
+	{ "sched", "sched_process_fork", BM_EV_FORK },
+	{ "sched", "sched_process_exit", BM_EV_EXIT },
 	{ "synthetic", "blkmap_dev", BM_EV_M_DEV },
 };
 

@@ -63,6 +63,9 @@ int bm_session_enable(struct bm_session *s, const char *spec);
 /* Disable @system:@event in the instance and forget it (its format is not saved); 0 or -1. */
 int bm_session_disable(struct bm_session *s, const char *system, const char *event);
 
+/* Record only the events of @system:@event that pass @filter (tracefs syntax). */
+int bm_session_filter(struct bm_session *s, const char *system, const char *event,
+		      const char *filter);
 int bm_session_tracing(struct bm_session *s, bool on);
 /* Write a text marker into the instance (thread-safe). */
 int bm_session_mark(struct bm_session *s, const char *text, size_t len);

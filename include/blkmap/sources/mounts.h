@@ -21,6 +21,9 @@
 
 struct bm_mounts;
 
+/* mountinfo's octal escapes (\040 a space, \011, \012, \134) decoded in place. */
+void bm_mountinfo_unescape(char *s);
+
 /* Open the table; NULL (errno set) if it cannot be read. */
 struct bm_mounts *bm_mounts_open(void);
 void bm_mounts_close(struct bm_mounts *t);

@@ -32,6 +32,13 @@ enum bm_kind {
 	BM_EV_UNPLUG,
 	BM_EV_PRINT,		/* ftrace:print, blkmap's markers among them */
 	BM_EV_BDI_REGISTER,	/* writeback:writeback_bdi_register */
+	/* The cgroup map's (sources/cgroups.h): map records, kept by a flight recording */
+	BM_EV_CG_MOVE,		/* cgroup:cgroup_attach_task, cgroup_transfer_tasks */
+	BM_EV_CG_MKDIR,
+	BM_EV_CG_RMDIR,
+	BM_EV_CG_RENAME,
+	BM_EV_FORK,		/* sched:sched_process_fork */
+	BM_EV_EXIT,		/* sched:sched_process_exit */
 	/* blkmap's probe events, system "blkmap_PID" (see kprobes.h) */
 	BM_EV_K_ADD,
 	BM_EV_K_DISK_DEL,
