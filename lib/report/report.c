@@ -73,6 +73,22 @@ static void report_missing_map(struct report *r)
 		"; its writeback_bdi_register events say only when disks were added" : "");
 }
 
+/* A file cut short: what it lacks, and from when its figures are partial. */
+static void report_cut(struct report *r, const struct bm_loss *l)
+{
+	char from[32], when[96];
+
+	if (l->from)
+		snprintf(when, sizeof(when), "its events after %s are missing",
+			 bm_ts_str(l->from, from, sizeof(from)));
+	else
+		snprintf(when, sizeof(when), "all its events are missing");
+	bm_tell(r->opts->warn, "'%s' is cut short: CPU %d lacks %llu bytes of its pages; %s, "
+		"so the figures of every incarnation alive from then on are partial "
+		"(marked events_lost, '*' in text); the whole pages there are were read",
+		bm_trace_path(r->trace), l->cpu, (unsigned long long)l->cut, when);
+}
+
 static void report_loss(struct report *r)
 {
 	const struct bm_trace_meta *m = bm_trace_get_meta(r->trace);
@@ -100,6 +116,10 @@ static void report_loss(struct report *r)
 
 		if (!l->damaged_at)
 			continue;
+		if (l->cut) {
+			report_cut(r, l);
+			continue;
+		}
 		/* Every one: a damaged file is news. */
 		bm_ts_str(l->from, from, sizeof(from));
 		bm_ts_str(l->to, to, sizeof(to));
