@@ -555,11 +555,37 @@ static int nothing_matched(struct report *r)
 			 bm_trace_path(r->trace), bm_ops_str(o->ops, want, sizeof(want)),
 			 r->ops_seen ? bm_ops_str(r->ops_seen, ops, sizeof(ops)) : "none");
 	else
-		bm_error("no %s of '%s' in the window is of the processes --pid and --comm name "
-			 "(its processes: %s)", o->view == BM_VIEW_TOP ? "I/O" : "event",
-			 bm_trace_path(r->trace), procs[0] ? procs : "none saved");
+		bm_error("no event of '%s' in the window is of the processes --pid and --comm name "
+			 "(its processes: %s)", bm_trace_path(r->trace), procs[0] ? procs : "none saved");
 	errno = ENOENT;
 	return -1;
+}
+
+/*
+ * --top's --pid or --comm kept no row: not an error (the table is printed,
+ * empty), but a note naming the processes that did I/O in the window, each
+ * once, so that a mistyped pid is seen for one.
+ */
+static void top_matched_nothing(struct report *r)
+{
+	const struct bm_top_row *rows;
+	size_t i, j, n = bm_analysis_top(r->analysis, &rows), len = 0;
+	char procs[512] = "";
+
+	for (i = 0; i < n && len < sizeof(procs) - 64; i++) {
+		for (j = 0; j < i && rows[j].pid != rows[i].pid; j++)
+			;
+		if (j < i)
+			continue;
+		len += snprintf(procs + len, sizeof(procs) - len, "%s%s (%d)", len ? ", " : "",
+				rows[i].pid ? tep_data_comm_from_pid(r->tep, rows[i].pid) : "<idle>",
+				rows[i].pid);
+	}
+	if (i < n)
+		snprintf(procs + len, sizeof(procs) - len, ", ...");
+	bm_tell(r->opts->warn, "no I/O of '%s' in the window is of the processes --pid and "
+		"--comm name; the processes that did I/O: %s", bm_trace_path(r->trace),
+		procs[0] ? procs : "none");
 }
 
 /* The names (or numbers) of the recording's incarnations, each once, into @buf. */
@@ -794,8 +820,8 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 				     process_filter_set(opts) ? top_wanted : NULL, &r);
 		err = listed < 0 ? -1 : 0;
 		r.listed = listed < 0 ? 0 : listed;
-		if (!err && process_filter_set(opts) && !r.listed && nothing_matched(&r) < 0)
-			goto out;
+		if (!err && process_filter_set(opts) && !r.listed)
+			top_matched_nothing(&r);
 		break;
 	case BM_VIEW_STACK:
 		err = bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
