@@ -310,7 +310,7 @@ int bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analy
 	else if (format == BM_FORMAT_TEXT)
 	{
 		fprintf(out, "%-*s %-*s %-7s %8s %8s %10s %10s", w.name, "NAME", w.key, "DEV#N",
-			"BASIS", "READS", "WRITES", "READ_KB", "WRITE_KB");
+			"BASIS", "R_RQS", "W_RQS", "READ_KB", "WRITE_KB");
 		bm_iostat_text_header(out);
 		fprintf(out, " %-*s %s\n", w.added, "ADDED", "REMOVED");
 	}
@@ -521,7 +521,7 @@ ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_ana
 	}
 	if (format == BM_FORMAT_TEXT)
 		fprintf(out, "%-*s %-*s %7s %-*s %8s %8s %10s %10s %8s %11s %11s\n", name, "NAME",
-			key, "DEV#N", "PID", comm_width, "COMM", "READS", "WRITES", "READ_KB",
+			key, "DEV#N", "PID", comm_width, "COMM", "R_BIOS", "W_BIOS", "READ_KB",
 			"WRITE_KB", "Q2C_N", "Q2C_AVG_US", "Q2C_P99_US");
 	else if (!row)
 		return -1;
