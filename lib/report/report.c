@@ -718,6 +718,40 @@ static int show_times(struct report *r)
 }
 
 /*
+ * A flight recording's I/O is whole from its window's start on (some CPU's
+ * events before it were let go), its map from the recording's start: I/O
+ * is looked at from there, and a --since before it is clipped, with a
+ * note. A window that ends before it is refused: its figures would be
+ * invented from the CPUs whose pages reach further back (a busy disk with
+ * no I/O, a depth of thousands). The map view needs no I/O.
+ */
+static int flight_window(struct report *r)
+{
+	const struct bm_report_opts *o = r->opts;
+	char since[32], until[32], from[32];
+
+	bm_ts_str(r->since, since, sizeof(since));
+	bm_ts_str(r->until, until, sizeof(until));
+	bm_ts_str(r->pass.window_from, from, sizeof(from));
+	if (r->pass.window_from > r->until) {
+		if (o->view == BM_VIEW_MAP)
+			return 0;
+		bm_error("the window from %s to %s ends before the I/O of '%s' begins (%s: a flight "
+			 "recording's window; before it some CPU's events were let go, so no figure "
+			 "there would be whole); give an --until after %s, or --map for the devices "
+			 "then", since, until, bm_trace_path(r->trace), from, from);
+		errno = EINVAL;
+		return -1;
+	}
+	if (o->since_set && o->view != BM_VIEW_MAP)
+		bm_tell(o->warn, "--since %s lies before the I/O '%s' holds whole (from %s, a flight "
+			"recording's window: before it some CPU's events were let go): its figures "
+			"start there", since, bm_trace_path(r->trace), from);
+	r->io_since = r->pass.window_from;
+	return 0;
+}
+
+/*
  * The window of interest, from the filters, within the recording. Events
  * are looked at within a flight recording's window of them only: before
  * it, some CPU's were let go (its map reaches further back).
@@ -750,8 +784,8 @@ static int window(struct report *r)
 	if (r->until > last && o->view != BM_VIEW_INTERVAL)
 		r->until = last;
 	r->io_since = r->since;
-	if (r->pass.window_from > r->io_since && r->pass.window_from <= r->until)
-		r->io_since = r->pass.window_from;
+	if (r->pass.window_from > r->io_since)
+		return flight_window(r);
 	return 0;
 }
 
