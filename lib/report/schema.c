@@ -350,6 +350,8 @@ static const struct bm_key interval_keys[] = {
 	INT("window_from_ns", "ns", "the start of that part"),
 	INT("window_to_ns", "ns", "its end"),
 	NAMES("", "the device"),
+	BOOL("events_lost", "a gap in the recording (events the kernel lost, a damaged page, a "
+	     "file cut short) overlaps the interval: its figures may lack I/O"),
 	FORMAT_VERSION,
 };
 

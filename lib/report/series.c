@@ -17,14 +17,14 @@
 
 /* The name column: the name, its dm name, the '*' of a gap, the state in the interval. */
 static const char *series_name(const struct bm_iostat_item *it, uint64_t from, uint64_t to,
-			       char *buf, size_t size)
+			       bool lost, char *buf, size_t size)
 {
 	const struct bm_span *s = it->d->span;
 	const char *state = bm_span_state(s, from, to);
 
 	snprintf(buf, size, "%s%s%s%s%s%s%s%s", s ? s->name : "?",
 		 s && s->dm[0] ? " [" : "", s ? s->dm : "", s && s->dm[0] ? "]" : "",
-		 it->d->events_lost ? "*" : "",
+		 lost ? "*" : "",
 		 state[0] ? " (" : "", state, state[0] ? ")" : "");
 	return buf;
 }
@@ -46,20 +46,20 @@ static int widen(int width, const char *text)
  * the CSV's time_ns is: the time by which what it counts had happened.
  */
 static void series_text(FILE *out, const struct bm_iostat_item *it, uint64_t from, uint64_t to,
-			const struct series_widths *w)
+			bool lost, const struct series_widths *w)
 {
 	const struct bm_span *s = it->d->span;
 	char ts[64], key[40], name[200];
 
 	fprintf(out, "%-*s %-*s %-*s %8" PRIu64 " %8" PRIu64, w->time, bm_ts_str(to, ts, sizeof(ts)),
-		w->name, series_name(it, from, to, name, sizeof(name)), w->key,
+		w->name, series_name(it, from, to, lost, name, sizeof(name)), w->key,
 		s ? bm_span_key(s, key, sizeof(key)) : "?", it->s.reads, it->s.writes);
 	bm_iostat_text(out, &it->s);
 	putc('\n', out);
 }
 
 static void series_row(struct bm_row *r, const struct bm_iostat_item *it, uint64_t from,
-		       uint64_t to)
+		       uint64_t to, bool lost)
 {
 	const struct bm_span *s = it->d->span;
 
@@ -79,6 +79,7 @@ static void series_row(struct bm_row *r, const struct bm_iostat_item *it, uint64
 	bm_row_u64(r, "window_from_ns", it->s.from);
 	bm_row_u64(r, "window_to_ns", it->s.to);
 	bm_iostat_row(r, &it->s, true);
+	bm_row_bool(r, "events_lost", lost);
 	bm_row_end(r);
 }
 
@@ -92,9 +93,9 @@ static void series_bin(const struct bm_series_opts *o, size_t i, size_t nbins, u
 	*to = i + 1 == nbins || *from + width > end ? end : *from + width;
 }
 
-static void series_widths(struct series_widths *w, const struct bm_series_opts *o,
-			  const struct bm_disk_stats *const *disks, size_t n, size_t nbins,
-			  uint64_t width)
+static void series_widths(struct series_widths *w, const struct bm_analysis *a,
+			  const struct bm_series_opts *o, const struct bm_disk_stats *const *disks,
+			  size_t n, size_t nbins, uint64_t width)
 {
 	struct bm_iostat_item it = { 0 };
 	uint64_t from, to;
@@ -109,7 +110,8 @@ static void series_widths(struct series_widths *w, const struct bm_series_opts *
 				continue;
 			it.d = disks[j];
 			w->time = widen(w->time, bm_ts_str(to, buf, sizeof(buf)));
-			w->name = widen(w->name, series_name(&it, from, to, buf, sizeof(buf)));
+			w->name = widen(w->name, series_name(&it, from, to, bm_iostat_gap_in(a, from, to),
+							     buf, sizeof(buf)));
 			if (disks[j]->span)
 				w->key = widen(w->key, bm_span_key(disks[j]->span, buf, sizeof(buf)));
 		}
@@ -135,7 +137,7 @@ int bm_view_series(FILE *out, enum bm_output_format format, const struct bm_anal
 	if (format == BM_FORMAT_CSV && o->header)
 		bm_schema_csv_header(out, r->schema);
 	if (format == BM_FORMAT_TEXT)
-		series_widths(&w, o, disks, n, nbins, width);
+		series_widths(&w, a, o, disks, n, nbins, width);
 	if (format == BM_FORMAT_TEXT && o->header) {
 		fprintf(out, "%-*s %-*s %-*s %8s %8s", w.time, "TIME_END", w.name, "NAME", w.key,
 			"DEV#N", "READS", "WRITES");
@@ -144,8 +146,10 @@ int bm_view_series(FILE *out, enum bm_output_format format, const struct bm_anal
 	}
 	for (i = 0; i < nbins; i++) {
 		uint64_t from, to;
+		bool lost;
 
 		series_bin(o, i, nbins, width, &from, &to);
+		lost = bm_iostat_gap_in(a, from, to);
 		for (j = 0, k = 0; j < n; j++) {
 			if (!bm_iostat_bin(&items[k].s, disks[j], i))
 				continue;
@@ -156,9 +160,9 @@ int bm_view_series(FILE *out, enum bm_output_format format, const struct bm_anal
 		bm_iostat_sort(items, k, o->sort);
 		for (j = 0; j < k; j++) {
 			if (r)
-				series_row(r, &items[j], from, to);
+				series_row(r, &items[j], from, to, lost);
 			else
-				series_text(out, &items[j], from, to, &w);
+				series_text(out, &items[j], from, to, lost, &w);
 		}
 	}
 	ret = 0;

@@ -639,7 +639,7 @@ static struct interval_row *interval_rows(const struct bm_analysis *a, const str
 
 /* One interval's row of an incarnation: its figures, or none if it had no I/O in the window. */
 static void interval_csv(struct bm_row *row, const struct interval_row *r,
-			 const struct bm_interval_opts *o)
+			 const struct bm_interval_opts *o, bool lost)
 {
 	const struct bm_iostat *st = &r->it.s;
 	const struct bm_span *s = r->it.span;
@@ -659,6 +659,7 @@ static void interval_csv(struct bm_row *row, const struct interval_row *r,
 		bm_row_u64(row, "window_to_ns", st->to);
 	}
 	bm_iostat_row(row, st, true);
+	bm_row_bool(row, "events_lost", lost);
 	bm_row_end(row);
 }
 
@@ -709,12 +710,14 @@ int bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_an
 	struct bm_row *row = rows_start(out, format, "interval", o->header);
 	struct interval_row *rows;
 	int name = 20, key = 10;
+	bool lost;
 	char buf[200];
 	size_t i, n;
 
 	if (format != BM_FORMAT_TEXT && !row)
 		return -1;
 	rows = interval_rows(a, map, o, &n);
+	lost = bm_iostat_gap_in(a, o->since, o->until);
 	if (!rows) {
 		free(row);
 		return -1;
@@ -731,7 +734,7 @@ int bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_an
 	}
 	for (i = 0; i < n; i++) {
 		if (row)
-			interval_csv(row, &rows[i], o);
+			interval_csv(row, &rows[i], o, lost);
 		else
 			interval_text(out, &rows[i], name, key);
 	}

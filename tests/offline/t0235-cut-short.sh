@@ -37,6 +37,17 @@ done
 el=$(head -n 1 "$T/disks.csv" | tr ',' '\n' | grep -nx events_lost | cut -d: -f1)
 awk -F, -v e="$el" 'NR > 1 && $e == "true" {found = 1} END {exit !found}' "$T/disks.csv" ||
 	fail "--disks marks no incarnation as partial after the cut"
+# --interval marks the intervals from the cut on, not those before it.
+"$BLKMAP" report --interval 100ms -f csv "$T/cut.dat" 2>/dev/null >"$T/series.csv"
+python3 - "$T/series.csv" "$cpu" "$(echo "$from" | tr -d .)" <<'PY' || fail "--interval's events_lost after the cut"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cut = int(sys.argv[3])
+after = [r for r in rows if int(r["time_ns"]) > cut]
+assert after and all(r["events_lost"] == "true" for r in after), [r["time_ns"] for r in after]
+early = [r for r in rows if int(r["time_ns"]) < cut]
+assert early and all(r["events_lost"] == "false" for r in early), "intervals before the cut marked"
+PY
 # Cut inside the page header section: still refused, with the reason.
 head -c 2000 "$f" >"$T/head.dat"
 set +e
