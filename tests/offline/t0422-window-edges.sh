@@ -6,7 +6,7 @@
 # (a busy disk with no I/O, a depth of thousands).
 . "$(dirname "$0")/lib.sh"
 
-f=$top/tests/data/host-ring.dat
+f=$top/tests/data/ring/host-ring.dat
 "$BLKMAP" report -f csv "$f" >"$T/events.csv"
 from=$(awk -F, '$0 ~ /blkmap:window-begin/ {print $1; exit}' "$T/events.csv")
 [ -n "$from" ] || fail "premise: no window-begin marker in $f"
