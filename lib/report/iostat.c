@@ -289,3 +289,14 @@ void bm_iostat_sort(struct bm_iostat_item *items, size_t n, int sort)
 	if (n)
 		qsort_r(items, n, sizeof(*items), by_sort, &sort);
 }
+
+bool bm_iostat_gap_in(const struct bm_analysis *a, uint64_t from, uint64_t to)
+{
+	const struct bm_loss *gap;
+	size_t i, n = bm_analysis_gap_list(a, &gap);
+
+	for (i = 0; i < n; i++)
+		if (gap[i].from < to && gap[i].to >= from)
+			return true;
+	return false;
+}

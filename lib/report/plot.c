@@ -350,7 +350,9 @@ static void gaps(FILE *f, const struct bm_analysis *a, size_t rows, uint64_t fir
 	size_t i, n = bm_analysis_gap_list(a, &gap);
 
 	for (i = 0; i < n; i++) {
-		double x0 = x_of(gap[i].from, first, last), x1 = x_of(gap[i].to, first, last);
+		/* A file cut short: to the end of the recording. */
+		uint64_t to = gap[i].to > last ? last : gap[i].to;
+		double x0 = x_of(gap[i].from, first, last), x1 = x_of(to, first, last);
 
 		if (gap[i].to < first || gap[i].from > last)
 			continue;
@@ -358,7 +360,7 @@ static void gaps(FILE *f, const struct bm_analysis *a, size_t rows, uint64_t fir
 			"fill-opacity='0.18'><title>events lost on CPU %d, %.6f to %.6f s</title>"
 			"</rect>\n", x0, TOP, x1 - x0 > 1 ? x1 - x0 : 1, (rows ? rows : 1) * ROW,
 			gap[i].cpu, gap[i].from > first ? (gap[i].from - first) / 1e9 : 0,
-			(gap[i].to - first) / 1e9);
+			(to - first) / 1e9);
 	}
 }
 

@@ -73,6 +73,22 @@ static void report_missing_map(struct report *r)
 		"; its writeback_bdi_register events say only when disks were added" : "");
 }
 
+/* A file cut short: what it lacks, and from when its figures are partial. */
+static void report_cut(struct report *r, const struct bm_loss *l)
+{
+	char from[32], when[96];
+
+	if (l->from)
+		snprintf(when, sizeof(when), "its events after %s are missing",
+			 bm_ts_str(l->from, from, sizeof(from)));
+	else
+		snprintf(when, sizeof(when), "all its events are missing");
+	bm_tell(r->opts->warn, "'%s' is cut short: CPU %d lacks %llu bytes of its pages; %s, "
+		"so the figures of every incarnation alive from then on are partial "
+		"(marked events_lost, '*' in text); the whole pages there are were read",
+		bm_trace_path(r->trace), l->cpu, (unsigned long long)l->cut, when);
+}
+
 static void report_loss(struct report *r)
 {
 	const struct bm_trace_meta *m = bm_trace_get_meta(r->trace);
@@ -100,6 +116,10 @@ static void report_loss(struct report *r)
 
 		if (!l->damaged_at)
 			continue;
+		if (l->cut) {
+			report_cut(r, l);
+			continue;
+		}
 		/* Every one: a damaged file is news. */
 		bm_ts_str(l->from, from, sizeof(from));
 		bm_ts_str(l->to, to, sizeof(to));
@@ -535,11 +555,37 @@ static int nothing_matched(struct report *r)
 			 bm_trace_path(r->trace), bm_ops_str(o->ops, want, sizeof(want)),
 			 r->ops_seen ? bm_ops_str(r->ops_seen, ops, sizeof(ops)) : "none");
 	else
-		bm_error("no %s of '%s' in the window is of the processes --pid and --comm name "
-			 "(its processes: %s)", o->view == BM_VIEW_TOP ? "I/O" : "event",
-			 bm_trace_path(r->trace), procs[0] ? procs : "none saved");
+		bm_error("no event of '%s' in the window is of the processes --pid and --comm name "
+			 "(its processes: %s)", bm_trace_path(r->trace), procs[0] ? procs : "none saved");
 	errno = ENOENT;
 	return -1;
+}
+
+/*
+ * --top's --pid or --comm kept no row: not an error (the table is printed,
+ * empty), but a note naming the processes that did I/O in the window, each
+ * once, so that a mistyped pid is seen for one.
+ */
+static void top_matched_nothing(struct report *r)
+{
+	const struct bm_top_row *rows;
+	size_t i, j, n = bm_analysis_top(r->analysis, &rows), len = 0;
+	char procs[512] = "";
+
+	for (i = 0; i < n && len < sizeof(procs) - 64; i++) {
+		for (j = 0; j < i && rows[j].pid != rows[i].pid; j++)
+			;
+		if (j < i)
+			continue;
+		len += snprintf(procs + len, sizeof(procs) - len, "%s%s (%d)", len ? ", " : "",
+				rows[i].pid ? tep_data_comm_from_pid(r->tep, rows[i].pid) : "<idle>",
+				rows[i].pid);
+	}
+	if (i < n)
+		snprintf(procs + len, sizeof(procs) - len, ", ...");
+	bm_tell(r->opts->warn, "no I/O of '%s' in the window is of the processes --pid and "
+		"--comm name; the processes that did I/O: %s", bm_trace_path(r->trace),
+		procs[0] ? procs : "none");
 }
 
 /* The names (or numbers) of the recording's incarnations, each once, into @buf. */
@@ -672,6 +718,40 @@ static int show_times(struct report *r)
 }
 
 /*
+ * A flight recording's I/O is whole from its window's start on (some CPU's
+ * events before it were let go), its map from the recording's start: I/O
+ * is looked at from there, and a --since before it is clipped, with a
+ * note. A window that ends before it is refused: its figures would be
+ * invented from the CPUs whose pages reach further back (a busy disk with
+ * no I/O, a depth of thousands). The map view needs no I/O.
+ */
+static int flight_window(struct report *r)
+{
+	const struct bm_report_opts *o = r->opts;
+	char since[32], until[32], from[32];
+
+	bm_ts_str(r->since, since, sizeof(since));
+	bm_ts_str(r->until, until, sizeof(until));
+	bm_ts_str(r->pass.window_from, from, sizeof(from));
+	if (r->pass.window_from > r->until) {
+		if (o->view == BM_VIEW_MAP)
+			return 0;
+		bm_error("the window from %s to %s ends before the I/O of '%s' begins (%s: a flight "
+			 "recording's window; before it some CPU's events were let go, so no figure "
+			 "there would be whole); give an --until after %s, or --map for the devices "
+			 "then", since, until, bm_trace_path(r->trace), from, from);
+		errno = EINVAL;
+		return -1;
+	}
+	if (o->since_set && o->view != BM_VIEW_MAP)
+		bm_tell(o->warn, "--since %s lies before the I/O '%s' holds whole (from %s, a flight "
+			"recording's window: before it some CPU's events were let go): its figures "
+			"start there", since, bm_trace_path(r->trace), from);
+	r->io_since = r->pass.window_from;
+	return 0;
+}
+
+/*
  * The window of interest, from the filters, within the recording. Events
  * are looked at within a flight recording's window of them only: before
  * it, some CPU's were let go (its map reaches further back).
@@ -704,8 +784,8 @@ static int window(struct report *r)
 	if (r->until > last && o->view != BM_VIEW_INTERVAL)
 		r->until = last;
 	r->io_since = r->since;
-	if (r->pass.window_from > r->io_since && r->pass.window_from <= r->until)
-		r->io_since = r->pass.window_from;
+	if (r->pass.window_from > r->io_since)
+		return flight_window(r);
 	return 0;
 }
 
@@ -774,8 +854,8 @@ int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 				     process_filter_set(opts) ? top_wanted : NULL, &r);
 		err = listed < 0 ? -1 : 0;
 		r.listed = listed < 0 ? 0 : listed;
-		if (!err && process_filter_set(opts) && !r.listed && nothing_matched(&r) < 0)
-			goto out;
+		if (!err && process_filter_set(opts) && !r.listed)
+			top_matched_nothing(&r);
 		break;
 	case BM_VIEW_STACK:
 		err = bm_view_stack(out, opts->format, r.analysis, !opts->no_header);

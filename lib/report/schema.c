@@ -170,8 +170,9 @@ static const struct bm_key conflicts_keys[] = {
 static const struct bm_key disks_keys[] = {
 	STR("name", "the kernel name (null: I/O no incarnation fits)"),
 	STR("dev", "the device number, MAJ:MIN"),
-	INT("reads", "", "reads completed, counted as the kernel counts them"),
-	INT("writes", "", "writes completed"),
+	INT("reads", "", "read requests completed, counted as the kernel counts them (bios on "
+	    "a bio-based device, basis bio): not --top's bios"),
+	INT("writes", "", "write requests completed, as reads"),
 	INT("read_bytes", "bytes", "bytes read"),
 	INT("write_bytes", "bytes", "bytes written"),
 	STR("kind", "disk or partition"),
@@ -223,8 +224,9 @@ static const struct bm_key top_keys[] = {
 	STR("dev", "the device number, MAJ:MIN"),
 	INT("pid", "", "the process (at the top of a stack) that queued the I/O"),
 	STR("comm", "its command"),
-	INT("reads", "", "reads queued"),
-	INT("writes", "", "writes queued"),
+	INT("reads", "", "read bios queued (block_bio_queue, as biotop counts): not --disks' "
+	    "requests, which merges and splits make fewer or more; the bytes agree"),
+	INT("writes", "", "write bios queued, as reads"),
 	INT("read_bytes", "bytes", "bytes read"),
 	INT("write_bytes", "bytes", "bytes written"),
 	INT("q2c_count", "", "Q2C latencies of its I/O measured on the incarnation (0: none; "
@@ -348,6 +350,8 @@ static const struct bm_key interval_keys[] = {
 	INT("window_from_ns", "ns", "the start of that part"),
 	INT("window_to_ns", "ns", "its end"),
 	NAMES("", "the device"),
+	BOOL("events_lost", "a gap in the recording (events the kernel lost, a damaged page, a "
+	     "file cut short) overlaps the interval: its figures may lack I/O"),
 	FORMAT_VERSION,
 };
 

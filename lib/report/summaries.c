@@ -139,6 +139,31 @@ static const char *bound_time(const struct bm_span *s, bool from, char *buf, siz
 	return bm_ts_str(b->hi, buf, size);
 }
 
+/*
+ * Text columns are as wide as the widest value the view prints in them, at
+ * least @width, as ps and lsblk size theirs: a long name (a loop device's
+ * file, its mount points) moves no later column of one row alone.
+ */
+static int widen(int width, const char *text)
+{
+	int len = (int)strlen(text);
+
+	return len > width ? len : width;
+}
+
+/* --disks' name column: the name shown, and the '*' of a gap. */
+static const char *disks_name(const struct bm_disk_stats *d, char *buf, size_t size)
+{
+	char name[200];
+
+	snprintf(buf, size, "%s%s", shown_name(d, name, sizeof(name)), d->events_lost ? "*" : "");
+	return buf;
+}
+
+struct disks_widths {
+	int name, key, added;
+};
+
 /* Is @name an NVMe path disk's, nvmeXcYnZ (the kernel's "nvme%dc%dn%d")? */
 static bool nvme_path_name(const char *name)
 {
@@ -229,20 +254,32 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d,
 	bm_row_end(r);
 }
 
-static void disks_text(FILE *out, const struct bm_disk_stats *d)
+static void disks_text(FILE *out, const struct bm_disk_stats *d, const struct disks_widths *w)
 {
-	char key[40], name[200], shown[204], from[32], to[32];
+	char key[40], shown[204], from[32], to[32];
 	struct bm_iostat st;
 
-	snprintf(shown, sizeof(shown), "%s%s", shown_name(d, name, sizeof(name)),
-		 d->events_lost ? "*" : "");
 	bm_iostat_disk(&st, d);
-	fprintf(out, "%-14s %-10s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f", shown,
-		span_key(d->span, key, sizeof(key)), model_of(d), d->reads, d->writes,
-		d->read_bytes / 1024.0, d->write_bytes / 1024.0);
+	fprintf(out, "%-*s %-*s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f", w->name,
+		disks_name(d, shown, sizeof(shown)), w->key, span_key(d->span, key, sizeof(key)),
+		model_of(d), d->reads, d->writes, d->read_bytes / 1024.0,
+		d->write_bytes / 1024.0);
 	bm_iostat_text(out, &st);
-	fprintf(out, " %-15s %s\n", bound_time(d->span, true, from, sizeof(from)),
+	fprintf(out, " %-*s %s\n", w->added, bound_time(d->span, true, from, sizeof(from)),
 		bound_time(d->span, false, to, sizeof(to)));
+}
+
+static void disks_widths(struct disks_widths *w, const struct bm_iostat_item *items, size_t n)
+{
+	char buf[204];
+	size_t i;
+
+	*w = (struct disks_widths){ .name = 14, .key = 10, .added = 15 };
+	for (i = 0; i < n; i++) {
+		w->name = widen(w->name, disks_name(items[i].d, buf, sizeof(buf)));
+		w->key = widen(w->key, span_key(items[i].d->span, buf, sizeof(buf)));
+		w->added = widen(w->added, bound_time(items[i].d->span, true, buf, sizeof(buf)));
+	}
 }
 
 int bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
@@ -252,12 +289,14 @@ int bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analy
 	size_t i, n = bm_analysis_disks(a, &disks), lost = 0;
 	struct bm_iostat_item *items = calloc(n ? n : 1, sizeof(*items));
 	struct bm_row *r = NULL;
+	struct disks_widths w;
 
 	if (!items)
 		return -1;
 	for (i = 0; i < n; i++)
 		bm_iostat_item_disk(&items[i], disks[i]);
 	bm_iostat_sort(items, n, sort);
+	disks_widths(&w, items, n);
 	if (format != BM_FORMAT_TEXT) {
 		r = malloc(sizeof(*r));
 		if (!r) {
@@ -270,17 +309,17 @@ int bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analy
 		bm_schema_csv_header(out, r->schema);
 	else if (format == BM_FORMAT_TEXT)
 	{
-		fprintf(out, "%-14s %-10s %-7s %8s %8s %10s %10s", "NAME", "DEV#N", "BASIS", "READS",
-			"WRITES", "READ_KB", "WRITE_KB");
+		fprintf(out, "%-*s %-*s %-7s %8s %8s %10s %10s", w.name, "NAME", w.key, "DEV#N",
+			"BASIS", "R_RQS", "W_RQS", "READ_KB", "WRITE_KB");
 		bm_iostat_text_header(out);
-		fprintf(out, " %-15s %s\n", "ADDED", "REMOVED");
+		fprintf(out, " %-*s %s\n", w.added, "ADDED", "REMOVED");
 	}
 	for (i = 0; i < n; i++) {
 		lost += items[i].d->events_lost;
 		if (r)
 			disks_row(r, items[i].d, head_share(a, items[i].d));
 		else
-			disks_text(out, items[i].d);
+			disks_text(out, items[i].d, &w);
 	}
 	free(items);
 	free(r);
@@ -335,10 +374,18 @@ int bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analy
 	const struct bm_stack_row *rows;
 	size_t i, n = bm_analysis_stack(a, &rows);
 	struct bm_row *row = rows_start(out, format, "stack", header);
+	int name = 14, key = 10, via = 24, via_key = 10;
+	char buf[200];
 
+	for (i = 0; format == BM_FORMAT_TEXT && i < n; i++) {
+		name = widen(name, shown_name(rows[i].lower, buf, sizeof(buf)));
+		key = widen(key, span_key(rows[i].lower->span, buf, sizeof(buf)));
+		via = widen(via, shown_name(rows[i].upper, buf, sizeof(buf)));
+		via_key = widen(via_key, span_key(rows[i].upper->span, buf, sizeof(buf)));
+	}
 	if (format == BM_FORMAT_TEXT)
-		fprintf(out, "%-14s %-10s %-24s %-10s %8s %8s %10s %10s\n", "NAME", "DEV#N", "VIA",
-			"VIA_DEV#N", "READS", "WRITES", "READ_KB", "WRITE_KB");
+		fprintf(out, "%-*s %-*s %-*s %-*s %8s %8s %10s %10s\n", name, "NAME", key, "DEV#N",
+			via, "VIA", via_key, "VIA_DEV#N", "READS", "WRITES", "READ_KB", "WRITE_KB");
 	else if (!row)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -349,12 +396,12 @@ int bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analy
 			stack_row(row, r);
 			continue;
 		}
-		fprintf(out, "%-14s %-10s %-24s %-10s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
-			shown_name(r->lower, lower, sizeof(lower)),
-			span_key(r->lower->span, dev, sizeof(dev)),
-			shown_name(r->upper, upper, sizeof(upper)),
-			span_key(r->upper->span, via_dev, sizeof(via_dev)), r->reads, r->writes,
-			r->read_bytes / 1024.0, r->write_bytes / 1024.0);
+		fprintf(out, "%-*s %-*s %-*s %-*s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f\n",
+			name, shown_name(r->lower, lower, sizeof(lower)),
+			key, span_key(r->lower->span, dev, sizeof(dev)),
+			via, shown_name(r->upper, upper, sizeof(upper)),
+			via_key, span_key(r->upper->span, via_dev, sizeof(via_dev)), r->reads,
+			r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
 	}
 	free(row);
 	return 0;
@@ -459,17 +506,29 @@ ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_ana
 	const struct bm_top_row *rows;
 	size_t i, n = bm_analysis_top(a, &rows), shown = 0;
 	struct bm_row *row = rows_start(out, format, "top", header);
+	int name = 14, key = 10, comm_width = 16;
+	char buf[200];
 
+	for (i = 0; format == BM_FORMAT_TEXT && i < n; i++) {
+		const struct bm_top_row *r = &rows[i];
+		const char *comm = r->pid ? tep_data_comm_from_pid(tep, r->pid) : "<idle>";
+
+		if (wanted && !wanted(r->pid, comm, ctx))
+			continue;
+		name = widen(name, shown_name(r->disk, buf, sizeof(buf)));
+		key = widen(key, span_key(r->disk->span, buf, sizeof(buf)));
+		comm_width = widen(comm_width, comm);
+	}
 	if (format == BM_FORMAT_TEXT)
-		fprintf(out, "%-14s %-10s %7s %-16s %8s %8s %10s %10s %8s %11s %11s\n", "NAME",
-			"DEV#N", "PID", "COMM", "READS", "WRITES", "READ_KB", "WRITE_KB", "Q2C_N",
-			"Q2C_AVG_US", "Q2C_P99_US");
+		fprintf(out, "%-*s %-*s %7s %-*s %8s %8s %10s %10s %8s %11s %11s\n", name, "NAME",
+			key, "DEV#N", "PID", comm_width, "COMM", "R_BIOS", "W_BIOS", "READ_KB",
+			"WRITE_KB", "Q2C_N", "Q2C_AVG_US", "Q2C_P99_US");
 	else if (!row)
 		return -1;
 	for (i = 0; i < n; i++) {
 		const struct bm_top_row *r = &rows[i];
 		const char *comm = r->pid ? tep_data_comm_from_pid(tep, r->pid) : "<idle>";
-		char key[40], name[200];
+		char dev[40];
 
 		if (wanted && !wanted(r->pid, comm, ctx))
 			continue;
@@ -478,10 +537,10 @@ ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_ana
 			top_row(row, r, comm);
 			continue;
 		}
-		fprintf(out, "%-14s %-10s %7d %-16s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f",
-			shown_name(r->disk, name, sizeof(name)),
-			span_key(r->disk->span, key, sizeof(key)), r->pid, comm, r->reads,
-			r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
+		fprintf(out, "%-*s %-*s %7d %-*s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f",
+			name, shown_name(r->disk, buf, sizeof(buf)),
+			key, span_key(r->disk->span, dev, sizeof(dev)), r->pid, comm_width, comm,
+			r->reads, r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
 		top_q2c_text(out, &r->q2c);
 	}
 	free(row);
@@ -580,7 +639,7 @@ static struct interval_row *interval_rows(const struct bm_analysis *a, const str
 
 /* One interval's row of an incarnation: its figures, or none if it had no I/O in the window. */
 static void interval_csv(struct bm_row *row, const struct interval_row *r,
-			 const struct bm_interval_opts *o)
+			 const struct bm_interval_opts *o, bool lost)
 {
 	const struct bm_iostat *st = &r->it.s;
 	const struct bm_span *s = r->it.span;
@@ -600,26 +659,39 @@ static void interval_csv(struct bm_row *row, const struct interval_row *r,
 		bm_row_u64(row, "window_to_ns", st->to);
 	}
 	bm_iostat_row(row, st, true);
+	bm_row_bool(row, "events_lost", lost);
 	bm_row_end(row);
 }
 
-static void interval_text(FILE *out, const struct interval_row *r)
+/* An interval row's name: its dm name beside, the state in the interval after. */
+static const char *interval_name(const struct interval_row *r, char *buf, size_t size)
 {
-	const struct bm_iostat *st = &r->it.s;
 	const struct bm_span *s = r->it.span;
-	char dev[40], name[200];
-	int j;
 
-	/* The incarnation's key, as every view shows it. */
-	if (s)
-		bm_span_key(s, dev, sizeof(dev));
-	else
-		bm_dev_str(r->it.dev, dev, sizeof(dev));
-	snprintf(name, sizeof(name), "%s%s%s%s%s%s%s", s ? s->name : "?",
+	snprintf(buf, size, "%s%s%s%s%s%s%s", s ? s->name : "?",
 		 s && s->dm[0] ? " [" : "", s ? s->dm : "", s && s->dm[0] ? "]" : "",
 		 r->state && r->state[0] ? " (" : "", r->state ? r->state : "",
 		 r->state && r->state[0] ? ")" : "");
-	fprintf(out, "%-20s %-10s", name, dev);
+	return buf;
+}
+
+/* The incarnation's key, as every view shows it. */
+static const char *interval_key(const struct interval_row *r, char *buf, size_t size)
+{
+	if (r->it.span)
+		return bm_span_key(r->it.span, buf, size);
+	return bm_dev_str(r->it.dev, buf, size);
+}
+
+static void interval_text(FILE *out, const struct interval_row *r, int name_width,
+			  int key_width)
+{
+	const struct bm_iostat *st = &r->it.s;
+	char dev[40], name[200];
+	int j;
+
+	fprintf(out, "%-*s %-*s", name_width, interval_name(r, name, sizeof(name)), key_width,
+		interval_key(r, dev, sizeof(dev)));
 	bm_iostat_text(out, st);
 	for (j = 0; j < 2; j++) {
 		if (!st->lat_count[j]) {
@@ -637,26 +709,34 @@ int bm_view_interval(FILE *out, enum bm_output_format format, const struct bm_an
 {
 	struct bm_row *row = rows_start(out, format, "interval", o->header);
 	struct interval_row *rows;
+	int name = 20, key = 10;
+	bool lost;
+	char buf[200];
 	size_t i, n;
 
 	if (format != BM_FORMAT_TEXT && !row)
 		return -1;
 	rows = interval_rows(a, map, o, &n);
+	lost = bm_iostat_gap_in(a, o->since, o->until);
 	if (!rows) {
 		free(row);
 		return -1;
 	}
+	for (i = 0; format == BM_FORMAT_TEXT && i < n; i++) {
+		name = widen(name, interval_name(&rows[i], buf, sizeof(buf)));
+		key = widen(key, interval_key(&rows[i], buf, sizeof(buf)));
+	}
 	if (format == BM_FORMAT_TEXT && o->header) {
-		fprintf(out, "%-20s %-10s", "NAME", "DEV#N");
+		fprintf(out, "%-*s %-*s", name, "NAME", key, "DEV#N");
 		bm_iostat_text_header(out);
 		fprintf(out, " %10s %10s %10s %10s %10s %10s\n", "Q2C_p50_ms", "p99_ms", "max_ms",
 			"D2C_p50_ms", "p99_ms", "max_ms");
 	}
 	for (i = 0; i < n; i++) {
 		if (row)
-			interval_csv(row, &rows[i], o);
+			interval_csv(row, &rows[i], o, lost);
 		else
-			interval_text(out, &rows[i]);
+			interval_text(out, &rows[i], name, key);
 	}
 	free(rows);
 	free(row);

@@ -91,6 +91,7 @@ static struct bm_loss *new_loss(struct cursor *c)
 	l->count = 0;
 	l->damaged_at = 0;
 	l->damage = NULL;
+	l->cut = 0;
 	return l;
 }
 
@@ -127,6 +128,18 @@ static void note_damage(struct cursor *c)
 		l->damage = c->damage;
 	}
 	c->damaged_at = 0;
+}
+
+/* At the end of @c's pages: the file lacks the rest of them, from its last event on. */
+static void note_cut(struct cursor *c)
+{
+	struct bm_loss *l;
+
+	if (!c->data->cut || !(l = new_loss(c)))
+		return;
+	l->to = UINT64_MAX;
+	l->damaged_at = c->data->offset + c->data->size;
+	l->cut = c->data->cut;
 }
 
 /*
@@ -226,6 +239,7 @@ static int next_page(struct bm_stream *s, struct cursor *c)
 				return r;
 			if (!r) {
 				note_damage(c);
+				note_cut(c);
 				return 0;
 			}
 		}

@@ -599,21 +599,24 @@ static int alloc_cpus(struct bm_trace *t, uint32_t ncpus)
 	return 0;
 }
 
-/* CPU data of @c, read at @at: within the file and page-aligned. */
-static int check_cpu_data(struct bm_trace *t, int cpu, struct bm_cpu_data *c, uint64_t at)
+/*
+ * CPU data of @c, read at @at: page-aligned, and within the file. A file
+ * cut short (a full disk, a copy interrupted) keeps the whole pages it has:
+ * what it lacks is in @c->cut, for the reader of its pages to say.
+ */
+static int check_cpu_data(struct bm_trace *t, struct bm_cpu_data *c, uint64_t at)
 {
-	char msg[128];
+	uint64_t have;
 
-	if (c->offset > t->size || c->size > t->size - c->offset) {
-		snprintf(msg, sizeof(msg),
-			 "CPU %d data (%llu bytes at %llu) runs past the end of the file "
-			 "(%llu bytes): truncated?", cpu, (unsigned long long)c->size,
-			 (unsigned long long)c->offset, (unsigned long long)t->size);
-		return fail(t, at, msg);
-	}
 	if (c->offset % t->meta.page_size)
 		return fail(t, at, "CPU data is not page-aligned");
 	c->size -= c->size % t->meta.page_size;
+	if (c->offset <= t->size && c->size <= t->size - c->offset)
+		return 0;
+	have = c->offset < t->size ? t->size - c->offset : 0;
+	have -= have % t->meta.page_size;
+	c->cut = c->size - have;
+	c->size = have;
 	return 0;
 }
 
@@ -638,7 +641,7 @@ static int read_cpus(struct bm_trace *t)
 		if (get_u64(t, &c->offset, "CPU data offset") < 0 ||
 		    get_u64(t, &c->size, "CPU data size") < 0)
 			return -1;
-		if (c->size && check_cpu_data(t, cpu, c, at) < 0)
+		if (c->size && check_cpu_data(t, c, at) < 0)
 			return -1;
 	}
 	return 0;
@@ -1396,7 +1399,7 @@ static int read_cpu_buffers(struct bm_trace *t, struct sections *sec, struct ext
 		if (!c->size)
 			continue;
 		if (!(flags & SECTION_COMPRESSED)) {
-			if (check_cpu_data(t, sec->cpu[i].cpu, c, sec->buffer_at) < 0)
+			if (check_cpu_data(t, c, sec->buffer_at) < 0)
 				return -1;
 		} else if (c->offset > t->size || c->size > t->size - c->offset) {
 			return fail(t, sec->buffer_at, "compressed CPU data runs past the end of "

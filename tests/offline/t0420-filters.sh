@@ -136,6 +136,22 @@ set -e
 	fail "--op discard: exit $s2, '$(cat "$T/err2")'"
 [ $s3 -eq 64 ] && grep -q "not the other views" "$T/err3" ||
 	fail "--disks --comm dd: exit $s3, '$(cat "$T/err3")'"
+# --top: a process that did no I/O has an empty table, and no error; the
+# note names only processes that did I/O.
+"$BLKMAP" report --top -f csv "$rec" 2>/dev/null >"$T/top-all.csv"
+! awk -F, 'NR > 1 && $3 == 1' "$T/top-all.csv" | grep -q . ||
+	fail "premise: pid 1 did I/O in $rec"
+"$BLKMAP" report --top --pid 1 "$rec" >"$T/top1" 2>"$T/err" ||
+	fail "--top --pid 1 (no I/O): exit $?, '$(cat "$T/err")'"
+[ "$(wc -l <"$T/top1")" -eq 1 ] && grep -q "^NAME .*PID" "$T/top1" ||
+	fail "--top --pid 1 (no I/O) printed more or less than the empty table: $(cat "$T/top1")"
+"$BLKMAP" report --top -f csv --pid 1 "$rec" 2>/dev/null >"$T/top1.csv" || fail "--top -f csv --pid 1: exit $?"
+[ "$(wc -l <"$T/top1.csv")" -eq 1 ] || fail "--top -f csv --pid 1: $(cat "$T/top1.csv")"
+grep -q "did I/O: " "$T/err" || fail "--top --pid 1: no note of the processes that did I/O: '$(cat "$T/err")'"
+for p in $(grep -o '([0-9]*)' "$T/err" | tr -d '()'); do
+	awk -F, -v p="$p" 'NR > 1 && $3 == p {found = 1} END {exit !found}' "$T/top-all.csv" ||
+		fail "--top --pid 1 names pid $p, which did no I/O: $(cat "$T/err")"
+done
 refused 64 "op takes read, write, flush or discard" --op trim
 refused 64 "pid takes a process id" --pid -1
 note "--pid, --comm, --op keep what they name, refuse what matches nothing"

@@ -41,10 +41,15 @@ for r, o in zip(rows, objs):
     for k in ("incarnation", "time_ns", "reads", "writes", "write_bytes"):
         assert str(o[k]) == r[k], (k, o[k], r[k])
 PY
-for col in TIME NAME DEV#N r/s w/s rkB/s wkB/s r_await_ms w_await_ms aqu-sz %util; do
+for col in TIME_END NAME DEV#N r/s w/s rkB/s wkB/s r_await_ms w_await_ms aqu-sz %util; do
 	head -1 "$T/series.txt" | tr -s ' ' '\n' | grep -qxF -- "$col" ||
 		fail "--interval text has no $col: $(head -1 "$T/series.txt")"
 done
+# One convention, sar's: text and CSV label a row with its interval's end.
+awk -F, 'NR > 1 {printf "%d.%09d\n", $1 / 1e9, $1 % 1000000000}' "$T/series.csv" >"$T/csv.times"
+awk 'NR > 1 {print $1}' "$T/series.txt" >"$T/txt.times"
+cmp -s "$T/csv.times" "$T/txt.times" ||
+	fail "--interval's text and CSV label rows differently: $(paste "$T/txt.times" "$T/csv.times" | head -3)"
 # The two zram1 incarnations are two rows, each in the intervals of its own life.
 n=$(awk -F, 'NR > 1 && $3 == "zram1"' "$T/series.csv" | cut -d, -f1 | sort -u | wc -l)
 incs=$(grep -o '"incarnation":"253:1#[0-9]*"' "$T/series.json" | sort -u | wc -l)

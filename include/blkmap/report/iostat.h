@@ -67,4 +67,11 @@ void bm_iostat_row(struct bm_row *r, const struct bm_iostat *s, bool percentiles
 void bm_iostat_text_header(FILE *out);
 void bm_iostat_text(FILE *out, const struct bm_iostat *s);
 
+/*
+ * Does a gap in the recording (events the kernel lost, a damaged page, a
+ * file cut short: to its end) overlap [@from, @to)? Then an interval's
+ * figures may lack I/O: an interval row's events_lost.
+ */
+bool bm_iostat_gap_in(const struct bm_analysis *a, uint64_t from, uint64_t to);
+
 #endif

@@ -61,6 +61,12 @@ struct bm_loss {
 	 */
 	uint64_t damaged_at;
 	const char *damage;
+	/*
+	 * Not the kernel's either: the file was cut short of this many bytes
+	 * of the CPU's pages; the loss runs from its last event kept (from)
+	 * to the end of the recording (to: UINT64_MAX).
+	 */
+	uint64_t cut;
 };
 /*
  * The losses seen in the pages read since the last rewind, CPU by CPU, in

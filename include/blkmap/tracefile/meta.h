@@ -78,6 +78,7 @@ struct bm_cpu_data {
 	int fd;
 	uint64_t offset;
 	uint64_t size;		/* of its pages, uncompressed */
+	uint64_t cut;		/* reading: bytes of pages the file was cut short of */
 	/* Writing only: the pages are these runs, one after the other (not @fd). */
 	const struct bm_extent *extents;
 	size_t nextents;

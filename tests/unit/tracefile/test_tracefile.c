@@ -165,25 +165,76 @@ static void copy_prefix(const char *from, const char *to, off_t len)
 	free(buf);
 }
 
-START_TEST(every_truncation_is_rejected_with_an_offset)
+/*
+ * A file cut short: refused with the offset while its headers are cut,
+ * read as far as its whole pages go once they are not, what each CPU
+ * lacks in its data's cut and as a loss to the end of the recording.
+ */
+START_TEST(every_truncation_reads_its_whole_pages_or_names_an_offset)
 {
+	const off_t pages = TEST_PAGE_SIZE;	/* CPU 0's page; CPU 1's follows */
 	char cut[256];
 	off_t size, len;
-	int fd;
+	int fd, n;
 
 	write_two_cpus();
 	fd = open(path, O_RDONLY);
 	size = lseek(fd, 0, SEEK_END);
 	close(fd);
+	ck_assert_int_eq(size, pages + 2 * TEST_PAGE_SIZE);
 	test_tmpname(cut, sizeof(cut));
 	for (len = 0; len < size; len += (len < 2048 ? 1 : 509)) {
 		copy_prefix(path, cut, len);
-		ck_assert_msg(read_all(cut) < 0, "a file cut at %lld of %lld was accepted",
-			      (long long)len, (long long)size);
-		ck_assert_msg(strstr(bm_error_message(), cut) && strstr(bm_error_message(), "offset"),
-			      "cut at %lld: message '%s' names no file and offset",
-			      (long long)len, bm_error_message());
+		n = read_all_count(cut);
+		if (n < 0) {
+			ck_assert_msg(len < pages, "a file cut at %lld of %lld, in its pages, "
+				      "was refused: %s", (long long)len, (long long)size,
+				      bm_error_message());
+			ck_assert_msg(strstr(bm_error_message(), cut) &&
+				      strstr(bm_error_message(), "offset"),
+				      "cut at %lld: message '%s' names no file and offset",
+				      (long long)len, bm_error_message());
+			continue;
+		}
+		/* CPU 0's page holds events 1, 3 and 5; CPU 1's 2 and 4. */
+		ck_assert_int_eq(n, len >= pages + TEST_PAGE_SIZE ? 3 : 0);
 	}
+	unlink(cut);
+}
+END_TEST
+
+START_TEST(a_cut_is_a_loss_to_the_end)
+{
+	const off_t pages = TEST_PAGE_SIZE;
+	const struct bm_loss *losses;
+	struct bm_trace *t;
+	struct bm_stream *s;
+	struct bm_rec rec;
+	char cut[256];
+	ssize_t n, i;
+
+	write_two_cpus();
+	test_tmpname(cut, sizeof(cut));
+	copy_prefix(path, cut, pages + TEST_PAGE_SIZE + 529);
+	t = bm_trace_open(cut);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(bm_trace_cpu(t, 0)->cut, 0);
+	ck_assert_uint_eq(bm_trace_cpu(t, 1)->cut, TEST_PAGE_SIZE);
+	ck_assert_uint_eq(bm_trace_cpu(t, 1)->size, 0);
+	s = bm_stream_open(t);
+	ck_assert_ptr_nonnull(s);
+	while (bm_stream_next(s, &rec) > 0)
+		;
+	n = bm_stream_losses(s, &losses);
+	for (i = 0; i < n && !losses[i].cut; i++)
+		;
+	ck_assert_msg(i < n, "the cut is no loss");
+	ck_assert_int_eq(losses[i].cpu, 1);
+	ck_assert_uint_eq(losses[i].cut, TEST_PAGE_SIZE);
+	ck_assert_uint_eq(losses[i].from, 0);
+	ck_assert_uint_eq(losses[i].to, UINT64_MAX);
+	bm_stream_close(s);
+	bm_trace_close(t);
 	unlink(cut);
 }
 END_TEST
@@ -592,7 +643,8 @@ Suite *suite_tracefile(void)
 	tcase_add_test(tc, cpu_pages_are_page_aligned);
 	tcase_add_test(tc, pages_are_read_with_the_header_pages_commit_size);
 	tcase_add_test(tc, missed_events_are_counted);
-	tcase_add_test(tc, every_truncation_is_rejected_with_an_offset);
+	tcase_add_test(tc, every_truncation_reads_its_whole_pages_or_names_an_offset);
+	tcase_add_test(tc, a_cut_is_a_loss_to_the_end);
 	tcase_add_test(tc, compressed_version_7_files_read_as_version_6);
 	tcase_add_test(tc, pages_given_as_runs_are_written_in_order);
 	tcase_add_test(tc, bad_magic_is_not_a_trace);
