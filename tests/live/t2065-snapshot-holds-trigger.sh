@@ -60,16 +60,16 @@ note "the snapshot holds the slow write and $n flood writes, in order, from the 
 # A recording that stops with a triggered snapshot due writes it first.
 rm -f "$T"/ring*.dat
 "$BLKMAP" record --ring=$RING -o "$T/ring.dat" --post=30 \
-	--snapshot-on="latency>1us,disk=$(basename "$L")" 2>"$T/record.err" &
+	--snapshot-on="latency>1us,disk=$(basename "$L")" 2>"$T/stop.err" &
 rec=$!
-wait_line "$T/record.err" "recording into"
+wait_line "$T/stop.err" "recording into"
 dd if=/dev/zero of="$L" bs=4k seek=777 count=1 oflag=direct 2>/dev/null
-wait_line "$T/record.err" "sector $SECTOR, ending at"
+wait_line "$T/stop.err" "sector $SECTOR, ending at"
 kill -INT $rec
-wait $rec || fail "record exited $?: $(cat "$T/record.err")"
+wait $rec || fail "record exited $?: $(cat "$T/stop.err")"
 assert_clean
-grep -q "stopping with a triggered snapshot due: written now" "$T/record.err" ||
-	fail "no word of the snapshot due at the stop: $(cat "$T/record.err")"
+grep -q "stopping with a triggered snapshot due: written now" "$T/stop.err" ||
+	fail "no word of the snapshot due at the stop: $(cat "$T/stop.err")"
 "$BLKMAP" report -f csv "$T/ring.1.dat" >"$T/snap.csv" || fail "no snapshot written at the stop"
 grep -q ",block_rq_complete,$LDEV,.*,$SECTOR," "$T/snap.csv" ||
 	fail "the snapshot written at the stop lacks the slow write"
