@@ -90,6 +90,12 @@ $(BUILD)/kernelshark/plugin-blkmap.so: kernelshark/blkmap.c $(BUILD)/libblkmap-p
 		-fPIC -shared -Wl,--no-undefined $(LDFLAGS) -o $@ $^ \
 		$(shell pkg-config --libs libkshark libtraceevent libzstd zlib)
 
+# reformat: a recording with an event's print format replaced, how the hostile
+# files of tests/data/print are made (tests/data/print/README).
+$(BUILD)/tests/helpers/reformat: tests/helpers/reformat.c $(LIBBLKMAP)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
 # What KernelShark shows with the plugin, driven through libkshark (the tests).
 $(BUILD)/tests/kernelshark/ks-labels: tests/kernelshark/ks-labels.c
 	@mkdir -p $(dir $@)
@@ -168,6 +174,7 @@ FUZZ_FLAGS = -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=10 \
 fuzz: $(FUZZ_DIR)/fuzz_report $(FUZZ_DIR)/fuzz_pages $(FUZZ_DIR)/page_seeds
 	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/pages $(FUZZ_DIR)/crashes
 	cp -n tests/data/*.dat tests/data/v7/*.dat tests/data/bad/*.dat tests/data/fuzz/*.dat \
+		tests/data/print/*.dat \
 		$(FUZZ_DIR)/corpus/
 	$(FUZZ_DIR)/page_seeds $(FUZZ_DIR)/pages tests/data/*.dat
 	$(FUZZ_RUN) $(FUZZ_DIR)/fuzz_report $(FUZZ_FLAGS) -max_len=262144 \

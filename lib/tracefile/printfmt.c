@@ -619,7 +619,7 @@ static int star(struct walk *w, struct tep_print_arg *a, bool bounded)
 	if (!bounded)
 		return 0;	/* a pointer's: libtraceevent bounds it by its array */
 	if (!k && w->data)
-		return refuse(w, "a '*' width is not a number it can read");
+		return refuse(w, "a '*' width or precision is not a number it can read");
 	if (!k) {
 		w->per_record = true;
 		w->output += MAX_WIDTH;
@@ -627,7 +627,8 @@ static int star(struct walk *w, struct tep_print_arg *a, bool bounded)
 	}
 	/* A negative one makes libtraceevent call printf without it. */
 	if ((int)v < 0 || (int)v > MAX_WIDTH)
-		return refuse(w, "a '*' width of %d is not between 0 and %d", (int)v, MAX_WIDTH);
+		return refuse(w, "a '*' width or precision of %d is not between 0 and %d", (int)v,
+			      MAX_WIDTH);
 	w->output += (int)v;
 	return 0;
 }
