@@ -63,7 +63,7 @@ PLUGIN    := $(if $(shell pkg-config --exists libkshark 2>/dev/null && echo y), 
                $(BUILD)/kernelshark/plugin-blkmap.so)
 endif
 PIC_OBJ   := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
-KSHARK_CFLAGS = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags libkshark))
+KSHARK_CFLAGS = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags libkshark libtracecmd))
 
 all: $(PROGRAM) $(PLUGIN)
 
@@ -88,7 +88,7 @@ $(BUILD)/kernelshark/plugin-blkmap.so: kernelshark/blkmap.c $(BUILD)/libblkmap-p
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(KSHARK_CFLAGS) \
 		-fPIC -shared -Wl,--no-undefined $(LDFLAGS) -o $@ $^ \
-		$(shell pkg-config --libs libkshark libtraceevent libzstd zlib)
+		$(shell pkg-config --libs libkshark libtracecmd libtraceevent libzstd zlib)
 
 # reformat: a recording with an event's print format replaced, how the hostile
 # files of tests/data/print are made (tests/data/print/README).
