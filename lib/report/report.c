@@ -715,15 +715,28 @@ static int window(struct report *r)
 
 int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 {
-	struct report r = { .opts = opts, .out = out };
+	struct bm_trace *trace;
+	int ret;
+
+	if (opts->plot && bm_plot_check(opts->plot, path) < 0)
+		return -1;
+	trace = bm_trace_open(path);
+	if (!trace)
+		return -1;
+	ret = bm_report_trace(trace, opts, out);
+	bm_trace_close(trace);
+	return ret;
+}
+
+int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, FILE *out)
+{
+	struct report r = { .opts = opts, .out = out, .trace = trace };
+	const char *path = bm_trace_path(trace);
 	int ret = -1, err = 0, cpu;
 	ssize_t listed;
 
 	if (opts->plot && bm_plot_check(opts->plot, path) < 0)
 		return -1;
-	r.trace = bm_trace_open(path);
-	if (!r.trace)
-		goto out;
 	r.tep = bm_trace_tep(r.trace);
 	r.dec = bm_decoder_new(r.tep);
 	if (!r.dec) {
@@ -826,6 +839,5 @@ out:
 	bm_stream_close(r.stream);
 	bm_map_free(r.map);
 	bm_decoder_free(r.dec);
-	bm_trace_close(r.trace);
 	return ret;
 }

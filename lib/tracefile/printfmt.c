@@ -248,6 +248,9 @@ static int operator(struct walk *w, struct tep_print_arg *a, uint64_t *v, bool *
 	if ((op[0] == '/' || op[0] == '%') && kr && !r)
 		return refuse(w, "it divides by zero");
 	if ((op[0] == '/' || op[0] == '%') && !kr) {
+		/* A symbol libtraceevent looks up may be 0 too. */
+		if (w->data)
+			return refuse(w, "it divides by a number it cannot read");
 		w->per_record = true;
 		*known = false;
 		return 0;
