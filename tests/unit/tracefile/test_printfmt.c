@@ -230,6 +230,15 @@ START_TEST(a_division_by_zero_prints_the_fields)
 }
 END_TEST
 
+/* A name libtraceevent looks up as a symbol: 0 when it knows none. */
+START_TEST(a_division_by_a_symbol_prints_the_fields)
+{
+	load(PRINT_FIELDS, "\"%lu\", REC->ip / NO_SUCH_SYMBOL");
+	ck_assert_str_eq(print_record(4, "x"), "ip=0x4 buf=x");
+	warned_once_about("ftrace:print", "divides");
+}
+END_TEST
+
 START_TEST(an_index_far_past_the_record_prints_the_fields)
 {
 	load(PRINT_FIELDS, "\"%d\", REC->buf[REC->ip]");
@@ -308,6 +317,7 @@ Suite *suite_printfmt(void)
 	tcase_add_test(tc, an_array_as_long_as_a_field_says_stays_in_the_record);
 	tcase_add_test(tc, an_unterminated_string_prints_the_fields);
 	tcase_add_test(tc, a_division_by_zero_prints_the_fields);
+	tcase_add_test(tc, a_division_by_a_symbol_prints_the_fields);
 	tcase_add_test(tc, an_index_far_past_the_record_prints_the_fields);
 	tcase_add_test(tc, an_empty_cpumask_prints_the_fields);
 	tcase_add_test(tc, a_record_shorter_than_its_fields_is_not_printed);
