@@ -411,6 +411,8 @@ static int dump(struct walk *w, struct tep_print_arg *field, struct tep_print_ar
 		return refuse(w, "its %s reads %llu bytes, more than a record holds", what,
 			      (unsigned long long)(n * el));
 	if (!w->data) {
+		/* Even a constant length: what the record holds is the record's. */
+		w->per_record = true;
 		w->output += kn ? n * per_item : (uint64_t)MAX_RECORD * per_item;
 		return 0;
 	}

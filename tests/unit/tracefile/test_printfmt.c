@@ -53,18 +53,23 @@ static void warn(const char *line)
 	nwarned++;
 }
 
-static void setup(void)
+static void new_tep(void)
 {
-	page = sysconf(_SC_PAGESIZE);
-	guard = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ck_assert_ptr_ne(guard, MAP_FAILED);
-	ck_assert_int_eq(mprotect(guard + page, page, PROT_NONE), 0);
 	tep = tep_alloc();
 	ck_assert_ptr_nonnull(tep);
 	tep_set_long_size(tep, 8);
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_loglevel(TEP_LOG_NONE);
+}
+
+static void setup(void)
+{
+	page = sysconf(_SC_PAGESIZE);
+	guard = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(guard, MAP_FAILED);
+	ck_assert_int_eq(mprotect(guard + page, page, PROT_NONE), 0);
+	new_tep();
 	trace_seq_init(&seq);
 	nwarned = 0;
 	printer = NULL;
@@ -83,6 +88,11 @@ static void load(const char *fields, const char *fmt)
 {
 	char text[4096];
 
+	if (printer) {		/* another format for the same event: a parser of its own */
+		bm_printer_free(printer);
+		tep_free(tep);
+		new_tep();
+	}
 	snprintf(text, sizeof(text), "%sprint fmt: %s\n", fields, fmt);
 	ck_assert_int_eq(tep_parse_event(tep, text, strlen(text), "ftrace"), 0);
 	printer = bm_printer_new(tep, warn);
@@ -161,6 +171,18 @@ START_TEST(hex_of_a_million_bytes_prints_the_fields)
 	ck_assert_str_eq(print_record(0x10, "hello"), "ip=0x10 buf=hello");
 	ck_assert_str_eq(print_record(0x20, "again"), "ip=0x20 buf=again");
 	warned_once_about("ftrace:print", "__print_hex()");
+}
+END_TEST
+
+/* A constant length within 64 KiB is still checked against each record. */
+START_TEST(hex_of_a_constant_length_stays_in_the_record)
+{
+	load(PRINT_FIELDS, "\"%s\", __print_hex(REC->buf, 4)");
+	ck_assert_str_eq(print_record(1, "hello"), "68 65 6c 6c");
+	ck_assert_int_eq(nwarned, 0);
+	load(PRINT_FIELDS, "\"%s\", __print_hex(REC->buf, 100)");
+	ck_assert_str_eq(print_record(1, "hello"), "ip=0x1 buf=hello");
+	warned_once_about("ftrace:print", "reads 100 bytes at offset 16 of a 24-byte record");
 }
 END_TEST
 
@@ -310,6 +332,7 @@ Suite *suite_printfmt(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a_sound_format_prints_as_libtraceevent_prints_it);
 	tcase_add_test(tc, hex_of_a_million_bytes_prints_the_fields);
+	tcase_add_test(tc, hex_of_a_constant_length_stays_in_the_record);
 	tcase_add_test(tc, a_width_of_999999999_prints_the_fields);
 	tcase_add_test(tc, a_width_written_out_is_bounded_too);
 	tcase_add_test(tc, a_width_from_the_record_is_checked_on_each);
