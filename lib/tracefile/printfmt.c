@@ -313,8 +313,8 @@ static int num(struct walk *w, struct tep_print_arg *a, uint64_t *v, bool *known
 		f = field_named(w, a->field.field, a->field.name);
 		if (!f)
 			return 0;
+		/* Unknown without a record: whoever needs the value (a length) checks each. */
 		if (!w->data) {
-			w->per_record = true;
 			*known = false;
 			return 0;
 		}
@@ -335,7 +335,6 @@ static int num(struct walk *w, struct tep_print_arg *a, uint64_t *v, bool *known
 		if (!a->dynarray.field)
 			return refuse(w, "a dynamic array names no field");
 		if (!w->data) {
-			w->per_record = true;
 			*known = false;
 			return 0;
 		}
