@@ -582,7 +582,7 @@ static int pointer(struct walk *w, char letter, const char *rest, struct tep_pri
 		} else if (item->type == TEP_PRINT_FIELD &&
 			   (f = field_named(w, item->field.field, item->field.name))) {
 			if (!w->data) {
-				w->per_record = f->size < 2;
+				w->per_record |= f->size < 2;
 				return 0;
 			}
 			at = f->offset;

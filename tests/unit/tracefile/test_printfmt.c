@@ -252,6 +252,15 @@ START_TEST(a_division_by_zero_prints_the_fields)
 }
 END_TEST
 
+/* Whatever follows it: a %pIS of a field long enough once left a division unchecked. */
+START_TEST(a_division_before_a_sockaddr_is_still_checked)
+{
+	load(PRINT_FIELDS, "\"%lu %pISpc\", 100 / REC->ip, REC->ip");
+	ck_assert_str_eq(print_record(0, "x"), "ip=0x0 buf=x");
+	warned_once_about("ftrace:print", "zero");
+}
+END_TEST
+
 /* A name libtraceevent looks up as a symbol: 0 when it knows none. */
 START_TEST(a_division_by_a_symbol_prints_the_fields)
 {
@@ -341,6 +350,7 @@ Suite *suite_printfmt(void)
 	tcase_add_test(tc, an_unterminated_string_prints_the_fields);
 	tcase_add_test(tc, a_division_by_zero_prints_the_fields);
 	tcase_add_test(tc, a_division_by_a_symbol_prints_the_fields);
+	tcase_add_test(tc, a_division_before_a_sockaddr_is_still_checked);
 	tcase_add_test(tc, an_index_far_past_the_record_prints_the_fields);
 	tcase_add_test(tc, an_empty_cpumask_prints_the_fields);
 	tcase_add_test(tc, a_record_shorter_than_its_fields_is_not_printed);
