@@ -7,9 +7,13 @@
  *
  * While KernelShark loads the entries, a handler on each block event labels
  * it and keeps the label under the record's offset in the file; the
- * stream's get_info is wrapped to append it. Nothing is read from the file
- * when a row is drawn.
+ * stream's get_info is wrapped to append it.
+ *
+ * The wrapper prints every event's info itself, through blkmap's checked
+ * printer (printfmt.h): KernelShark's own follows a hostile print format
+ * past the record, as libtraceevent does.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +22,13 @@
 #include <event-parse.h>
 #include <libkshark-plugin.h>
 #include <libkshark-tepdata.h>
+#include <trace-cmd.h>
+#include <trace-seq.h>
 
 #include "blkmap/map/build.h"
 #include "blkmap/tracefile/decode.h"
 #include "blkmap/tracefile/merge.h"
+#include "blkmap/tracefile/printfmt.h"
 #include "blkmap/tracefile/reader.h"
 #include "blkmap/util/error.h"
 
@@ -46,6 +53,7 @@ struct plugin_ctx {
 	int ids[NBLOCK];		/* the stream's ids of block_events, -1 if absent */
 	int remap_id;
 	stream_get_str_func get_info;	/* the stream's own */
+	struct bm_printer *printer;	/* of the stream's parser */
 	struct label *labels;		/* open addressing on offset */
 	size_t size, used;
 };
@@ -55,6 +63,7 @@ static void free_ctx(struct plugin_ctx *c)
 	if (!c)
 		return;
 	bm_map_free(c->map);
+	bm_printer_free(c->printer);
 	bm_trace_close(c->trace);
 	free(c->labels);
 	free(c);
@@ -145,10 +154,42 @@ static void label_entry(struct kshark_data_stream *stream, void *rec, struct ksh
 		l->old_span = bm_map_label_cached(c->map, &c->cache, old_dev, e->ts, dev, &basis);
 }
 
+static void warn(const char *line)
+{
+	fprintf(stderr, "blkmap plugin: %s\n", line);
+}
+
+/* @e's info, as KernelShark prints it, through the checked printer; NULL if none. */
+static char *checked_info(struct plugin_ctx *c, struct kshark_data_stream *stream,
+			  const struct kshark_entry *e)
+{
+	struct tep_record *rec;
+	struct trace_seq seq;
+	char *info = NULL;
+
+	if (e->event_id < 0)
+		return c->get_info(stream, e);	/* KernelShark's own entries: lost events */
+	trace_seq_init(&seq);
+	pthread_mutex_lock(&stream->input_mutex);
+	rec = tracecmd_read_at(kshark_get_tep_input(stream), e->offset, NULL);
+	if (rec)
+		bm_printer_print(c->printer, &seq, rec, e->event_id);
+	tracecmd_free_record(rec);
+	pthread_mutex_unlock(&stream->input_mutex);
+	/* KernelShark drops the trailing newline, and shows no empty info. */
+	if (seq.len && seq.buffer[seq.len - 1] == '\n')
+		seq.len--;
+	trace_seq_terminate(&seq);
+	if (seq.len && asprintf(&info, "%s", seq.buffer) < 0)
+		info = NULL;
+	trace_seq_destroy(&seq);
+	return info;
+}
+
 static char *get_info(struct kshark_data_stream *stream, const struct kshark_entry *e)
 {
 	struct plugin_ctx *c = __get_context(stream->stream_id);
-	char *info = c ? c->get_info(stream, e) : NULL, *out;
+	char *info = c ? checked_info(c, stream, e) : NULL, *out;
 	const struct label *l = c ? find(c, e->offset ? e->offset : -1) : NULL;
 
 	if (!info || !l)
@@ -197,6 +238,12 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	c->map = map_of(c, stream->file);
 	if (!c->map) {
 		fprintf(stderr, "blkmap plugin: %s\n", bm_error_message());
+		__close(stream->stream_id);
+		return 0;
+	}
+	c->printer = bm_printer_new(kshark_get_tep(stream), warn);
+	if (!c->printer) {
+		fprintf(stderr, "blkmap plugin: %s: out of memory\n", stream->file);
 		__close(stream->stream_id);
 		return 0;
 	}

@@ -12,6 +12,7 @@
 #include "blkmap/report/events.h"
 #include "blkmap/report/mapview.h"
 #include "blkmap/report/schema.h"
+#include "blkmap/tracefile/printfmt.h"
 
 struct bm_events_view {
 	FILE *out;
@@ -19,6 +20,7 @@ struct bm_events_view {
 	bool explain;
 	struct tep_handle *tep;
 	const struct bm_decoder *dec;
+	struct bm_printer *printer;
 	struct trace_seq seq;
 	struct bm_line line;
 	int comm_pid;		/* the last pid looked up, and its command */
@@ -37,18 +39,6 @@ static const char *comm_of(struct bm_events_view *v, int pid)
 	return v->comm;
 }
 
-/*
- * A kernel stack's record holds as many frames as the stack had, whatever
- * its format's caller[8] says: libtraceevent's function plugin prints
- * them all, reading no further than the record.
- */
-static bool whole_stack(const struct bm_events_view *v, const struct bm_rec *rec)
-{
-	const struct tep_event *e = tep_find_event(v->tep, rec->type);
-
-	return e && e->handler && !strcmp(e->system, "ftrace") && !strcmp(e->name, "kernel_stack");
-}
-
 /* Details of a non-block event, as the kernel's print format (or a plugin) has them. */
 static const char *details(struct bm_events_view *v, const struct bm_rec *rec,
 			   const struct bm_event *ev)
@@ -57,10 +47,8 @@ static const char *details(struct bm_events_view *v, const struct bm_rec *rec,
 				   .size = rec->size };
 
 	trace_seq_reset(&v->seq);
-	if (!bm_decode_fits(v->dec, rec) && !whole_stack(v, rec))
-		trace_seq_puts(&v->seq, "(record shorter than its format says)");
-	else
-		tep_print_event(v->tep, &v->seq, &trec, "%s", TEP_PRINT_INFO);
+	/* Its format checked first: libtraceevent follows a hostile one past the record. */
+	bm_printer_print(v->printer, &v->seq, &trec, rec->type);
 	/* A marker's text ends with its newline: trace-cmd leaves it out, as here. */
 	while (v->seq.len && v->seq.buffer[v->seq.len - 1] == '\n')
 		v->seq.len--;
@@ -430,7 +418,7 @@ static void event_json(struct bm_line *o, const unsigned char *order, const stru
 
 struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format format,
 					    bool explain, bool no_header,
-					    const struct bm_decoder *dec)
+					    const struct bm_decoder *dec, struct bm_printer *printer)
 {
 	struct bm_events_view *v = calloc(1, sizeof(*v));
 	size_t i;
@@ -446,6 +434,7 @@ struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format for
 	v->format = format;
 	v->explain = explain;
 	v->dec = dec;
+	v->printer = printer;
 	v->tep = bm_decoder_tep(dec);
 	trace_seq_init(&v->seq);
 	bm_line_init(&v->line, out);
@@ -462,7 +451,7 @@ struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format for
 }
 
 struct bm_events_view *bm_events_view_lines(enum bm_output_format format,
-					    const struct bm_decoder *dec)
+					    const struct bm_decoder *dec, struct bm_printer *printer)
 {
 	struct bm_events_view *v = calloc(1, sizeof(*v));
 
@@ -475,6 +464,7 @@ struct bm_events_view *bm_events_view_lines(enum bm_output_format format,
 	}
 	v->format = format;
 	v->dec = dec;
+	v->printer = printer;
 	v->tep = bm_decoder_tep(dec);
 	trace_seq_init(&v->seq);
 	bm_line_init(&v->line, NULL);

@@ -23,6 +23,7 @@
 #include "blkmap/tracefile/decode.h"
 #include "blkmap/tracefile/lanes.h"
 #include "blkmap/tracefile/merge.h"
+#include "blkmap/tracefile/printfmt.h"
 #include "blkmap/tracefile/reader.h"
 #include "blkmap/util/error.h"
 #include "blkmap/util/tell.h"
@@ -43,6 +44,7 @@ struct report {
 	uint64_t map_progress_next;
 	struct bm_analysis *analysis;
 	struct bm_events_view *listing;
+	struct bm_printer *printer;	/* the events' details, through checked formats */
 	uint64_t listed;		/* events (or --top rows) the filters kept */
 	unsigned ops_seen;		/* with --op: the operations of the window's events */
 };
@@ -330,7 +332,7 @@ static int fill_listed(void *ctx, void *state, int cpu, struct bm_lane_batch *b)
 	struct bm_rec rec;
 	int ret = 1;
 
-	if (!ls->view && !(ls->view = bm_events_view_lines(r->opts->format, r->dec)))
+	if (!ls->view && !(ls->view = bm_events_view_lines(r->opts->format, r->dec, r->printer)))
 		goto nomem;
 	while (b->n < b->cap && b->nbytes < LISTED_BYTES &&
 	       (ret = bm_stream_next_cpu(r->stream, cpu, &rec)) > 0) {
@@ -429,8 +431,10 @@ static int list_events(struct report *r)
 {
 	struct tep_handle *tep = bm_trace_tep_printing(r->trace);
 
-	r->listing = bm_events_view_start(r->out, r->opts->format, r->opts->explain,
-					  r->opts->no_header, r->dec);
+	/* After the plugins: their handlers are what some events print through. */
+	r->printer = bm_printer_new(tep, r->opts->warn);
+	r->listing = r->printer ? bm_events_view_start(r->out, r->opts->format, r->opts->explain,
+						       r->opts->no_header, r->dec, r->printer) : NULL;
 	if (!r->listing) {
 		bm_error_errno("cannot list the events of '%s'", bm_trace_path(r->trace));
 		return -1;
@@ -791,15 +795,28 @@ static int window(struct report *r)
 
 int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out)
 {
-	struct report r = { .opts = opts, .out = out };
+	struct bm_trace *trace;
+	int ret;
+
+	if (opts->plot && bm_plot_check(opts->plot, path) < 0)
+		return -1;
+	trace = bm_trace_open(path);
+	if (!trace)
+		return -1;
+	ret = bm_report_trace(trace, opts, out);
+	bm_trace_close(trace);
+	return ret;
+}
+
+int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, FILE *out)
+{
+	struct report r = { .opts = opts, .out = out, .trace = trace };
+	const char *path = bm_trace_path(trace);
 	int ret = -1, err = 0, cpu;
 	ssize_t listed;
 
 	if (opts->plot && bm_plot_check(opts->plot, path) < 0)
 		return -1;
-	r.trace = bm_trace_open(path);
-	if (!r.trace)
-		goto out;
 	r.tep = bm_trace_tep(r.trace);
 	r.dec = bm_decoder_new(r.tep);
 	if (!r.dec) {
@@ -896,11 +913,11 @@ out:
 	bm_time_show(NULL);
 	bm_names_show(true);
 	bm_events_view_free(r.listing);
+	bm_printer_free(r.printer);
 	free(r.pass.losses);
 	bm_analysis_free(r.analysis);
 	bm_stream_close(r.stream);
 	bm_map_free(r.map);
 	bm_decoder_free(r.dec);
-	bm_trace_close(r.trace);
 	return ret;
 }

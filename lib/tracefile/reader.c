@@ -1509,12 +1509,50 @@ static int read_headers(struct bm_trace *t)
 	return read_cpus(t);
 }
 
-/* A spool directory: its meta.dat, and the pages of its page file (spool.h). */
+/*
+ * A spool directory: its meta.dat, and the pages of its page file (spool.h).
+ * Where they are comes from the spool's "collapsing" file when a collapse
+ * was cut short: each CPU's pages are checked as a file's CPU data is,
+ * page-aligned and within the page file, before anything reads them.
+ */
 static int open_spool(struct bm_trace *t, const char *dir)
 {
-	uint64_t region;
+	uint64_t region, ts;
+	struct stat st;
+	int cpu;
 
-	return bm_spool_locate(dir, t->meta.ncpus, t->meta.page_size, t->cpus, &region);
+	if (bm_spool_locate(dir, t->meta.ncpus, t->meta.page_size, t->cpus, &region) < 0)
+		return -1;
+	for (cpu = 0; cpu < t->meta.ncpus; cpu++) {
+		struct bm_cpu_data *c = &t->cpus[cpu];
+
+		if (c->fd < 0 || !c->size)
+			continue;
+		if (fstat(c->fd, &st) < 0) {
+			bm_error_errno("cannot read the pages of '%s'", dir);
+			return -1;
+		}
+		c->size -= c->size % t->meta.page_size;
+		/*
+		 * The page file is sparse and larger than its pages: a CPU's
+		 * pages also fit its region, and the last of them was written
+		 * (a page the recorder wrote has a time stamp; a hole has 0).
+		 */
+		ts = 0;
+		if (c->offset % t->meta.page_size || c->offset > (uint64_t)st.st_size ||
+		    c->size > (uint64_t)st.st_size - c->offset || (region && c->size > region) ||
+		    (c->size && (pread(c->fd, &ts, sizeof(ts), c->offset + c->size -
+				       t->meta.page_size) != sizeof(ts) || !ts))) {
+			bm_error("spool '%s' is damaged: CPU %d's pages (%llu bytes at offset %llu) "
+				 "are not pages the recorder wrote within its page file (%llu bytes, "
+				 "regions of %llu), as the page file's size or its '"
+				 BM_SPOOL_COLLAPSING "' file has them: it cannot be read or recovered",
+				 dir, cpu, (unsigned long long)c->size, (unsigned long long)c->offset,
+				 (unsigned long long)st.st_size, (unsigned long long)region);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /*

@@ -2,9 +2,9 @@
 /*
  * What KernelShark shows of a recording's block events with blkmap's
  * plugin loaded, through libkshark as the GUI drives it: one line a block
- * event, "TS EVENT INFO".
+ * event, "TS EVENT INFO"; with "all", every event's line.
  *
- *   ks-labels PLUGIN.so FILE
+ *   ks-labels PLUGIN.so FILE [all]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +22,8 @@ int main(int argc, char **argv)
 	ssize_t n, i;
 	int sd;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: ks-labels PLUGIN.so FILE\n");
+	if (argc != 3 && (argc != 4 || strcmp(argv[3], "all"))) {
+		fprintf(stderr, "usage: ks-labels PLUGIN.so FILE [all]\n");
 		return 2;
 	}
 	if (!kshark_instance(&ctx)) {
@@ -50,9 +50,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		char *event = kshark_get_event_name(entries[i]), *info;
 
-		if (event && !strncmp(event, "block/", 6)) {
+		if (event && (!strncmp(event, "block/", 6) || argc == 4)) {
 			info = kshark_get_info(entries[i]);
-			printf("%lld %s %s\n", (long long)entries[i]->ts, event + 6, info ? info : "");
+			printf("%lld %s %s\n", (long long)entries[i]->ts,
+			       strchr(event, '/') ? strchr(event, '/') + 1 : event, info ? info : "");
 			free(info);
 		}
 		free(event);

@@ -68,3 +68,24 @@ grep -q "^[0-9]* block_bio_queue .*\[alpha\]$" "$T/ks" ||
 ! grep "^[0-9]* block_rq_issue" "$T/ks" | grep -q '\] \[[^]]*\]$' ||
 	fail "dev-past-record.dat: a label from a dev field past its record: $(grep -m1 block_rq_issue "$T/ks")"
 echo "# hostile formats: the plugin refuses them; a dev field past its record is not read"
+
+# Hostile print formats (tests/data/print): with the plugin, KernelShark
+# shows every event, the ones whose format fails the check by their fields,
+# and says which event and why; its own printer crashed on them (SIGSEGV,
+# SIGFPE) or padded for minutes.
+for f in "$top"/tests/data/print/*.dat; do
+	name=$(basename "$f")
+	"$KS_LABELS" "$PLUGIN" "$f" all >"$T/ks" 2>"$T/ks.err" ||
+		fail "$name: ks-labels exit $?: $(tail -3 "$T/ks.err")"
+	case $name in
+	print-*) event=ftrace:print; shown=print ;;
+	dev-*) event=synthetic:blkmap_dev; shown=blkmap_dev ;;
+	esac
+	grep -q "blkmap plugin: $event events are printed by their fields alone: their print format is not safe to follow (..*)" "$T/ks.err" ||
+		fail "$name: no warning naming $event: $(cat "$T/ks.err")"
+	[ "$(grep -c "^[0-9]* $shown " "$T/ks")" -eq "$("$BLKMAP" report -f csv "$f" 2>/dev/null | grep -c ",${shown},")" ] ||
+		fail "$name: KernelShark does not show every $event event"
+done
+grep -q '^[0-9]* print ip=0x[0-9a-f]* buf=blkmap:' "$T/ks" ||
+	fail "print-*.dat: a print event is not shown by its fields: $(grep -m1 '^[0-9]* print' "$T/ks")"
+echo "# hostile print formats: KernelShark shows every event, by its fields where the format fails"

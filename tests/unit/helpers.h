@@ -61,6 +61,8 @@ Suite *suite_tracefile(void);
 Suite *suite_merge(void);
 Suite *suite_page(void);
 Suite *suite_spool(void);
+Suite *suite_spool_read(void);
+Suite *suite_printfmt(void);
 Suite *suite_ring(void);
 Suite *suite_trigger(void);
 Suite *suite_marker(void);

@@ -12,6 +12,8 @@ int main(void)
 	srunner_add_suite(sr, suite_page());
 	srunner_add_suite(sr, suite_merge());
 	srunner_add_suite(sr, suite_spool());
+	srunner_add_suite(sr, suite_spool_read());
+	srunner_add_suite(sr, suite_printfmt());
 	srunner_add_suite(sr, suite_ring());
 	srunner_add_suite(sr, suite_trigger());
 	srunner_add_suite(sr, suite_marker());

@@ -22,13 +22,16 @@ struct bm_labelled {
 
 struct bm_events_view;
 
+struct bm_printer;
+
 /*
  * A view writing to @out; a CSV one has written its header row unless
- * @no_header. NULL: no memory.
+ * @no_header. Other events' details are printed through @printer
+ * (printfmt.h). NULL: no memory.
  */
 struct bm_events_view *bm_events_view_start(FILE *out, enum bm_output_format format,
 					    bool explain, bool no_header,
-					    const struct bm_decoder *dec);
+					    const struct bm_decoder *dec, struct bm_printer *printer);
 /* One event; its line may stay in the view's buffer until the next flush. */
 void bm_events_view_print(struct bm_events_view *v, const struct bm_rec *rec,
 			  const struct bm_event *ev, const struct bm_labelled *l);
@@ -39,7 +42,7 @@ void bm_events_view_print(struct bm_events_view *v, const struct bm_rec *rec,
  * several threads are safe once the caller's thread made the first.
  */
 struct bm_events_view *bm_events_view_lines(enum bm_output_format format,
-					    const struct bm_decoder *dec);
+					    const struct bm_decoder *dec, struct bm_printer *printer);
 const char *bm_events_view_take(struct bm_events_view *v, size_t *len);
 /* Lines formatted elsewhere, as they are. */
 void bm_events_view_put(struct bm_events_view *v, const char *lines, size_t len);

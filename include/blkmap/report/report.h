@@ -77,5 +77,11 @@ struct bm_report_opts {
 
 /* 0 on success; -1 with a message naming the file and offset. */
 int bm_report(const char *path, const struct bm_report_opts *opts, FILE *out);
+/*
+ * The same of a recording already open, which stays open: what a caller
+ * reporting on the same file many times (the fuzzer) uses.
+ */
+struct bm_trace;
+int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, FILE *out);
 
 #endif

@@ -26,7 +26,7 @@ static const char *listing(enum bm_output_format format, const struct bm_event *
 	tep_register_comm(tep, "fio, job 1", 42);
 	dec = bm_decoder_new(tep);
 	ck_assert_ptr_nonnull(dec);
-	v = bm_events_view_start(f, format, false, false, dec);
+	v = bm_events_view_start(f, format, false, false, dec, NULL);
 	ck_assert_ptr_nonnull(v);
 	if (ev)
 		bm_events_view_print(v, &rec, ev, l);
