@@ -27,6 +27,7 @@
 #define NCPUS	3
 
 static char dir[256], out[300], ref[300];
+static struct bm_spool sp = BM_SPOOL_INIT;	/* dir, opened */
 /* Where spools are made: TMPDIR, or an ext4 image mounted for the tests. */
 static char base[256];
 static char mounted[256];	/* the ext4 image's mount point, if mounted */
@@ -39,11 +40,25 @@ static const char *tmpdir(void)
 	return getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 }
 
+/* bm_spool_write_out() into the file @path. */
+static int spool_write_out(const struct bm_trace_meta *m, const char *path,
+			   enum bm_compression compression, uint64_t *bytes)
+{
+	struct bm_output o;
+	int ret;
+
+	ck_assert_msg(bm_output_open(&o, path) == 0, "%s", bm_error_message());
+	ret = bm_spool_write_out(&sp, m, &o, compression, bytes);
+	bm_output_close(&o);
+	return ret;
+}
+
 static void setup(void)
 {
 	snprintf(dir, sizeof(dir), "%s/blkmap-unit-spool-%d", base[0] ? base : tmpdir(),
 		 (int)getpid());
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	ck_assert_msg(bm_spool_open(&sp, dir) == 0, "%s", bm_error_message());
 	snprintf(out, sizeof(out), "%s.dat", dir);
 	snprintf(ref, sizeof(ref), "%s.ref", dir);
 	test_meta_init(&meta, NCPUS);
@@ -51,7 +66,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	bm_spool_remove(dir);
+	bm_spool_remove(&sp);
 	unlink(out);
 	unlink(ref);
 	bm_trace_meta_release(&meta);
@@ -89,7 +104,7 @@ static uint64_t make_spool(void)
 	int fds[NCPUS], cpu;
 
 	write_meta();
-	ck_assert_msg(bm_spool_create(dir, NCPUS, fds, &region) == 0, "%s", bm_error_message());
+	ck_assert_msg(bm_spool_create(&sp, NCPUS, fds, &region) == 0, "%s", bm_error_message());
 	ck_assert_uint_eq(region % (1 << 20), 0);
 	for (cpu = 0; cpu < NCPUS; cpu++) {
 		write_pages(fds[cpu], cpu);
@@ -244,7 +259,7 @@ START_TEST(written_out_in_place_or_copied_the_bytes_are_the_same)
 	write_reference();
 	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, dir);
 	ck_assert_int_eq(stat(path, &pages), 0);
-	ck_assert_msg(bm_spool_write_out(dir, &meta, out, BM_COMPRESS_NONE, &bytes) == 0, "%s", bm_error_message());
+	ck_assert_msg(spool_write_out(&meta, out, BM_COMPRESS_NONE, &bytes) == 0, "%s", bm_error_message());
 	ck_assert_int_eq(stat(out, &st), 0);
 	ck_assert_uint_eq(bytes, st.st_size);
 	/* In place, the spool's file is the recording; copied, it is not. */
@@ -297,7 +312,7 @@ START_TEST(a_collapse_cut_short_leaves_a_readable_spool)
 	close(fd);
 	check_events(dir);
 	/* And it can be written out from there. */
-	ck_assert_msg(bm_spool_write_out(dir, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s", bm_error_message());
+	ck_assert_msg(spool_write_out(&meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s", bm_error_message());
 	check_events(out);
 }
 END_TEST
@@ -311,7 +326,7 @@ START_TEST(a_region_holds_what_it_was_given)
 	struct stat st;
 
 	need_collapsing_fs();
-	ck_assert_int_eq(bm_spool_create(dir, NCPUS, fds, &region), 0);
+	ck_assert_int_eq(bm_spool_create(&sp, NCPUS, fds, &region), 0);
 	for (cpu = 0; cpu < NCPUS; cpu++)
 		close(fds[cpu]);
 	ck_assert_msg(region, "no regions in '%s'", dir);
@@ -362,7 +377,8 @@ START_TEST(a_spool_of_one_file_per_cpu_reads_and_writes_out)
 
 	write_meta();
 	for (cpu = 0; cpu < NCPUS; cpu++) {
-		bm_spool_pages_path(path, sizeof(path), dir, cpu, 0);
+		snprintf(path, sizeof(path), "%s/", dir);
+		bm_spool_pages_name(path + strlen(path), sizeof(path) - strlen(path), cpu, 0);
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		write_pages(fd, cpu);
 		/* A page a crash cut short is left out. */
@@ -370,7 +386,7 @@ START_TEST(a_spool_of_one_file_per_cpu_reads_and_writes_out)
 		close(fd);
 	}
 	check_events(dir);
-	ck_assert_msg(bm_spool_write_out(dir, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s", bm_error_message());
+	ck_assert_msg(spool_write_out(&meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s", bm_error_message());
 	check_events(out);
 }
 END_TEST
