@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
@@ -438,6 +439,23 @@ static int arm(struct recorder *r)
 	return 0;
 }
 
+/*
+ * In the child: become --user's user, with their groups, and their
+ * HOME, USER and LOGNAME. The recorder stays root; the workload need not.
+ */
+static int become_user(const struct bm_record_opts *o)
+{
+	if (!o->user)
+		return 0;
+	if (initgroups(o->user, o->user_gid) < 0 || setgid(o->user_gid) < 0 ||
+	    setuid(o->user_uid) < 0)
+		return -1;
+	setenv("HOME", o->user_home, 1);
+	setenv("USER", o->user, 1);
+	setenv("LOGNAME", o->user, 1);
+	return 0;
+}
+
 /* Start the command once tracing is armed; report exec failure. */
 static int start_command(struct recorder *r)
 {
@@ -461,7 +479,8 @@ static int start_command(struct recorder *r)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (r->nofile_raised)	/* the command's as the recorder was given it */
 			setrlimit(RLIMIT_NOFILE, &r->nofile);
-		execvp(r->opts->argv[0], r->opts->argv);
+		if (become_user(r->opts) == 0)
+			execvp(r->opts->argv[0], r->opts->argv);
 		err = errno;
 		n = write(pipefd[1], &err, sizeof(err));
 		(void)n;
@@ -476,7 +495,8 @@ static int start_command(struct recorder *r)
 		waitpid(r->child, NULL, 0);
 		r->child = 0;
 		errno = err;
-		bm_error_errno("cannot run '%s'", r->opts->argv[0]);
+		bm_error_errno("cannot run '%s'%s%s", r->opts->argv[0],
+			       r->opts->user ? " as " : "", r->opts->user ? r->opts->user : "");
 		r->res->command_status = 127;
 		return -1;
 	}
