@@ -52,6 +52,13 @@
 #define BATCH_BYTES	(1 << 20)	/* a pipe's, and so a write's at most, on the splice path */
 #define PIPES		4	/* batches that may wait for the disk, per CPU */
 #define POLL_MS		1000	/* read partial pages at least this often */
+/*
+ * ... and with a trigger: the two halves of a slow I/O may be on two CPUs,
+ * and the pair is seen only once the later CPU is read. The earlier half
+ * must still be in its ring then, which a flood on its CPU turns over in
+ * a fraction of a second: so quiet CPUs are read ten times as often.
+ */
+#define TRIGGER_POLL_MS	100
 #define PARTIAL_NS	(POLL_MS * 1000000ULL)	/* ... for sub-buffers of a page */
 
 /*
@@ -152,11 +159,22 @@ static int to_writer(struct cpu_reader *r, const char *pages, size_t len);
 
 static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size)
 {
-	if (s->trigger)
-		bm_trigger_pages(s->trigger, pages, len / page_size, page_size);
+	/*
+	 * A slow I/O holds the ring at once, before these pages can push it
+	 * out: the snapshot due --post seconds later must still have it.
+	 */
+	bool slow = s->trigger && bm_trigger_pages(s->trigger, pages, len / page_size, page_size);
+
 	if (s->ring) {
-		if (bm_ring_put(s->ring, s->cpu, pages, len / page_size) < 0)
+		int full;
+
+		if (slow)
+			bm_ring_hold(s->ring);
+		full = bm_ring_put(s->ring, s->cpu, pages, len / page_size);
+		if (full < 0)
 			return -1;
+		if (full && s->trigger)
+			bm_trigger_poke(s->trigger);	/* the snapshot is due now */
 	} else if (len > s->room - *s->bytes) {
 		errno = EFBIG;
 		return -1;
@@ -622,7 +640,8 @@ static void *reader_main(void *arg)
 		goto failed;
 	}
 	while (!stopping) {
-		if (poll(fds, 3, POLL_MS) < 0 && errno != EINTR) {
+		if (poll(fds, 3, atomic_load(&c->trigger) ? TRIGGER_POLL_MS : POLL_MS) < 0 &&
+		    errno != EINTR) {
 			snprintf(r->error, sizeof(r->error), "cannot poll CPU %d's trace_pipe_raw: %s",
 				 r->cpu, strerror(errno));
 			goto failed;
@@ -881,7 +900,8 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 	for (cpu = 0; cpu < ncpus; cpu++)
 		c->cpus[cpu].spool_fd = fds[cpu];
 	if (ring_bytes)
-		c->ring = bm_ring_new(spool->fd, spool->path, ncpus, page_size, ring_bytes, fds, c->region);
+		c->ring = bm_ring_new(spool->fd, spool->path, ncpus, page_size, ring_bytes, fds,
+				      c->region);
 	free(fds);
 	if (ring_bytes && !c->ring)
 		goto fail;

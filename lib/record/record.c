@@ -595,6 +595,13 @@ static int tick(struct recorder *r)
 	return stop;
 }
 
+/* End the ring's hold; a failure costs the recording nothing but a warning. */
+static void release(struct recorder *r)
+{
+	if (bm_ring_release(bm_capture_ring(r->capture)) < 0)
+		bm_tell(r->opts->warn, "%s; recording goes on", bm_error_message());
+}
+
 /* Snapshots the trigger wrote in the last minute. */
 static unsigned triggered_lately(struct recorder *r, int64_t now)
 {
@@ -605,29 +612,43 @@ static unsigned triggered_lately(struct recorder *r, int64_t now)
 	return n;
 }
 
-/* A slow I/O was seen: a snapshot once --post has passed, within the limit. */
+/*
+ * A slow I/O was seen: a snapshot once --post has passed, within the
+ * limit. The capture held the ring when it saw it (ring.h); the hold
+ * lasts while a snapshot is due. A ring's worth held before --post ran
+ * out brings the snapshot forward.
+ */
 static void triggered(struct recorder *r)
 {
+	struct bm_ring *ring = bm_capture_ring(r->capture);
 	struct bm_trigger_hit hit;
 	int64_t now = bm_now_ms();
 	eventfd_t count;
 	char dev[32];
 
 	eventfd_read(r->trigger_fd, &count);
-	if (!bm_trigger_take(r->trigger, &hit) || r->snapshot_at >= 0)
-		return;		/* none, or the snapshot due will hold it */
-	snprintf(dev, sizeof(dev), "%u:%u", BM_MAJOR(hit.dev), BM_MINOR(hit.dev));
-	if (triggered_lately(r, now) >= r->opts->snapshots_per_minute) {
-		bm_tell(r->opts->notify, "an I/O on %s took %.3f ms (%s) at %.6f: no snapshot, %u "
-			"were written in the last minute (--snapshot-limit)", dev,
-			hit.latency_ns / 1e6, hit.d2c ? "D2C" : "Q2C", hit.end_ts / 1e9,
-			r->opts->snapshots_per_minute);
-		return;
+	if (r->snapshot_at > now && bm_ring_hold_full(ring)) {
+		bm_tell(r->opts->notify, "the ring went round once since the slow I/O: the "
+			"snapshot now, %.1f s before --post ran out", (r->snapshot_at - now) / 1e3);
+		r->snapshot_at = now;
 	}
-	r->snapshot_at = now + (int64_t)(r->opts->post_s * 1000);
-	bm_tell(r->opts->notify, "an I/O on %s took %.3f ms (%s), sector %llu, ending at %.6f: "
-		"snapshot in %.1f s", dev, hit.latency_ns / 1e6, hit.d2c ? "D2C" : "Q2C",
-		(unsigned long long)hit.sector, hit.end_ts / 1e9, r->opts->post_s);
+	if (bm_trigger_take(r->trigger, &hit) && r->snapshot_at < 0) {
+		snprintf(dev, sizeof(dev), "%u:%u", BM_MAJOR(hit.dev), BM_MINOR(hit.dev));
+		if (triggered_lately(r, now) >= r->opts->snapshots_per_minute) {
+			bm_tell(r->opts->notify, "an I/O on %s took %.3f ms (%s) at %.6f: no "
+				"snapshot, %u were written in the last minute (--snapshot-limit)",
+				dev, hit.latency_ns / 1e6, hit.d2c ? "D2C" : "Q2C",
+				hit.end_ts / 1e9, r->opts->snapshots_per_minute);
+		} else {
+			r->snapshot_at = now + (int64_t)(r->opts->post_s * 1000);
+			bm_tell(r->opts->notify, "an I/O on %s took %.3f ms (%s), sector %llu, "
+				"ending at %.6f: snapshot in %.1f s", dev, hit.latency_ns / 1e6,
+				hit.d2c ? "D2C" : "Q2C", (unsigned long long)hit.sector,
+				hit.end_ts / 1e9, r->opts->post_s);
+		}
+	}
+	if (r->snapshot_at < 0)
+		release(r);	/* nothing due: nothing to hold for */
 }
 
 /*
@@ -691,6 +712,7 @@ static int wait_for_stop(struct recorder *r)
 				snapshot(r);
 				r->triggered[r->ntriggered++ % 64] = bm_now_ms();
 				r->snapshot_at = -1;
+				release(r);
 				continue;
 			}
 			if (timeout < 0 || left < timeout)

@@ -47,6 +47,8 @@ struct cpu_ring {
 	bool packing;
 	unsigned char *pack_page;
 	const unsigned char *map;	/* the ring's slots, read-only */
+	int held_fd;		/* held.CPU: pages that left the ring during a hold */
+	uint64_t held_pages;
 	/* The last idle marker dropped, not yet kept. */
 	unsigned char *tick;
 	uint32_t tick_size;
@@ -65,6 +67,8 @@ struct bm_ring {
 	uint32_t print_buf;	/* where ftrace:print's text is in its record */
 	uint16_t print_id;
 	_Atomic(uint8_t *) fates;	/* by event id; NULL until learnt */
+	atomic_bool holding;	/* pages leaving go to held.CPU whole */
+	atomic_bool hold_full;	/* a CPU held a ring's worth: said once */
 	struct cpu_ring *cpus;
 };
 
@@ -98,7 +102,7 @@ struct bm_ring *bm_ring_new(int dfd, const char *dir, int ncpus, uint32_t page_s
 	r->page_size = page_size;
 	r->slots = bytes / ncpus / page_size;
 	for (cpu = 0; cpu < ncpus; cpu++)
-		r->cpus[cpu].kept_fd = -1;
+		r->cpus[cpu].kept_fd = r->cpus[cpu].held_fd = -1;
 	if (r->slots < BM_RING_MIN_PAGES) {
 		bm_error("a ring of %llu KiB is too small: at least %u KiB (%d pages of %u bytes "
 			 "a CPU)", (unsigned long long)(bytes >> 10),
@@ -151,6 +155,12 @@ struct bm_ring *bm_ring_new(int dfd, const char *dir, int ncpus, uint32_t page_s
 		file_name(name, sizeof(name), "kept", cpu);
 		c->kept_fd = create_file(r, name);
 		if (c->kept_fd < 0) {
+			bm_error_errno("cannot create '%s/%s'", dir, name);
+			goto fail;
+		}
+		file_name(name, sizeof(name), "held", cpu);
+		c->held_fd = create_file(r, name);
+		if (c->held_fd < 0) {
 			bm_error_errno("cannot create '%s/%s'", dir, name);
 			goto fail;
 		}
@@ -297,15 +307,30 @@ static int keep_from(struct bm_ring *r, struct cpu_ring *c, const unsigned char 
 	return 0;
 }
 
+/*
+ * A page leaving CPU @c's ring: during a hold it is held whole, else what
+ * of it must outlive it is kept. 1 when this CPU has just held a ring's
+ * worth, the first CPU to: the snapshot should be written now.
+ */
+static int let_go(struct bm_ring *r, struct cpu_ring *c, const unsigned char *page)
+{
+	if (!atomic_load_explicit(&r->holding, memory_order_acquire))
+		return keep_from(r, c, page);
+	if (pwrite(c->held_fd, page, r->page_size, c->held_pages * r->page_size) !=
+	    (ssize_t)r->page_size)
+		return -1;
+	return ++c->held_pages >= r->slots && !atomic_exchange(&r->hold_full, true);
+}
+
 int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages)
 {
 	struct cpu_ring *c = &r->cpus[cpu];
 	const unsigned char *at = pages;
 	size_t ps = r->page_size, i;
-	int ret = 0;
+	int ret = 0, full = 0;
 
 	pthread_mutex_lock(&c->lock);
-	while (npages && ret == 0) {
+	while (npages && ret >= 0) {
 		uint64_t slot = c->count % r->slots;
 		size_t n = npages, len;
 
@@ -313,9 +338,11 @@ int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages)
 			n = r->slots - slot;
 		len = n * ps;
 		/* Once round, every slot holds a page: what leaves, leaves now. */
-		for (i = 0; c->count >= r->slots && i < n && ret == 0; i++)
-			ret = keep_from(r, c, c->map + (slot + i) * ps);
-		if (ret == 0 && pwrite(c->fd, at, len, c->base + slot * ps) != (ssize_t)len)
+		for (i = 0; c->count >= r->slots && i < n && ret >= 0; i++) {
+			ret = let_go(r, c, c->map + (slot + i) * ps);
+			full |= ret > 0;
+		}
+		if (ret >= 0 && pwrite(c->fd, at, len, c->base + slot * ps) != (ssize_t)len)
 			ret = -1;
 		c->count += n;
 		at += len;
@@ -324,14 +351,76 @@ int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages)
 	pthread_mutex_unlock(&c->lock);
 	if (ret < 0 && !errno)
 		errno = EIO;
+	return ret < 0 ? -1 : full;
+}
+
+void bm_ring_hold(struct bm_ring *r)
+{
+	atomic_store_explicit(&r->holding, true, memory_order_release);
+}
+
+bool bm_ring_hold_full(struct bm_ring *r)
+{
+	return atomic_load(&r->hold_full);
+}
+
+static void lock_all(struct bm_ring *r)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < r->ncpus; cpu++)
+		pthread_mutex_lock(&r->cpus[cpu].lock);
+}
+
+static void unlock_all(struct bm_ring *r)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < r->ncpus; cpu++)
+		pthread_mutex_unlock(&r->cpus[cpu].lock);
+}
+
+/*
+ * Every CPU locked, so that no page leaves a ring meanwhile: the held
+ * pages are let go as a page leaving the ring is, oldest first, which
+ * keeps the kept pages in time order.
+ */
+int bm_ring_release(struct bm_ring *r)
+{
+	unsigned char *page = malloc(r->page_size);
+	uint64_t i;
+	int cpu, ret = 0;
+
+	if (!page)
+		return -1;
+	lock_all(r);
+	atomic_store(&r->holding, false);
+	atomic_store(&r->hold_full, false);
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		struct cpu_ring *c = &r->cpus[cpu];
+
+		for (i = 0; i < c->held_pages && ret == 0; i++)
+			if (pread(c->held_fd, page, r->page_size, i * r->page_size) !=
+			    (ssize_t)r->page_size || keep_from(r, c, page) < 0)
+				ret = -1;
+		c->held_pages = 0;
+		if (ftruncate(c->held_fd, 0) < 0)
+			ret = -1;
+	}
+	unlock_all(r);
+	free(page);
+	if (ret < 0)
+		bm_error_errno("cannot let go of the pages held for a snapshot in '%s'", r->dir);
 	return ret;
 }
 
-/* The time of the oldest page in @c's ring: where its window starts. */
+/* The time of the oldest page held or in @c's ring: where its window starts. */
 static void window_start(struct bm_ring *r, struct cpu_ring *c, uint64_t *ts)
 {
 	uint64_t first = c->count > r->slots ? c->count - r->slots : 0;
 
+	if (c->held_pages && pread(c->held_fd, ts, sizeof(*ts), 0) == sizeof(*ts))
+		return;
 	memcpy(ts, c->map + (first % r->slots) * r->page_size, sizeof(*ts));
 }
 
@@ -356,9 +445,9 @@ static uint32_t window_marker(const struct bm_ring *r, unsigned char *rec, uint3
 	return size;
 }
 
-/* A CPU's window: its kept pages, the tail of them, and its ring from the oldest page on. */
+/* A CPU's window: its kept pages, the tail of them, those held, and its ring from the oldest page on. */
 struct window {
-	struct bm_extent parts[4];
+	struct bm_extent parts[5];
 	size_t nparts;
 	unsigned char *tail;	/* up to 3 pages: the page being filled, a tick, a marker */
 };
@@ -372,8 +461,10 @@ static void add_part(struct window *w, struct bm_extent part)
 /*
  * CPU @c's window: its kept pages, then the page being filled with the
  * last idle marker and @marker at @marker_ts if any (on a copy: the ring
- * goes on filling its own), then its ring from the oldest page on. Its
- * parts point into @c's files and mapping: valid while @c stays locked.
+ * goes on filling its own), then the pages held since a hold, then its
+ * ring from the oldest page on. Its parts point into @c's files and
+ * mapping: valid while @c stays locked (the files' parts for longer: they
+ * are only appended to until bm_ring_release()).
  */
 static int window_of(struct bm_ring *r, struct cpu_ring *c, struct window *w,
 		     const void *marker, uint32_t marker_size, uint64_t marker_ts)
@@ -412,6 +503,7 @@ static int window_of(struct bm_ring *r, struct cpu_ring *c, struct window *w,
 		tail_pages++;
 		add_part(w, (struct bm_extent){ .mem = w->tail, .size = tail_pages * ps });
 	}
+	add_part(w, (struct bm_extent){ .fd = c->held_fd, .size = c->held_pages * ps });
 	first = c->count > r->slots ? c->count - r->slots : 0;
 	for (; first < c->count; first += n) {
 		slot = first % r->slots;
@@ -481,12 +573,13 @@ static int write_out(struct bm_ring *r, const struct bm_trace_meta *meta,
 	}
 	for (cpu = 0; cpu < r->ncpus; cpu++)
 		aside[cpu] = -1;
-	for (cpu = 0; cpu < r->ncpus; cpu++)
-		pthread_mutex_lock(&r->cpus[cpu].lock);
+	lock_all(r);
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
-		if (r->cpus[cpu].count <= r->slots)
-			continue;
-		window_start(r, &r->cpus[cpu], &ts);
+		struct cpu_ring *c = &r->cpus[cpu];
+
+		if (c->count - c->held_pages <= r->slots)
+			continue;	/* none of its pages let go */
+		window_start(r, c, &ts);
 		if (marked < 0 || ts > start) {
 			start = ts;
 			marked = cpu;
@@ -508,14 +601,13 @@ static int write_out(struct bm_ring *r, const struct bm_trace_meta *meta,
 						  .nextents = w->nparts };
 	}
 	if (live) {
-		for (cpu = 0; cpu < r->ncpus; cpu++)
-			pthread_mutex_unlock(&r->cpus[cpu].lock);
+		unlock_all(r);
 		locked = false;
 	}
 	ret = bm_output_write(output, meta, cpus, compression, bytes);
 out:
-	for (cpu = 0; locked && cpu < r->ncpus; cpu++)
-		pthread_mutex_unlock(&r->cpus[cpu].lock);
+	if (locked)
+		unlock_all(r);
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
 		free(windows[cpu].tail);
 		if (aside[cpu] >= 0)
@@ -569,6 +661,11 @@ void bm_ring_free(struct bm_ring *r)
 			file_name(name, sizeof(name), "kept", cpu);
 			unlinkat(r->dfd, name, 0);
 			pthread_mutex_destroy(&c->lock);
+		}
+		if (c->held_fd >= 0) {
+			close(c->held_fd);
+			file_name(name, sizeof(name), "held", cpu);
+			unlinkat(r->dfd, name, 0);
 		}
 		free(c->pack_page);
 		free(c->tick);

@@ -60,6 +60,7 @@ struct bm_trigger {
 	int64_t disk_checked_ms;
 	struct bm_trigger_hit hit;	/* the slowest not taken yet */
 	bool has_hit;
+	uint64_t hits;			/* slow I/Os seen so far */
 };
 
 #define REQUEST_BIT	(1ULL << 63)
@@ -250,6 +251,7 @@ static void note_io(struct bm_trigger *t, const struct bm_io *io, struct slot *s
 		t->hit = (struct bm_trigger_hit){ .dev = io->dev, .sector = io->sector,
 			.latency_ns = latency, .end_ts = end, .d2c = request };
 	t->has_hit = true;
+	t->hits++;
 	eventfd_write(t->notify_fd, 1);
 }
 
@@ -320,17 +322,26 @@ static void note_page(struct bm_trigger *t, const unsigned char *page)
 	}
 }
 
-void bm_trigger_pages(struct bm_trigger *t, const void *pages, size_t npages, uint32_t page_size)
+bool bm_trigger_pages(struct bm_trigger *t, const void *pages, size_t npages, uint32_t page_size)
 {
 	const unsigned char *page = pages;
+	uint64_t hits;
 	size_t i;
 
 	t->page.page_size = page_size;
 	pthread_mutex_lock(&t->lock);
+	hits = t->hits;
 	for (i = 0; i < npages; i++, page += page_size)
 		note_page(t, page);
 	note_ahead(t);
+	hits = t->hits - hits;
 	pthread_mutex_unlock(&t->lock);
+	return hits;
+}
+
+void bm_trigger_poke(struct bm_trigger *t)
+{
+	eventfd_write(t->notify_fd, 1);
 }
 
 bool bm_trigger_take(struct bm_trigger *t, struct bm_trigger_hit *hit)

@@ -65,6 +65,7 @@ Suite *suite_ring(void);
 Suite *suite_trigger(void);
 Suite *suite_marker(void);
 Suite *suite_map(void);
+Suite *suite_cgroups(void);
 Suite *suite_analyse(void);
 Suite *suite_stacks(void);
 Suite *suite_phases(void);

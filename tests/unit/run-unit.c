@@ -16,6 +16,7 @@ int main(void)
 	srunner_add_suite(sr, suite_trigger());
 	srunner_add_suite(sr, suite_marker());
 	srunner_add_suite(sr, suite_map());
+	srunner_add_suite(sr, suite_cgroups());
 	srunner_add_suite(sr, suite_analyse());
 	srunner_add_suite(sr, suite_stacks());
 	srunner_add_suite(sr, suite_phases());

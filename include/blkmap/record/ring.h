@@ -18,7 +18,15 @@
  * the map takes of one is the bound it sets for the next uevent marker.
  * Until the recording's formats are known (bm_ring_learn) a page that
  * leaves the ring is kept whole.
+ *
+ * A hold (a triggered snapshot, due --post seconds after its slow I/O)
+ * keeps whole every page that leaves the ring from then on, in the spool
+ * file "held.CPU", between the kept pages and the ring: a file written
+ * then holds every page the ring had at the hold and every page since,
+ * however much came after the trigger. The held pages cost the spool's
+ * space; once a CPU has held a ring's worth, the snapshot is due at once.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "blkmap/tracefile/compress.h"
@@ -39,8 +47,18 @@ struct bm_ring *bm_ring_new(int dfd, const char *dir, int ncpus, uint32_t page_s
 			    uint64_t bytes, const int *fds, uint64_t region);
 /* The recording's formats, from the trace file @meta_path (the spool's meta.dat). */
 int bm_ring_learn(struct bm_ring *r, const char *meta_path);
-/* Put @npages pages read from CPU @cpu's buffer into its ring (one thread a CPU). */
+/*
+ * Put @npages pages read from CPU @cpu's buffer into its ring (one thread
+ * a CPU). 0; 1 when a hold has just filled (a CPU held a ring's worth;
+ * said once a hold); -1 on failure.
+ */
 int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages);
+/* Hold every page that leaves the ring from now on (any thread; a hold on stays on). */
+void bm_ring_hold(struct bm_ring *r);
+/* Has a CPU held a ring's worth since the hold began? */
+bool bm_ring_hold_full(struct bm_ring *r);
+/* End the hold: the held pages leave, their map records kept. 0, or -1 with a message. */
+int bm_ring_release(struct bm_ring *r);
 /*
  * Write what the ring holds, with @meta, to @output (a version 7 file,
  * compressed, unless @compression is BM_COMPRESS_NONE), straight from the

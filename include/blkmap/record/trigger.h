@@ -36,8 +36,13 @@ int bm_trigger_parse(const char *text, struct bm_trigger_spec *spec);
  */
 struct bm_trigger *bm_trigger_new(const struct bm_trigger_spec *spec, const char *meta_path,
 				  int notify_fd);
-/* Look at @npages pages just read from a CPU (any thread). */
-void bm_trigger_pages(struct bm_trigger *t, const void *pages, size_t npages, uint32_t page_size);
+/*
+ * Look at @npages pages just read from a CPU (any thread). True when a
+ * slow I/O was seen in them (the notify descriptor signalled).
+ */
+bool bm_trigger_pages(struct bm_trigger *t, const void *pages, size_t npages, uint32_t page_size);
+/* Signal the notify descriptor without a slow I/O: the ring's hold is full. */
+void bm_trigger_poke(struct bm_trigger *t);
 
 struct bm_trigger_hit {
 	uint32_t dev;		/* kernel dev_t encoding, as in the events */

@@ -291,6 +291,61 @@ START_TEST(a_snapshot_holds_what_the_last_write_out_holds)
 }
 END_TEST
 
+/*
+ * A hold keeps every page the ring had and every page since, whole, in
+ * time order and with no window mark (nothing was let go), and says once
+ * when it has held a ring's worth; released, the held pages leave as
+ * pages do, their map records kept, and the next file marks its window.
+ */
+START_TEST(a_hold_keeps_every_page_until_released)
+{
+	unsigned char pages[NPAGES][TEST_PAGE_SIZE];
+	struct seen seen[64];
+	int i, n, k, full = 0;
+
+	ck_assert_msg(bm_ring_learn(r, meta_path) == 0, "%s", bm_error_message());
+	for (i = 0; i < NPAGES; i++)
+		make_page(pages[i], i);
+	ck_assert_int_eq(bm_ring_put(r, 0, pages[0], 3), 0);
+	bm_ring_hold(r);
+	for (i = 3; i < NPAGES; i += 2) {
+		int got = bm_ring_put(r, 0, pages[i], NPAGES - i < 2 ? NPAGES - i : 2);
+
+		ck_assert_int_ge(got, 0);
+		full += got;
+		/* Held: SLOTS pages once NPAGES - SLOTS... have left, page SLOTS - 1 the last. */
+		ck_assert_int_eq(bm_ring_hold_full(r), i + 2 > 2 * SLOTS - 1);
+	}
+	ck_assert_int_eq(full, 1);
+	ck_assert_msg(ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s",
+		      bm_error_message());
+	n = read_back(out, seen, 64);
+	for (i = k = 0; k < n; k++) {
+		ck_assert_str_ne(seen[k].text, "blkmap:window-begin");
+		if (seen[k].id != BLOCK_ID)
+			continue;
+		ck_assert_uint_eq(seen[k].ts, 1000 * (uint64_t)(i + 1));
+		i++;
+	}
+	ck_assert_int_eq(i, NPAGES);
+
+	ck_assert_int_eq(bm_ring_release(r), 0);
+	ck_assert(!bm_ring_hold_full(r));
+	unlink(out);
+	ck_assert_int_eq(ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
+	n = read_back(out, seen, 64);
+	for (i = k = 0; k < n; k++)
+		i += seen[k].id == BLOCK_ID;
+	ck_assert_int_eq(i, SLOTS);
+	for (k = 0; k < n && strcmp(seen[k].text, "blkmap:dump id=1 dev=7:0 name=loop0"); k++)
+		;
+	ck_assert_int_lt(k, n);
+	for (; k < n && strcmp(seen[k].text, "blkmap:window-begin"); k++)
+		;
+	ck_assert_int_lt(k, n);
+}
+END_TEST
+
 START_TEST(a_ring_too_small_is_refused_with_the_least_size)
 {
 	int fds[2] = { -1, -1 };
@@ -310,6 +365,7 @@ Suite *suite_ring(void)
 	tcase_add_test(tc, pages_leaving_the_ring_leave_their_map_records_behind);
 	tcase_add_test(tc, until_the_formats_are_known_pages_leaving_are_kept_whole);
 	tcase_add_test(tc, a_snapshot_holds_what_the_last_write_out_holds);
+	tcase_add_test(tc, a_hold_keeps_every_page_until_released);
 	tcase_add_test(sizes, a_ring_too_small_is_refused_with_the_least_size);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, sizes);
