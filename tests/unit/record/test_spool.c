@@ -391,6 +391,87 @@ START_TEST(a_spool_of_one_file_per_cpu_reads_and_writes_out)
 }
 END_TEST
 
+/* A file @name in @d holding @text. */
+static void put_file(const char *d, const char *name, const char *text)
+{
+	char path[600];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", d, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static bool has_file(const char *d, const char *name)
+{
+	char path[600];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", d, name);
+	return lstat(path, &st) == 0;
+}
+
+/* Reopening @dir: refused, the message holding @why. */
+static void refused(const char *why)
+{
+	struct bm_spool again;
+
+	ck_assert_int_eq(bm_spool_open(&again, dir), -1);
+	ck_assert_msg(strstr(bm_error_message(), why), "'%s' says nothing of '%s'",
+		      bm_error_message(), why);
+}
+
+/* A spool's name swapped for a link: removing it empties the spool it was, nothing else. */
+START_TEST(removing_a_spool_follows_no_link)
+{
+	char other[300], moved[300], cmd[320];
+
+	snprintf(other, sizeof(other), "%s.other", dir);
+	snprintf(moved, sizeof(moved), "%s.moved", dir);
+	ck_assert_int_eq(mkdir(other, 0700), 0);
+	put_file(other, "pages", "not a spool's");
+	put_file(other, "theirs", "not a spool's");
+	put_file(dir, "pages", "the spool's");
+	ck_assert_int_eq(rename(dir, moved), 0);
+	ck_assert_int_eq(symlink(other, dir), 0);
+
+	refused("is a symbolic link");
+	bm_spool_remove(&sp);
+	ck_assert(has_file(other, "pages") && has_file(other, "theirs"));
+	ck_assert(!has_file(moved, "pages"));
+	ck_assert_int_eq(unlink(dir), 0);
+	ck_assert_int_eq(rmdir(moved), 0);
+	ck_assert_int_eq(system(strcat(strcpy(cmd, "rm -r "), other)), 0);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);	/* for teardown */
+	ck_assert_int_eq(bm_spool_open(&sp, dir), 0);
+}
+END_TEST
+
+/* What blkmap does not make is refused, and says why. */
+START_TEST(a_spool_not_as_blkmap_makes_it_is_refused)
+{
+	char path[600];
+
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	refused("mode 0755, not 0700");
+	ck_assert_int_eq(chmod(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/pages", dir);
+	ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+	refused("pages' is a symbolic link");
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	refused("pages' is not a regular file");
+	ck_assert_int_eq(rmdir(path), 0);
+	put_file(dir, "meta.dat", "");
+	snprintf(path, sizeof(path), "%s/meta.dat", dir);
+	ck_assert_int_eq(link(path, out), 0);
+	refused("has another name");
+	ck_assert_int_eq(unlink(out), 0);
+}
+END_TEST
+
 Suite *suite_spool(void)
 {
 	Suite *s = suite_create("spool");
@@ -404,6 +485,8 @@ Suite *suite_spool(void)
 	tcase_add_test(tc, written_out_in_place_or_copied_the_bytes_are_the_same);
 	tcase_add_test(tc, a_full_region_refuses_more);
 	tcase_add_test(tc, a_spool_of_one_file_per_cpu_reads_and_writes_out);
+	tcase_add_test(tc, removing_a_spool_follows_no_link);
+	tcase_add_test(tc, a_spool_not_as_blkmap_makes_it_is_refused);
 	suite_add_tcase(s, tc);
 
 	tcase_add_unchecked_fixture(collapsing, setup_collapsing_fs, teardown_collapsing_fs);
