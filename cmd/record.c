@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* blkmap record: options, then the record pipeline, then a summary. */
 #include <argp.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ static char doc[] =
 	"(writeback_bdi_register: exact time of disk adds), uevent (every add and "
 	"remove, bounded), sysfs (statedump). Default: all this kernel offers.";
 
-enum { OPT_RING = 0x100, OPT_SNAPSHOT_ON, OPT_POST, OPT_SNAPSHOT_LIMIT, OPT_EVENTS };
+enum { OPT_RING = 0x100, OPT_SNAPSHOT_ON, OPT_POST, OPT_SNAPSHOT_LIMIT, OPT_EVENTS, OPT_USER };
 
 static struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the recording to FILE (default blkmap.dat)", 0 },
@@ -65,6 +66,9 @@ static struct argp_option options[] = {
 	{ "sources", 's', "LIST", 0,
 	  "Map sources to use, comma-separated: module, kprobe, tracepoint, uevent, sysfs, "
 	  "all", 0 },
+	{ "user", OPT_USER, "USER", 0,
+	  "Run COMMAND as USER (a name or a uid), with USER's groups, HOME, USER and "
+	  "LOGNAME; blkmap records as root", 0 },
 	{ "quiet", 'q', NULL, 0, "Print only errors", 0 },
 	{ 0 }
 };
@@ -147,6 +151,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--snapshot-on needs a flight recording (--ring=SIZE)");
 		if ((a->post_given || a->limit_given) && !a->opts.trigger)
 			argp_error(state, "--post and --snapshot-limit go with --snapshot-on");
+		if (a->opts.user && !a->opts.argv)
+			argp_error(state, "--user runs a COMMAND: give one after --");
 		break;
 	case 'e':
 		if (a->opts.nevents == (int)(sizeof(a->events) / sizeof(a->events[0])))
@@ -164,6 +170,22 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (all < 0)
 			argp_error(state, "--sources: %s", bm_error_message());
 		a->opts.sources_named = !all;
+		break;
+	}
+	case OPT_USER: {
+		struct passwd *pw = getpwnam(arg);
+		unsigned long uid = strtoul(arg, &end, 10);
+
+		if (!pw && !*end && *arg)
+			pw = getpwuid(uid);
+		if (!pw)
+			argp_error(state, "--user: no user '%s' (see getent passwd)", arg);
+		a->opts.user = strdup(pw->pw_name);
+		a->opts.user_uid = pw->pw_uid;
+		a->opts.user_gid = pw->pw_gid;
+		a->opts.user_home = strdup(pw->pw_dir);
+		if (!a->opts.user || !a->opts.user_home)
+			argp_error(state, "--user: out of memory");
 		break;
 	}
 	case 'q':
@@ -221,6 +243,7 @@ int cmd_record(int argc, char **argv)
 			     .args_doc = "[-- COMMAND [ARG...]]", .doc = doc };
 	struct bm_record_result res;
 	struct args a = { 0 };
+	int ret;
 
 	a.opts.output = "blkmap.dat";
 	a.opts.sources = BM_SRC_ALL;
@@ -234,9 +257,13 @@ int cmd_record(int argc, char **argv)
 
 	if (bm_record(&a.opts, &res) < 0) {
 		fail(NULL);
-		return res.command_status == 127 ? 127 : 1;
+		ret = res.command_status == 127 ? 127 : 1;
+	} else {
+		if (!quiet)
+			summary(&a.opts, &res);
+		ret = res.has_command ? res.command_status : 0;
 	}
-	if (!quiet)
-		summary(&a.opts, &res);
-	return res.has_command ? res.command_status : 0;
+	free((char *)a.opts.user);
+	free((char *)a.opts.user_home);
+	return ret;
 }

@@ -13,7 +13,9 @@ static char doc[] =
 	"tracefs instances, their probe groups, the module's attachment to them. What "
 	"they had spooled is written out first, into the file they were recording to "
 	"(or FILE.recovered-PID if it exists). Running recorders, and everything "
-	"that is not blkmap's, are left alone.\v"
+	"that is not blkmap's, are left alone: a spool that is not as blkmap makes it (a "
+	"symbolic link, another user's, not mode 0700, holding anything but regular "
+	"files) is refused, with the reason, and left as it is.\v"
 	"blkmap record does the same when it starts.";
 
 static void notify(const char *line)

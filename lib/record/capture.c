@@ -846,7 +846,7 @@ const char *bm_capture_path(struct bm_capture *c)
 }
 
 struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
-				    uint32_t page_size, const char *spool_dir, uint64_t ring_bytes,
+				    uint32_t page_size, const struct bm_spool *spool, uint64_t ring_bytes,
 				    int notify_fd)
 {
 	struct bm_capture *c;
@@ -882,9 +882,9 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 		bm_error_errno("cannot start capture");
 		goto fail;
 	}
-	snprintf(c->spool_path, sizeof(c->spool_path), "%s", spool_dir);
+	snprintf(c->spool_path, sizeof(c->spool_path), "%s", spool->path);
 	fds = calloc(ncpus, sizeof(*fds));
-	if (!fds || bm_spool_create(spool_dir, ncpus, fds, &c->region) < 0) {
+	if (!fds || bm_spool_create(spool, ncpus, fds, &c->region) < 0) {
 		if (!fds)
 			bm_error_errno("cannot start capture");
 		free(fds);
@@ -893,7 +893,8 @@ struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
 	for (cpu = 0; cpu < ncpus; cpu++)
 		c->cpus[cpu].spool_fd = fds[cpu];
 	if (ring_bytes)
-		c->ring = bm_ring_new(spool_dir, ncpus, page_size, ring_bytes, fds, c->region);
+		c->ring = bm_ring_new(spool->fd, spool->path, ncpus, page_size, ring_bytes, fds,
+				      c->region);
 	free(fds);
 	if (ring_bytes && !c->ring)
 		goto fail;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -29,10 +30,11 @@
 /* Where to recover a dead recorder's spool without overwriting anything. */
 static void recovery_target(const char *output, pid_t pid, char *buf, size_t size)
 {
+	struct stat st;
 	int n;
 
 	snprintf(buf, size, "%s", output);
-	for (n = 0; access(buf, F_OK) == 0; n++)
+	for (n = 0; lstat(buf, &st) == 0; n++)
 		snprintf(buf, size, n ? "%s.recovered-%d-%d" : "%s.recovered-%d", output,
 			 (int)pid, n);
 }
@@ -41,9 +43,9 @@ static void recovery_target(const char *output, pid_t pid, char *buf, size_t siz
  * What a dead recorder's ring buffers still hold goes into its spool too:
  * everything recorded until the kill is kept.
  */
-static void drain_dead_instance(pid_t pid, const char *spool)
+static void drain_dead_instance(pid_t pid, const struct bm_spool *spool)
 {
-	char name[64], path[PATH_MAX], file[64];
+	char name[64], file[64];
 	struct tracefs_instance *inst;
 	struct bm_cpu_data *cpus = NULL;
 	struct bm_trace *t;
@@ -56,7 +58,7 @@ static void drain_dead_instance(pid_t pid, const char *spool)
 	snprintf(name, sizeof(name), BM_INSTANCE_PREFIX "%d", (int)pid);
 	if (!tracefs_tracing_dir() || !tracefs_instance_exists(name))
 		return;
-	t = bm_trace_open(spool);
+	t = bm_trace_open_at(spool->fd, spool->path);
 	if (!t)
 		return;
 	ncpus = bm_trace_get_meta(t)->ncpus;
@@ -67,7 +69,7 @@ static void drain_dead_instance(pid_t pid, const char *spool)
 	cpus = calloc(ncpus, sizeof(*cpus));
 	/* Only a spool as the recorder left it, not one it was finishing. */
 	if (!inst || !batch || !cpus ||
-	    bm_spool_locate(spool, ncpus, page_size, cpus, &region) < 0)
+	    bm_spool_locate_at(spool->fd, spool->path, ncpus, page_size, cpus, &region) < 0)
 		goto out;
 	for (cpu = 0; cpu < ncpus; cpu++)
 		finishing |= region && cpus[cpu].fd >= 0 && cpus[cpu].offset != (cpu + 1) * region;
@@ -78,9 +80,11 @@ static void drain_dead_instance(pid_t pid, const char *spool)
 		int in, out;
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
-		bm_spool_pages_path(path, sizeof(path), spool, cpu, region);
+		bm_spool_pages_name(name, sizeof(name), cpu, region);
 		in = tracefs_instance_file_open(inst, file, O_RDONLY | O_NONBLOCK);
-		out = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		/* The spool was checked: its files are the recorder's, or new. */
+		out = openat(spool->fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+			     BM_OUTPUT_MODE);
 		/*
 		 * After the CPU's last whole page: in its region, or in its own
 		 * file, cutting a page a crash left short.
@@ -102,55 +106,66 @@ out:
 	tracefs_instance_free(inst);
 }
 
-static bool is_ring(const char *spool)
+/*
+ * Dead recorder @pid's spool: a ring's removed, another's recovered; one
+ * that is not what blkmap made is left as it is, and said so. 0 if the
+ * registry entry can go.
+ */
+static int reclaim_spool(pid_t pid, const char *path, const char *output, bm_tell_fn notify)
 {
-	char path[PATH_MAX + 16];
+	struct bm_spool spool;
+	char target[PATH_MAX + 64];
+	uint64_t bytes = 0;
+	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/" BM_SPOOL_RING, spool);
-	return access(path, F_OK) == 0;
+	if (lstat(path, &st) < 0 && errno == ENOENT)
+		return 0;
+	if (bm_spool_open(&spool, path) < 0) {
+		bm_tell(notify, "refusing the spool of dead recorder %d: %s; remove it yourself "
+			"once it is seen to, and /run/blkmap/%d with it", (int)pid,
+			bm_error_message(), (int)pid);
+		return -1;
+	}
+	if (bm_spool_is_ring(&spool)) {
+		bm_spool_remove(&spool);
+		bm_tell(notify, "removed the ring of dead flight recorder %d in '%s' (a ring "
+			"cannot be read back)", (int)pid, path);
+		return 0;
+	}
+	drain_dead_instance(pid, &spool);
+	recovery_target(output[0] ? output : "blkmap.dat", pid, target, sizeof(target));
+	if (bm_recover_spool(&spool, target, &bytes) < 0) {
+		bm_tell(notify, "cannot recover the spool of dead recorder %d in '%s': %s; left in "
+			"place", (int)pid, path, bm_error_message());
+		bm_spool_close(&spool);
+		return -1;
+	}
+	bm_tell(notify, "recovered what dead recorder %d had recorded into '%s' (%.1f KiB)",
+		(int)pid, target, bytes / 1024.0);
+	return 0;
 }
 
 static int reclaim_spools(bm_tell_fn notify)
 {
-	struct dirent *d;
-	int count = 0;
-	DIR *dp;
+	pid_t pids[1024];
+	int i, n, count = 0;
 
-	dp = opendir(BM_REGISTRY_DIR);
-	if (!dp)
+	if (bm_registry_check() < 0) {
+		bm_tell(notify, "%s; the spools of dead recorders are not looked for",
+			bm_error_message());
 		return 0;
-	while ((d = readdir(dp))) {
-		char path[PATH_MAX], spool[PATH_MAX], output[PATH_MAX];
-		char target[PATH_MAX + 64];
-		uint64_t bytes = 0;
-		char *end;
-		pid_t pid = strtol(d->d_name, &end, 10);
+	}
+	n = bm_registry_pids(pids, 1024, false);
+	for (i = 0; i < n && i < 1024; i++) {
+		char spool[PATH_MAX], output[PATH_MAX];
 
-		if (*end || pid <= 0 || bm_recorder_alive(pid))
+		if (bm_registry_read(pids[i], spool, sizeof(spool), output, sizeof(output)) < 0)
 			continue;
-		if (bm_registry_read(pid, spool, sizeof(spool), output, sizeof(output)) < 0)
+		if (spool[0] && reclaim_spool(pids[i], spool, output, notify) < 0)
 			continue;
-		if (spool[0] && is_ring(spool)) {
-			bm_spool_remove(spool);
-			bm_tell(notify, "removed the ring of dead flight recorder %d in '%s' (a ring "
-				"cannot be read back)", (int)pid, spool);
-		} else if (spool[0] && access(spool, F_OK) == 0) {
-			drain_dead_instance(pid, spool);
-			recovery_target(output[0] ? output : "blkmap.dat", pid, target, sizeof(target));
-			if (bm_recover(spool, target, &bytes) < 0) {
-				bm_tell(notify, "cannot recover the spool of dead recorder %d in "
-					"'%s': %s; left in place", (int)pid, spool,
-					bm_error_message());
-				continue;
-			}
-			bm_tell(notify, "recovered what dead recorder %d had recorded into '%s' "
-				"(%.1f KiB)", (int)pid, target, bytes / 1024.0);
-		}
-		bm_registry_path(pid, path, sizeof(path));
-		unlink(path);
+		bm_registry_forget(pids[i]);
 		count++;
 	}
-	closedir(dp);
 	return count;
 }
 

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
@@ -87,7 +88,8 @@ struct recorder {
 	struct bm_kprobes *kprobes;
 	struct bm_kmodule *kmodule;
 	unsigned sources;
-	char spool_dir[PATH_MAX];
+	struct bm_spool spool;		/* the spool directory, opened once */
+	struct bm_output out;		/* the output's directory and name */
 	int sig_fd;
 	int notify_fd;		/* capture failures */
 	struct rlimit nofile;	/* the limit on descriptors given, if raised */
@@ -183,39 +185,43 @@ static int enable_phase_events(struct recorder *r)
 
 /*
  * Where spool files and the unfinished output live: beside the output;
- * without one, in $TMPDIR or /tmp.
+ * without one, in $TMPDIR or /tmp. The output's directory is opened here,
+ * once: the spool and the file are made in it, whatever its path names
+ * later.
  */
 static int make_spool_dir(struct recorder *r)
 {
-	char copy[PATH_MAX], *dir;
-	struct stat st;
+	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char dir[PATH_MAX];
+	int fd, ret;
 
 	if (!r->opts->output) {
-		snprintf(r->spool_dir, sizeof(r->spool_dir), "%s/.blkmap-%d.spool",
-			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
-		if (mkdir(r->spool_dir, 0700) == 0)
-			return 0;
-		bm_error_errno("cannot create '%s'", r->spool_dir);
-		r->spool_dir[0] = '\0';
-		return -1;
+		fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			bm_error_errno("cannot open '%s' for the spool", tmp);
+			return -1;
+		}
+		ret = bm_spool_make(&r->spool, fd, tmp);
+		close(fd);
+		return ret;
 	}
-	if (strlen(r->opts->output) >= sizeof(copy) - 64) {
-		bm_error("output path '%s' is too long", r->opts->output);
+	if (bm_output_open(&r->out, r->opts->output) < 0)
 		return -1;
-	}
-	if (stat(r->opts->output, &st) == 0 && S_ISDIR(st.st_mode)) {
-		bm_error("cannot write '%s': it is a directory", r->opts->output);
-		return -1;
-	}
-	strcpy(copy, r->opts->output);
-	dir = dirname(copy);
-	snprintf(r->spool_dir, sizeof(r->spool_dir), "%s/.blkmap-%d.spool", dir, (int)getpid());
-	if (mkdir(r->spool_dir, 0700) < 0) {
-		bm_error_errno("cannot write '%s' (creating '%s')", r->opts->output, r->spool_dir);
-		r->spool_dir[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s", r->opts->output);
+	if (bm_spool_make(&r->spool, r->out.dir, dirname(dir)) < 0) {
+		char cause[1024];
+
+		snprintf(cause, sizeof(cause), "%s", bm_error_message());
+		bm_error("cannot write '%s': %s", r->opts->output, cause);
 		return -1;
 	}
 	return 0;
+}
+
+/* A path to what descriptor @fd is, for what takes paths: the same file, whatever its name now. */
+static void fd_path(char *buf, size_t size, int fd, const char *name)
+{
+	snprintf(buf, size, "/proc/self/fd/%d%s%s", fd, name ? "/" : "", name ? name : "");
 }
 
 /*
@@ -366,34 +372,39 @@ static int arm_sources(struct recorder *r)
  */
 static int write_spool_meta(struct recorder *r)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 16], self[64];
 	int fd, ret = -1;
 
 	if (bm_session_collect_formats(r->session, &r->meta) < 0)
 		return -1;
-	snprintf(path, sizeof(path), "%s/" BM_SPOOL_META, r->spool_dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(path, sizeof(path), "%s/" BM_SPOOL_META, r->spool.path);
+	fd = openat(r->spool.fd, BM_SPOOL_META,
+		    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, BM_OUTPUT_MODE);
 	if (fd < 0) {
 		bm_error_errno("cannot create '%s'", path);
-	} else {
-		ret = bm_trace_write(fd, path, &r->meta, NULL);
-		close(fd);
+		return -1;
 	}
+	ret = bm_trace_write(fd, path, &r->meta, NULL);
 	r->spool_ready = ret == 0;
+	/* Read back by its descriptor: the file written, whatever the spool's name is now. */
+	fd_path(self, sizeof(self), fd, NULL);
 	if (ret == 0 && bm_capture_ring(r->capture))
-		ret = bm_ring_learn(bm_capture_ring(r->capture), path);
+		ret = bm_ring_learn(bm_capture_ring(r->capture), self);
 	if (ret == 0 && r->opts->trigger) {
-		r->trigger = bm_trigger_new(r->opts->trigger, path, r->trigger_fd);
+		r->trigger = bm_trigger_new(r->opts->trigger, self, r->trigger_fd);
 		if (!r->trigger || bm_ring_reserve_hold(bm_capture_ring(r->capture)) < 0)
-			return -1;
-		bm_capture_set_trigger(r->capture, r->trigger);
+			ret = -1;
+		else
+			bm_capture_set_trigger(r->capture, r->trigger);
 	}
+	close(fd);
 	return ret;
 }
 
 static int arm(struct recorder *r)
 {
 	const struct bm_record_opts *o = r->opts;
+	char self[64];
 	size_t i;
 	int cpu;
 
@@ -423,7 +434,8 @@ static int arm(struct recorder *r)
 		return -1;
 	if (make_spool_dir(r) < 0)
 		return -1;
-	if (bm_registry_add(r->spool_dir, r->opts->output ? r->opts->output : "") == 0)
+	fd_path(self, sizeof(self), r->spool.fd, NULL);
+	if (bm_registry_add(self, r->opts->output ? r->opts->output : "") == 0)
 		r->registered = true;
 	else
 		bm_tell(r->opts->notify, "%s; a crash would leave the spool unregistered",
@@ -445,7 +457,7 @@ static int arm(struct recorder *r)
 		return -1;
 	}
 	r->capture = bm_capture_start(bm_session_instance(r->session), r->res->ncpus,
-				      bm_session_page_size(r->session), r->spool_dir,
+				      bm_session_page_size(r->session), &r->spool,
 				      o->ring_bytes, r->notify_fd);
 	if (!r->capture)
 		return -1;
@@ -464,6 +476,23 @@ static int arm(struct recorder *r)
 	/* The map's first records reach the disk before the workload starts. */
 	bm_capture_flush(r->capture);
 	r->last_tick = bm_now_ns();
+	return 0;
+}
+
+/*
+ * In the child: become --user's user, with their groups, and their
+ * HOME, USER and LOGNAME. The recorder stays root; the workload need not.
+ */
+static int become_user(const struct bm_record_opts *o)
+{
+	if (!o->user)
+		return 0;
+	if (initgroups(o->user, o->user_gid) < 0 || setgid(o->user_gid) < 0 ||
+	    setuid(o->user_uid) < 0)
+		return -1;
+	setenv("HOME", o->user_home, 1);
+	setenv("USER", o->user, 1);
+	setenv("LOGNAME", o->user, 1);
 	return 0;
 }
 
@@ -490,7 +519,8 @@ static int start_command(struct recorder *r)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (r->nofile_raised)	/* the command's as the recorder was given it */
 			setrlimit(RLIMIT_NOFILE, &r->nofile);
-		execvp(r->opts->argv[0], r->opts->argv);
+		if (become_user(r->opts) == 0)
+			execvp(r->opts->argv[0], r->opts->argv);
 		err = errno;
 		n = write(pipefd[1], &err, sizeof(err));
 		(void)n;
@@ -505,7 +535,8 @@ static int start_command(struct recorder *r)
 		waitpid(r->child, NULL, 0);
 		r->child = 0;
 		errno = err;
-		bm_error_errno("cannot run '%s'", r->opts->argv[0]);
+		bm_error_errno("cannot run '%s'%s%s", r->opts->argv[0],
+			       r->opts->user ? " as " : "", r->opts->user ? r->opts->user : "");
 		r->res->command_status = 127;
 		return -1;
 	}
@@ -541,6 +572,7 @@ void bm_snapshot_path(char *buf, size_t size, const char *output, unsigned n)
 static void snapshot(struct recorder *r)
 {
 	struct bm_ring *ring = bm_capture_ring(r->capture);
+	struct bm_output snap;
 	char path[PATH_MAX];
 	uint64_t bytes;
 	unsigned n = r->res->snapshots;
@@ -550,12 +582,17 @@ static void snapshot(struct recorder *r)
 			"--ring -o FILE); recording goes on");
 		return;
 	}
-	do
+	/* In the output's directory, as opened at the start: a name of its own. */
+	snap = r->out;
+	do {
 		bm_snapshot_path(path, sizeof(path), r->opts->output, ++n);
-	while (access(path, F_OK) == 0);
+		snprintf(snap.path, sizeof(snap.path), "%s", path);
+		snprintf(snap.name, sizeof(snap.name), "%s",
+			 strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	} while (bm_output_exists(&snap));
 	bm_capture_flush(r->capture);
 	if (bm_session_collect_final(r->session, &r->meta) < 0 ||
-	    bm_ring_snapshot(ring, &r->meta, path, r->opts->compression, &bytes) < 0) {
+	    bm_ring_snapshot(ring, &r->meta, &snap, r->opts->compression, &bytes) < 0) {
 		bm_tell(r->opts->warn, "snapshot failed: %s; recording goes on",
 			bm_error_message());
 		return;
@@ -576,22 +613,24 @@ static void snapshot(struct recorder *r)
  */
 static int tick(struct recorder *r)
 {
-	char path[PATH_MAX + 16];
+	struct bm_output live = { .dir = r->spool.fd, .name = "live.dat" };
+	char path[64];
 	uint64_t until;
 	int stop;
 
-	snprintf(path, sizeof(path), "%s/live.dat", r->spool_dir);
+	snprintf(live.path, sizeof(live.path), "%s/live.dat", r->spool.path);
+	fd_path(path, sizeof(path), r->spool.fd, live.name);
 	bm_capture_flush(r->capture);
 	until = bm_capture_drained(r->capture);
 	until = until > COMMIT_SLACK_NS ? until - COMMIT_SLACK_NS : 0;
 	if (until < r->last_tick)
 		until = r->last_tick;
 	if (bm_session_collect_final(r->session, &r->meta) < 0 ||
-	    bm_ring_snapshot(bm_capture_ring(r->capture), &r->meta, path, BM_COMPRESS_NONE,
+	    bm_ring_snapshot(bm_capture_ring(r->capture), &r->meta, &live, BM_COMPRESS_NONE,
 			     NULL) < 0)
 		return -1;
 	stop = r->opts->tick(r->opts->tick_ctx, path, r->last_tick, until);
-	unlink(path);
+	unlinkat(r->spool.fd, live.name, 0);
 	r->last_tick = until + 1;
 	return stop;
 }
@@ -818,10 +857,10 @@ static int write_file(struct recorder *r)
 		r->res->events += bm_cpustat_value(r->meta.cpustats[cpu], "read events");
 	if (ring) {
 		bm_ring_stats(ring, &r->res->ring_dropped, &r->res->ring_kept);
-		return bm_ring_write(ring, &r->meta, r->opts->output, r->opts->compression,
+		return bm_ring_write(ring, &r->meta, &r->out, r->opts->compression,
 				     &r->res->file_bytes);
 	}
-	return bm_spool_write_out(r->spool_dir, &r->meta, r->opts->output, r->opts->compression,
+	return bm_spool_write_out(&r->spool, &r->meta, &r->out, r->opts->compression,
 				  &r->res->file_bytes);
 }
 
@@ -851,13 +890,14 @@ static void teardown(struct recorder *r)
 	/* After the instance: probes enabled anywhere cannot be removed. */
 	bm_kprobes_remove(r->kprobes);
 	r->kprobes = NULL;
-	if (r->spool_dir[0] && !r->keep_spool) {
-		bm_spool_remove(r->spool_dir);
+	if (r->spool.fd >= 0 && !r->keep_spool) {
+		bm_spool_remove(&r->spool);
 		if (r->registered)
 			bm_registry_remove();
 		r->registered = false;
 	}
-	r->spool_dir[0] = '\0';
+	bm_spool_close(&r->spool);
+	bm_output_close(&r->out);
 	if (r->notify_fd >= 0)
 		close(r->notify_fd);
 	r->notify_fd = -1;
@@ -883,7 +923,7 @@ static void keep_spool(struct recorder *r)
 	snprintf(cause, sizeof(cause), "%s", bm_error_message());
 	bm_error("%s; what was recorded is kept in '%s': read it with 'blkmap report %s', "
 		 "or write it out elsewhere with 'blkmap recover %s -o FILE'", cause,
-		 r->spool_dir, r->spool_dir, r->spool_dir);
+		 r->spool.path, r->spool.path, r->spool.path);
 }
 
 /* Wait for the command, passing signals on; its status goes into the result. */
@@ -908,7 +948,8 @@ static void wait_command(struct recorder *r)
 int bm_record(const struct bm_record_opts *opts, struct bm_record_result *res)
 {
 	struct recorder r = { .opts = opts, .res = res, .sig_fd = -1, .notify_fd = -1,
-			      .trigger_fd = -1, .snapshot_at = -1 };
+			      .trigger_fd = -1, .snapshot_at = -1, .spool = BM_SPOOL_INIT,
+			      .out = { .dir = -1 } };
 	char failure_status[1024];
 	sigset_t mask, old;
 	int ret = -1, stopped;

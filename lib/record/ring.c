@@ -59,7 +59,8 @@ struct cpu_ring {
 };
 
 struct bm_ring {
-	char dir[4096];
+	int dfd;		/* the spool directory: its files are made from it */
+	char dir[4096];		/* for messages */
 	int ncpus;
 	uint32_t page_size;
 	uint64_t slots;		/* per CPU */
@@ -78,16 +79,23 @@ struct bm_ring {
 	struct cpu_ring *cpus;
 };
 
-static void file_path(char *buf, size_t size, const struct bm_ring *r, const char *name, int cpu)
+static void file_name(char *buf, size_t size, const char *name, int cpu)
 {
-	snprintf(buf, size, "%s/%s.%d", r->dir, name, cpu);
+	snprintf(buf, size, "%s.%d", name, cpu);
 }
 
-struct bm_ring *bm_ring_new(const char *dir, int ncpus, uint32_t page_size, uint64_t bytes,
-			    const int *fds, uint64_t region)
+/* A new file in the spool, never one that was there (output.h's mode). */
+static int create_file(const struct bm_ring *r, const char *name)
+{
+	return openat(r->dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      BM_OUTPUT_MODE);
+}
+
+struct bm_ring *bm_ring_new(int dfd, const char *dir, int ncpus, uint32_t page_size,
+			    uint64_t bytes, const int *fds, uint64_t region)
 {
 	struct bm_ring *r = calloc(1, sizeof(*r));
-	char path[4200];
+	char name[64];
 	int cpu, fd;
 
 	if (!r || !(r->cpus = calloc(ncpus, sizeof(*r->cpus)))) {
@@ -95,6 +103,7 @@ struct bm_ring *bm_ring_new(const char *dir, int ncpus, uint32_t page_size, uint
 		bm_error_errno("cannot set up the ring");
 		return NULL;
 	}
+	r->dfd = -1;
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	r->ncpus = ncpus;
 	r->page_size = page_size;
@@ -114,11 +123,11 @@ struct bm_ring *bm_ring_new(const char *dir, int ncpus, uint32_t page_size, uint
 			 (unsigned long long)(region >> 20));
 		goto fail;
 	}
+	r->dfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
 	/* Marks the spool as a ring's: its pages are not in time order. */
-	snprintf(path, sizeof(path), "%s/" BM_SPOOL_RING, dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = r->dfd < 0 ? -1 : create_file(r, BM_SPOOL_RING);
 	if (fd < 0) {
-		bm_error_errno("cannot create '%s'", path);
+		bm_error_errno("cannot create '%s/" BM_SPOOL_RING "'", dir);
 		goto fail;
 	}
 	close(fd);
@@ -150,16 +159,16 @@ struct bm_ring *bm_ring_new(const char *dir, int ncpus, uint32_t page_size, uint
 			bm_error_errno("cannot map the ring in '%s'", dir);
 			goto fail;
 		}
-		file_path(path, sizeof(path), r, "kept", cpu);
-		c->kept_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		file_name(name, sizeof(name), "kept", cpu);
+		c->kept_fd = create_file(r, name);
 		if (c->kept_fd < 0) {
-			bm_error_errno("cannot create '%s'", path);
+			bm_error_errno("cannot create '%s/%s'", dir, name);
 			goto fail;
 		}
-		file_path(path, sizeof(path), r, "held", cpu);
-		c->held_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		file_name(name, sizeof(name), "held", cpu);
+		c->held_fd = create_file(r, name);
 		if (c->held_fd < 0) {
-			bm_error_errno("cannot create '%s'", path);
+			bm_error_errno("cannot create '%s/%s'", dir, name);
 			goto fail;
 		}
 	}
@@ -559,17 +568,18 @@ static int window_of(struct bm_ring *r, struct cpu_ring *c, struct window *w,
  * window that must outlive the lock; the kept pages are only ever
  * appended to, and the tail is @w's own.
  */
-static int set_aside(struct window *w, const char *dir, int cpu, int *fd)
+static int set_aside(struct window *w, const struct bm_ring *r, int cpu, int *fd)
 {
-	char path[4200];
+	char name[64];
 	uint64_t at = 0;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/window.%d", dir, cpu);
-	*fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	file_name(name, sizeof(name), "window", cpu);
+	unlinkat(r->dfd, name, 0);	/* one a crash left */
+	*fd = create_file(r, name);
 	if (*fd < 0)
 		return -1;
-	unlink(path);	/* gone with its descriptor, whatever happens */
+	unlinkat(r->dfd, name, 0);	/* gone with its descriptor, whatever happens */
 	for (i = 0; i < w->nparts; i++) {
 		if (w->parts[i].mem == w->tail || !w->parts[i].mem)
 			continue;
@@ -589,8 +599,9 @@ static int set_aside(struct window *w, const char *dir, int cpu, int *fd)
  * on, so the rings are copied aside and unlocked before the file is
  * written; else the file is written from them.
  */
-static int write_out(struct bm_ring *r, const struct bm_trace_meta *meta, const char *output,
-		     enum bm_compression compression, bool live, uint64_t *bytes)
+static int write_out(struct bm_ring *r, const struct bm_trace_meta *meta,
+		     const struct bm_output *output, enum bm_compression compression, bool live,
+		     uint64_t *bytes)
 {
 	struct bm_cpu_data *cpus = calloc(r->ncpus, sizeof(*cpus));
 	struct window *windows = calloc(r->ncpus, sizeof(*windows));
@@ -605,7 +616,7 @@ static int write_out(struct bm_ring *r, const struct bm_trace_meta *meta, const 
 		free(cpus);
 		free(windows);
 		free(aside);
-		bm_error_errno("cannot write '%s'", output);
+		bm_error_errno("cannot write '%s'", output->path);
 		return -1;
 	}
 	for (cpu = 0; cpu < r->ncpus; cpu++)
@@ -629,9 +640,9 @@ static int write_out(struct bm_ring *r, const struct bm_trace_meta *meta, const 
 
 		if (window_of(r, &r->cpus[cpu], w, marker, cpu == marked ? marker_size : 0,
 			      start) < 0 ||
-		    (live && set_aside(w, r->dir, cpu, &aside[cpu]) < 0)) {
+		    (live && set_aside(w, r, cpu, &aside[cpu]) < 0)) {
 			bm_error_errno("cannot write '%s' (copying CPU %d's ring in '%s')",
-				       output, cpu, r->dir);
+				       output->path, cpu, r->dir);
 			goto out;
 		}
 		cpus[cpu] = (struct bm_cpu_data){ .fd = -1, .extents = w->parts,
@@ -641,7 +652,7 @@ static int write_out(struct bm_ring *r, const struct bm_trace_meta *meta, const 
 		unlock_all(r);
 		locked = false;
 	}
-	ret = bm_trace_write_file(output, meta, cpus, compression, bytes);
+	ret = bm_output_write(output, meta, cpus, compression, bytes);
 out:
 	if (locked)
 		unlock_all(r);
@@ -656,14 +667,16 @@ out:
 	return ret;
 }
 
-int bm_ring_write(struct bm_ring *r, const struct bm_trace_meta *meta, const char *output,
-		  enum bm_compression compression, uint64_t *bytes)
+int bm_ring_write(struct bm_ring *r, const struct bm_trace_meta *meta,
+		  const struct bm_output *output, enum bm_compression compression,
+		  uint64_t *bytes)
 {
 	return write_out(r, meta, output, compression, false, bytes);
 }
 
-int bm_ring_snapshot(struct bm_ring *r, const struct bm_trace_meta *meta, const char *output,
-		     enum bm_compression compression, uint64_t *bytes)
+int bm_ring_snapshot(struct bm_ring *r, const struct bm_trace_meta *meta,
+		     const struct bm_output *output, enum bm_compression compression,
+		     uint64_t *bytes)
 {
 	return write_out(r, meta, output, compression, true, bytes);
 }
@@ -683,7 +696,7 @@ void bm_ring_stats(struct bm_ring *r, uint64_t *dropped, uint64_t *kept)
 
 void bm_ring_free(struct bm_ring *r)
 {
-	char path[4200];
+	char name[64];
 	int cpu;
 
 	if (!r)
@@ -693,22 +706,24 @@ void bm_ring_free(struct bm_ring *r)
 
 		if (c->kept_fd >= 0) {
 			close(c->kept_fd);
-			file_path(path, sizeof(path), r, "kept", cpu);
-			unlink(path);
+			file_name(name, sizeof(name), "kept", cpu);
+			unlinkat(r->dfd, name, 0);
 			pthread_mutex_destroy(&c->lock);
 		}
 		if (c->held_fd >= 0) {
 			close(c->held_fd);
-			file_path(path, sizeof(path), r, "held", cpu);
-			unlink(path);
+			file_name(name, sizeof(name), "held", cpu);
+			unlinkat(r->dfd, name, 0);
 		}
 		free(c->pack_page);
 		free(c->tick);
 		if (c->map)
 			munmap((void *)c->map, r->slots * r->page_size);
 	}
-	snprintf(path, sizeof(path), "%s/" BM_SPOOL_RING, r->dir);
-	unlink(path);
+	if (r->dfd >= 0) {
+		unlinkat(r->dfd, BM_SPOOL_RING, 0);
+		close(r->dfd);
+	}
 	free(atomic_load(&r->fates));
 	free(r->cpus);
 	free(r);

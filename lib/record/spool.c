@@ -13,6 +13,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "blkmap/record/output.h"
 #include "blkmap/record/spool.h"
 #include "blkmap/tracefile/writer.h"
 #include "blkmap/util/error.h"
@@ -26,7 +27,7 @@
  * there. Elsewhere (vfat, exfat, network file systems) a region would be
  * written out as zeros, so each CPU gets a file of its own.
  */
-static bool has_holes(const char *dir)
+static bool has_holes(int dir)
 {
 	static const unsigned long types[] = {
 		0xEF53,		/* ext2/3/4 */
@@ -39,7 +40,7 @@ static bool has_holes(const char *dir)
 	struct statfs sf;
 	size_t i;
 
-	if (statfs(dir, &sf) < 0)
+	if (fstatfs(dir, &sf) < 0)
 		return false;
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if ((unsigned long)sf.f_type == types[i])
@@ -47,33 +48,45 @@ static bool has_holes(const char *dir)
 	return false;
 }
 
-static void cpu_file(char *buf, size_t size, const char *dir, int cpu)
+static void cpu_file(char *buf, size_t size, int cpu)
 {
-	snprintf(buf, size, "%s/" BM_SPOOL_PAGES ".%d", dir, cpu);
+	snprintf(buf, size, BM_SPOOL_PAGES ".%d", cpu);
 }
 
-void bm_spool_pages_path(char *buf, size_t size, const char *dir, int cpu, uint64_t region)
+void bm_spool_pages_name(char *buf, size_t size, int cpu, uint64_t region)
 {
 	if (region)
-		snprintf(buf, size, "%s/" BM_SPOOL_PAGES, dir);
+		snprintf(buf, size, BM_SPOOL_PAGES);
 	else
-		cpu_file(buf, size, dir, cpu);
+		cpu_file(buf, size, cpu);
 }
 
-static int create_cpu_files(const char *dir, int ncpus, int *fds)
+/* A file of the spool, made by this recorder: never one that was there. */
+static int create_file(const struct bm_spool *s, const char *name)
 {
-	char path[4096];
+	return openat(s->fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      BM_OUTPUT_MODE);
+}
+
+static int open_file(int dir, const char *name, int flags)
+{
+	return openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static int create_cpu_files(const struct bm_spool *s, int ncpus, int *fds)
+{
+	char name[64];
 	int cpu;
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		cpu_file(path, sizeof(path), dir, cpu);
-		fds[cpu] = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		cpu_file(name, sizeof(name), cpu);
+		fds[cpu] = create_file(s, name);
 		if (fds[cpu] < 0) {
-			bm_error_errno("cannot create spool file '%s'", path);
+			bm_error_errno("cannot create spool file '%s/%s'", s->path, name);
 			while (cpu-- > 0) {
 				close(fds[cpu]);
-				cpu_file(path, sizeof(path), dir, cpu);
-				unlink(path);
+				cpu_file(name, sizeof(name), cpu);
+				unlinkat(s->fd, name, 0);
 			}
 			return -1;
 		}
@@ -81,22 +94,20 @@ static int create_cpu_files(const char *dir, int ncpus, int *fds)
 	return 0;
 }
 
-int bm_spool_create(const char *dir, int ncpus, int *fds, uint64_t *region)
+int bm_spool_create(const struct bm_spool *s, int ncpus, int *fds, uint64_t *region)
 {
 	/* ext4 with 4 KiB blocks stops just short of 16 TiB. */
 	uint64_t r = (((1ULL << 44) - (1ULL << 30)) / (ncpus + 1)) & ~(REGION_ALIGN - 1);
-	char path[4096];
 	int fd, cpu;
 
-	if (!has_holes(dir)) {
+	if (!has_holes(s->fd)) {
 		*region = 0;
-		return create_cpu_files(dir, ncpus, fds);
+		return create_cpu_files(s, ncpus, fds);
 	}
-	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, dir);
-	/* The recording's own mode: this file becomes it. The directory is private. */
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	/* The recording's own mode: this file becomes it. */
+	fd = create_file(s, BM_SPOOL_PAGES);
 	if (fd < 0) {
-		bm_error_errno("cannot create spool file '%s'", path);
+		bm_error_errno("cannot create spool file '%s/" BM_SPOOL_PAGES "'", s->path);
 		return -1;
 	}
 	if (r > MAX_REGION)
@@ -104,16 +115,16 @@ int bm_spool_create(const char *dir, int ncpus, int *fds, uint64_t *region)
 	/* The last byte first: the size the file system allows sets R. */
 	while (pwrite(fd, "", 1, (ncpus + 1) * r - 1) != 1) {
 		if ((errno != EFBIG && errno != EINVAL) || r / 4 < MIN_REGION) {
-			bm_error_errno("cannot create spool file '%s' of %llu MiB per CPU", path,
-				       (unsigned long long)(r >> 20));
+			bm_error_errno("cannot create spool file '%s/" BM_SPOOL_PAGES "' of %llu "
+				       "MiB per CPU", s->path, (unsigned long long)(r >> 20));
 			goto fail;
 		}
 		r = r / 4 & ~(REGION_ALIGN - 1);
 	}
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		fds[cpu] = open(path, O_RDWR | O_CLOEXEC);
+		fds[cpu] = open_file(s->fd, BM_SPOOL_PAGES, O_RDWR);
 		if (fds[cpu] < 0 || lseek(fds[cpu], (cpu + 1) * r, SEEK_SET) < 0) {
-			bm_error_errno("cannot open spool file '%s'", path);
+			bm_error_errno("cannot open spool file '%s/" BM_SPOOL_PAGES "'", s->path);
 			for (; cpu >= 0; cpu--)
 				if (fds[cpu] >= 0)
 					close(fds[cpu]);
@@ -125,25 +136,25 @@ int bm_spool_create(const char *dir, int ncpus, int *fds, uint64_t *region)
 	return 0;
 fail:
 	close(fd);
-	unlink(path);
+	unlinkat(s->fd, BM_SPOOL_PAGES, 0);
 	return -1;
 }
 
 /* The spool's pages in one file per CPU: each from its start, whole pages. */
-static int locate_cpu_files(const char *dir, int ncpus, uint32_t page_size,
+static int locate_cpu_files(int dfd, const char *dir, int ncpus, uint32_t page_size,
 			    struct bm_cpu_data *cpus)
 {
-	char path[4096];
+	char name[64];
 	struct stat st;
 	int cpu;
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		cpu_file(path, sizeof(path), dir, cpu);
-		cpus[cpu].fd = open(path, O_RDONLY | O_CLOEXEC);
+		cpu_file(name, sizeof(name), cpu);
+		cpus[cpu].fd = open_file(dfd, name, O_RDONLY);
 		if (cpus[cpu].fd < 0 && errno == ENOENT)
 			continue;
 		if (cpus[cpu].fd < 0 || fstat(cpus[cpu].fd, &st) < 0) {
-			bm_error_errno("cannot open '%s'", path);
+			bm_error_errno("cannot open '%s/%s'", dir, name);
 			return -1;
 		}
 		/* A page cut short by a crash is left out. */
@@ -223,17 +234,24 @@ static uint64_t moved_base(int cpu, uint64_t region, const uint64_t *at, const u
 }
 
 /* "R header size0 size1 ...": the plan of a collapse under way, or 0 for none. */
-static int read_collapsing(const char *dir, int ncpus, uint64_t *region, uint64_t *header,
-			   uint64_t *sizes)
+static int read_collapsing(int dfd, const char *dir, int ncpus, uint64_t *region,
+			   uint64_t *header, uint64_t *sizes)
 {
 	char path[4096];
 	FILE *f;
-	int cpu, n;
+	int cpu, n, fd;
 
 	snprintf(path, sizeof(path), "%s/" BM_SPOOL_COLLAPSING, dir);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? 0 : -1;
+	fd = open_file(dfd, BM_SPOOL_COLLAPSING, O_RDONLY);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!f) {
+		bm_error_errno("cannot open '%s'", path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	n = fscanf(f, "%" SCNu64 " %" SCNu64, region, header) == 2 ? 2 : 0;
 	for (cpu = 0; n && cpu < ncpus; cpu++)
 		n += fscanf(f, "%" SCNu64, &sizes[cpu]) == 1;
@@ -259,6 +277,20 @@ static void close_cpus(struct bm_cpu_data *cpus, int ncpus)
 int bm_spool_locate(const char *dir, int ncpus, uint32_t page_size, struct bm_cpu_data *cpus,
 		    uint64_t *region)
 {
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
+
+	if (dfd < 0) {
+		bm_error_errno("cannot open '%s'", dir);
+		return -1;
+	}
+	ret = bm_spool_locate_at(dfd, dir, ncpus, page_size, cpus, region);
+	close(dfd);
+	return ret;
+}
+
+int bm_spool_locate_at(int dfd, const char *dir, int ncpus, uint32_t page_size,
+		       struct bm_cpu_data *cpus, uint64_t *region)
+{
 	uint64_t *sizes = calloc(ncpus, sizeof(*sizes)), *at = calloc(ncpus + 1, sizeof(*at));
 	uint64_t *len = calloc(ncpus + 1, sizeof(*len)), header, end;
 	char path[4096];
@@ -268,8 +300,7 @@ int bm_spool_locate(const char *dir, int ncpus, uint32_t page_size, struct bm_cp
 	for (cpu = 0; cpu < ncpus; cpu++)
 		cpus[cpu] = (struct bm_cpu_data){ .fd = -1 };
 	*region = 0;
-	snprintf(path, sizeof(path), "%s/" BM_SPOOL_RING, dir);
-	if (access(path, F_OK) == 0) {
+	if (faccessat(dfd, BM_SPOOL_RING, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 		bm_error("'%s' is a flight recording's spool: its pages go round a ring and cannot "
 			 "be read back; what 'blkmap record --ring' writes at a stop or snapshot is "
 			 "the recording", dir);
@@ -280,17 +311,17 @@ int bm_spool_locate(const char *dir, int ncpus, uint32_t page_size, struct bm_cp
 		bm_error_errno("cannot read '%s'", path);
 		goto out;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_file(dfd, BM_SPOOL_PAGES, O_RDONLY);
 	if (fd < 0 && errno == ENOENT) {
 		/* One file per CPU, or killed before creating any. */
-		ret = locate_cpu_files(dir, ncpus, page_size, cpus);
+		ret = locate_cpu_files(dfd, dir, ncpus, page_size, cpus);
 		goto out;
 	}
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		bm_error_errno("cannot open '%s'", path);
 		goto out;
 	}
-	switch (read_collapsing(dir, ncpus, region, &header, sizes)) {
+	switch (read_collapsing(dfd, dir, ncpus, region, &header, sizes)) {
 	case -1:
 		goto out;
 	case 0:
@@ -332,57 +363,81 @@ out:
 }
 
 /* Can this file system collapse ranges of @block bytes? Try on a scratch file. */
-static bool can_collapse(const char *dir, uint64_t block)
+static bool can_collapse(const struct bm_spool *s, uint64_t block)
 {
-	char path[4096];
 	bool ok;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PROBE, dir);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	unlinkat(s->fd, BM_SPOOL_PROBE, 0);	/* one a crash left */
+	fd = create_file(s, BM_SPOOL_PROBE);
 	if (fd < 0)
 		return false;
 	ok = ftruncate(fd, 3 * block) == 0 &&
 	     fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, block, block) == 0;
 	close(fd);
-	unlink(path);
+	unlinkat(s->fd, BM_SPOOL_PROBE, 0);
 	return ok;
 }
 
-static int write_collapsing(const char *dir, int ncpus, uint64_t region, uint64_t header,
-			    const uint64_t *sizes)
+/*
+ * The plan, into a file of its own first, renamed "collapsing" once it is
+ * whole on the disk: a full file system leaves no "collapsing" cut short,
+ * which would make the spool unreadable.
+ */
+static int write_collapsing(const struct bm_spool *s, int ncpus, uint64_t region,
+			    uint64_t header, const uint64_t *sizes)
 {
-	char path[4096];
+	char tmp[64];
 	FILE *f;
 	int cpu, fd, ok;
 
-	snprintf(path, sizeof(path), "%s/" BM_SPOOL_COLLAPSING, dir);
-	f = fopen(path, "we");
-	if (!f)
+	fd = bm_create_random(s->fd, BM_SPOOL_COLLAPSING ".new-", BM_OUTPUT_MODE, tmp, sizeof(tmp));
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		if (fd >= 0) {
+			close(fd);
+			unlinkat(s->fd, tmp, 0);
+		}
 		return -1;
+	}
 	fprintf(f, "%" PRIu64 " %" PRIu64, region, header);
 	for (cpu = 0; cpu < ncpus; cpu++)
 		fprintf(f, " %" PRIu64, sizes[cpu]);
 	fputc('\n', f);
 	ok = fflush(f) == 0 && !ferror(f);
-	fd = fileno(f);
 	ok = ok && fsync(fd) == 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
+	ok = fclose(f) == 0 && ok;
+	ok = ok && renameat(s->fd, tmp, s->fd, BM_SPOOL_COLLAPSING) == 0;
+	if (!ok) {
+		int err = errno;
+
+		unlinkat(s->fd, tmp, 0);
+		errno = err;
+		return -1;
+	}
+	return 0;
 }
 
-int bm_spool_finish_in_place(const char *dir, const struct bm_trace_meta *meta,
-			     const struct bm_cpu_data *cpus, uint64_t region, const char *output)
+/* Can @s's page file become @out by a rename? Only on one file system. */
+static bool same_fs(const struct bm_spool *s, const struct bm_output *out)
+{
+	struct stat a, b;
+
+	return fstat(s->fd, &a) == 0 && fstat(out->dir, &b) == 0 && a.st_dev == b.st_dev;
+}
+
+int bm_spool_finish_in_place(const struct bm_spool *s, const struct bm_trace_meta *meta,
+			     const struct bm_cpu_data *cpus, uint64_t region,
+			     const struct bm_output *out)
 {
 	int ncpus = meta->ncpus, cpu, n = 0, i, fd = -1, ret = -1;
 	bool pages = false;
 	uint64_t *sizes = calloc(ncpus + 1, sizeof(*sizes)), *at = calloc(ncpus + 1, sizeof(*at));
 	uint64_t *len = calloc(ncpus + 1, sizeof(*len)), room, end;
-	char path[4096], collapsing[4096], *header = NULL;
+	char *header = NULL;
 	struct stat st;
 	size_t hlen;
 
-	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, dir);
-	snprintf(collapsing, sizeof(collapsing), "%s/" BM_SPOOL_COLLAPSING, dir);
 	if (!sizes || !at || !len)
 		goto out;
 	for (cpu = 0; cpu < ncpus; cpu++) {
@@ -393,11 +448,15 @@ int bm_spool_finish_in_place(const char *dir, const struct bm_trace_meta *meta,
 		sizes[cpu] = cpus[cpu].fd < 0 ? 0 : cpus[cpu].size;
 		pages |= sizes[cpu] != 0;
 	}
+	ret = 1;
+	if (!same_fs(s, out))
+		goto out;
+	ret = -1;
 	header = bm_trace_header(meta, sizes, &hlen);
 	if (!header)
 		goto out;
 	room = (hlen + meta->page_size - 1) / meta->page_size * meta->page_size;
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = open_file(s->fd, BM_SPOOL_PAGES, O_RDWR);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		goto out;
 	n = plan(ncpus, sizes, region, room, at, len, &end);
@@ -408,22 +467,24 @@ int bm_spool_finish_in_place(const char *dir, const struct bm_trace_meta *meta,
 	for (i = 0; i < n; i++)
 		if (at[i] % st.st_blksize || len[i] % st.st_blksize)
 			goto out;
-	if (n && !can_collapse(dir, st.st_blksize))
+	if (n && !can_collapse(s, st.st_blksize))
 		goto out;
 	ret = -1;
-	if (write_collapsing(dir, ncpus, region, room, sizes) < 0 || ftruncate(fd, end) < 0)
+	if (write_collapsing(s, ncpus, region, room, sizes) < 0 || ftruncate(fd, end) < 0)
 		goto out;
 	for (i = 0; i < n; i++)
 		if (fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, at[i], len[i]) < 0)
 			goto out;
 	if (pwrite(fd, header, hlen, 0) != (ssize_t)hlen ||
-	    (!pages && ftruncate(fd, hlen) < 0) || fsync(fd) < 0 || rename(path, output) < 0)
+	    (!pages && ftruncate(fd, hlen) < 0) || fsync(fd) < 0 ||
+	    renameat(s->fd, BM_SPOOL_PAGES, out->dir, out->name) < 0)
 		goto out;
-	unlink(collapsing);
+	unlinkat(s->fd, BM_SPOOL_COLLAPSING, 0);
 	ret = 0;
 out:
 	if (ret < 0)
-		bm_error_errno("cannot write '%s' (finishing '%s')", output, path);
+		bm_error_errno("cannot write '%s' (finishing '%s/" BM_SPOOL_PAGES "')", out->path,
+			       s->path);
 	if (fd >= 0)
 		close(fd);
 	free(header);
@@ -433,27 +494,28 @@ out:
 	return ret;
 }
 
-/* Copy the spool's pages after @meta into a new file, then rename it @output. */
-static int copy_out(const char *dir, const struct bm_trace_meta *meta, const char *output,
-		    enum bm_compression compression)
+/* Copy the spool's pages after @meta into a new file, then rename it @out. */
+static int copy_out(const struct bm_spool *s, const struct bm_trace_meta *meta,
+		    const struct bm_output *out, enum bm_compression compression)
 {
 	struct bm_cpu_data *cpus = calloc(meta->ncpus ? meta->ncpus : 1, sizeof(*cpus));
 	uint64_t region;
 	int ret = -1;
 
 	if (!cpus) {
-		bm_error_errno("cannot write '%s'", output);
+		bm_error_errno("cannot write '%s'", out->path);
 		return -1;
 	}
-	if (bm_spool_locate(dir, meta->ncpus, meta->page_size, cpus, &region) == 0)
-		ret = bm_trace_write_file(output, meta, cpus, compression, NULL);
+	if (bm_spool_locate_at(s->fd, s->path, meta->ncpus, meta->page_size, cpus, &region) == 0)
+		ret = bm_output_write(out, meta, cpus, compression, NULL);
 	close_cpus(cpus, meta->ncpus);
 	free(cpus);
 	return ret;
 }
 
-int bm_spool_write_out(const char *dir, const struct bm_trace_meta *meta, const char *output,
-		       enum bm_compression compression, uint64_t *bytes)
+int bm_spool_write_out(const struct bm_spool *s, const struct bm_trace_meta *meta,
+		       const struct bm_output *out, enum bm_compression compression,
+		       uint64_t *bytes)
 {
 	struct bm_cpu_data *cpus = calloc(meta->ncpus ? meta->ncpus : 1, sizeof(*cpus));
 	uint64_t region;
@@ -461,18 +523,19 @@ int bm_spool_write_out(const char *dir, const struct bm_trace_meta *meta, const 
 	int r = -1;
 
 	if (!cpus) {
-		bm_error_errno("cannot write '%s'", output);
+		bm_error_errno("cannot write '%s'", out->path);
 		return -1;
 	}
-	if (!compression && bm_spool_locate(dir, meta->ncpus, meta->page_size, cpus, &region) == 0)
-		r = region ? bm_spool_finish_in_place(dir, meta, cpus, region, output) : 1;
+	if (!compression && bm_spool_locate_at(s->fd, s->path, meta->ncpus, meta->page_size, cpus,
+					       &region) == 0)
+		r = region ? bm_spool_finish_in_place(s, meta, cpus, region, out) : 1;
 	close_cpus(cpus, meta->ncpus);
 	free(cpus);
 	/* Not in place: copy, from wherever the pages are now. */
-	if (r != 0 && copy_out(dir, meta, output, compression) < 0)
+	if (r != 0 && copy_out(s, meta, out, compression) < 0)
 		return -1;
-	if (stat(output, &st) < 0) {
-		bm_error_errno("cannot write '%s'", output);
+	if (fstatat(out->dir, out->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		bm_error_errno("cannot write '%s'", out->path);
 		return -1;
 	}
 	if (bytes)
@@ -480,20 +543,209 @@ int bm_spool_write_out(const char *dir, const struct bm_trace_meta *meta, const 
 	return 0;
 }
 
-void bm_spool_remove(const char *dir)
+/*
+ * Is the directory @fd as blkmap makes a spool: this user's (root's, as a
+ * rule), mode 0700? If not, why not in the message, and -1.
+ */
+static int check_dir(int fd, const char *path)
 {
-	struct dirent *d;
-	char path[4096];
-	DIR *dp = opendir(dir);
+	struct stat st;
 
-	/* Everything in it is the recorder's: pages, meta, a ring's kept pages. */
-	while (dp && (d = readdir(dp))) {
+	if (fstat(fd, &st) < 0) {
+		bm_error_errno("cannot look at '%s'", path);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		bm_error("'%s' belongs to uid %u, not to uid %u as the spools blkmap makes do: "
+			 "not blkmap's, left alone", path, (unsigned)st.st_uid, (unsigned)geteuid());
+		return -1;
+	}
+	if ((st.st_mode & 07777) != 0700) {
+		bm_error("'%s' has mode %04o, not 0700 as the spools blkmap makes have: not "
+			 "blkmap's, left alone", path, (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+/* What is in spool @fd: regular files of this user, one link each, as blkmap makes them. */
+static int check_entries(int fd, const char *path)
+{
+	int copy = dup(fd), ret = 0;
+	DIR *dp = copy < 0 ? NULL : fdopendir(copy);
+	const char *why = NULL;
+	struct dirent *d;
+	struct stat st;
+
+	if (!dp) {
+		bm_error_errno("cannot read '%s'", path);
+		if (copy >= 0)
+			close(copy);
+		return -1;
+	}
+	rewinddir(dp);
+	while (!why && (d = readdir(dp))) {
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		unlink(path);
+		if (fstatat(fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			bm_error_errno("cannot look at '%s/%s'", path, d->d_name);
+			ret = -1;
+			break;
+		}
+		if (S_ISLNK(st.st_mode))
+			why = "is a symbolic link";
+		else if (!S_ISREG(st.st_mode))
+			why = "is not a regular file";
+		else if (st.st_uid != geteuid())
+			why = "belongs to another user";
+		else if (st.st_nlink != 1)
+			why = "has another name (a hard link)";
+		if (why) {
+			bm_error("'%s/%s' %s: blkmap puts none such in a spool; '%s' is not blkmap's, "
+				 "left alone", path, d->d_name, why, path);
+			ret = -1;
+		}
 	}
+	closedir(dp);
+	return ret;
+}
+
+static void name_parts(const char *path, char *dir, size_t dsize, char *name, size_t nsize)
+{
+	char copy[PATH_MAX], *slash;
+	size_t len;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	for (len = strlen(copy); len > 1 && copy[len - 1] == '/'; len--)
+		copy[len - 1] = '\0';
+	slash = strrchr(copy, '/');
+	snprintf(name, nsize, "%s", slash ? slash + 1 : copy);
+	if (!slash)
+		snprintf(dir, dsize, ".");
+	else if (slash == copy)
+		snprintf(dir, dsize, "/");
+	else
+		snprintf(dir, dsize, "%.*s", (int)(slash - copy), copy);
+}
+
+int bm_spool_make(struct bm_spool *s, int parent, const char *parent_path)
+{
+	char prefix[64];
+	struct stat st;
+	int tries;
+
+	*s = (struct bm_spool)BM_SPOOL_INIT;
+	snprintf(prefix, sizeof(prefix), ".blkmap-%d-", (int)getpid());
+	for (tries = 0;; tries++) {
+		if (bm_random_name(s->name, sizeof(s->name), prefix, ".spool") < 0) {
+			bm_error_errno("cannot name a spool directory in '%s'", parent_path);
+			return -1;
+		}
+		snprintf(s->path, sizeof(s->path), "%s/%s", parent_path, s->name);
+		if (mkdirat(parent, s->name, 0700) == 0)
+			break;
+		if (errno != EEXIST || tries == 100) {
+			bm_error_errno("cannot create '%s'", s->path);
+			return -1;
+		}
+	}
+	s->fd = openat(parent, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	s->parent = fcntl(parent, F_DUPFD_CLOEXEC, 0);
+	if (s->fd < 0 || s->parent < 0 || fstat(s->fd, &st) < 0) {
+		bm_error_errno("cannot open '%s'", s->path);
+		goto fail;
+	}
+	/* Another's directory, moved in under the name at once, is refused. */
+	if (st.st_uid != geteuid())
+		goto check;
+	/* The umask narrows, or widens, what mkdir made. */
+	if ((st.st_mode & 07777) != 0700 && fchmod(s->fd, 0700) < 0) {
+		bm_error_errno("cannot make '%s' private (mode 0700)", s->path);
+		goto fail;
+	}
+check:
+	if (check_dir(s->fd, s->path) < 0)
+		goto fail;
+	return 0;
+fail:
+	bm_spool_close(s);
+	return -1;
+}
+
+int bm_spool_open(struct bm_spool *s, const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	*s = (struct bm_spool)BM_SPOOL_INIT;
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	name_parts(path, dir, sizeof(dir), s->name, sizeof(s->name));
+	s->parent = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->parent < 0) {
+		bm_error_errno("cannot open '%s'", dir);
+		return -1;
+	}
+	if (fstatat(s->parent, s->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		bm_error_errno("cannot open '%s'", path);
+		goto fail;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		bm_error("'%s' is %s, not the directory a spool is: not blkmap's, left alone", path,
+			 S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+		goto fail;
+	}
+	s->fd = openat(s->parent, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->fd < 0) {
+		bm_error_errno("cannot open '%s'", path);
+		goto fail;
+	}
+	if (check_dir(s->fd, path) < 0 || check_entries(s->fd, path) < 0)
+		goto fail;
+	return 0;
+fail:
+	bm_spool_close(s);
+	return -1;
+}
+
+void bm_spool_close(struct bm_spool *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->parent >= 0)
+		close(s->parent);
+	s->fd = s->parent = -1;
+}
+
+bool bm_spool_is_ring(const struct bm_spool *s)
+{
+	return faccessat(s->fd, BM_SPOOL_RING, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+void bm_spool_remove(struct bm_spool *s)
+{
+	int copy = s->fd < 0 ? -1 : dup(s->fd);
+	DIR *dp = copy < 0 ? NULL : fdopendir(copy);
+	struct stat ours, there;
+	struct dirent *d;
+
+	if (!dp && copy >= 0)
+		close(copy);
+	/*
+	 * Everything in it is the recorder's (pages, meta, a ring's kept
+	 * pages), reached from the directory blkmap made, wherever it is now:
+	 * a name unlinked is never followed.
+	 */
+	if (dp)
+		rewinddir(dp);
+	while (dp && (d = readdir(dp)))
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, ".."))
+			unlinkat(s->fd, d->d_name, 0);
 	if (dp)
 		closedir(dp);
-	rmdir(dir);
+	/* The directory by its name only if the name is still the directory. */
+	if (s->fd >= 0 && s->parent >= 0 && fstat(s->fd, &ours) == 0 &&
+	    fstatat(s->parent, s->name, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    ours.st_dev == there.st_dev && ours.st_ino == there.st_ino)
+		unlinkat(s->parent, s->name, AT_REMOVEDIR);
+	bm_spool_close(s);
 }

@@ -1515,13 +1515,15 @@ static int read_headers(struct bm_trace *t)
  * was cut short: each CPU's pages are checked as a file's CPU data is,
  * page-aligned and within the page file, before anything reads them.
  */
-static int open_spool(struct bm_trace *t, const char *dir)
+static int open_spool(struct bm_trace *t, int dfd, const char *dir)
 {
 	uint64_t region, ts;
 	struct stat st;
 	int cpu;
 
-	if (bm_spool_locate(dir, t->meta.ncpus, t->meta.page_size, t->cpus, &region) < 0)
+	if ((dfd >= 0 ? bm_spool_locate_at(dfd, dir, t->meta.ncpus, t->meta.page_size, t->cpus,
+					   &region) :
+			bm_spool_locate(dir, t->meta.ncpus, t->meta.page_size, t->cpus, &region)) < 0)
 		return -1;
 	for (cpu = 0; cpu < t->meta.ncpus; cpu++) {
 		struct bm_cpu_data *c = &t->cpus[cpu];
@@ -1613,6 +1615,11 @@ static int spill(int fd, const char *name)
 
 struct bm_trace *bm_trace_open(const char *path)
 {
+	return bm_trace_open_at(-1, path);
+}
+
+struct bm_trace *bm_trace_open_at(int dfd, const char *path)
+{
 	char meta[4096];
 	struct bm_trace *t;
 	struct stat st;
@@ -1626,9 +1633,10 @@ struct bm_trace *bm_trace_open(const char *path)
 		return NULL;
 	}
 	stdin_ = !strcmp(path, "-");
-	spool = !stdin_ && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	spool = dfd >= 0 || (!stdin_ && stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 	snprintf(meta, sizeof(meta), "%s/" BM_SPOOL_META, path);
-	t->fd = stdin_ ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) :
+	t->fd = dfd >= 0 ? openat(dfd, BM_SPOOL_META, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) :
+		stdin_ ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) :
 		open(spool ? meta : path, O_RDONLY | O_CLOEXEC);
 	if (t->fd < 0) {
 		if (spool && errno == ENOENT)
@@ -1657,7 +1665,7 @@ struct bm_trace *bm_trace_open(const char *path)
 		}
 	}
 	t->size = st.st_size;
-	if (read_headers(t) < 0 || (spool && open_spool(t, path) < 0) || load_tep(t) < 0)
+	if (read_headers(t) < 0 || (spool && open_spool(t, dfd, path) < 0) || load_tep(t) < 0)
 		goto fail;
 	return t;
 fail:

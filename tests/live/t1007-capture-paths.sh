@@ -83,7 +83,7 @@ after=$(awk '{print $5}' /sys/block/zram$z/stat)
 sleep 0.2
 # Past the page cache means none of the spool is in it but the page of the
 # byte that set its size at the start; through it, the pages just written are.
-resident() { python3 "$(dirname "$0")/../lib/page_cache.py" "$T/.blkmap-$(cat "$T/$1.pid").spool/pages"; }
+resident() { python3 "$(dirname "$0")/../lib/page_cache.py" "$T"/.blkmap-"$(cat "$T/$1.pid")"-*.spool/pages; }
 cachestat=0
 resident read >/dev/null 2>&1 || cachestat=$?
 if [ "$(stat -f -c %T "$T")" = tmpfs ]; then

@@ -66,5 +66,5 @@ m=$("$BLKMAP" report "$T/recovered.dat" | grep -c "block_rq_issue .*$(basename "
 [ "$m" -eq "$n" ] || fail "recovered $m write requests of $n"
 umount "$T/small"
 pid=${spool##*/.blkmap-}
-[ ! -e "/run/blkmap/${pid%.spool}" ] || fail "recover left the spool's registry entry"
+[ ! -e "/run/blkmap/${pid%%-*}" ] || fail "recover left the spool's registry entry"
 assert_clean

@@ -37,7 +37,7 @@ eio_run() {
 	[ "$m" -eq "$n" ] || fail "$name: recovered $m write requests of $n"
 	fusermount3 -u "$T/bad.$name" 2>/dev/null || umount "$T/bad.$name"
 	pid=${spool##*/.blkmap-}
-	[ ! -e "/run/blkmap/${pid%.spool}" ] || fail "$name: recover left the spool's registry entry"
+	[ ! -e "/run/blkmap/${pid%%-*}" ] || fail "$name: recover left the spool's registry entry"
 	assert_clean
 }
 eio_run default

@@ -14,15 +14,17 @@ struct tracefs_instance;
 struct bm_capture;
 struct bm_ring;
 struct bm_trigger;
+struct bm_spool;
 
 /*
  * Start draining CPUs 0..@ncpus-1 of @inst into the page file of
- * @spool_dir (spool.h); with @ring_bytes, into a ring of that size in it
+ * @spool (spool.h); with @ring_bytes, into a ring of that size in it
  * (ring.h).
  * @notify_fd (an eventfd, or -1) is signalled if a thread fails.
  */
 struct bm_capture *bm_capture_start(struct tracefs_instance *inst, int ncpus,
-				    uint32_t page_size, const char *spool_dir, uint64_t ring_bytes,
+				    uint32_t page_size, const struct bm_spool *spool,
+				    uint64_t ring_bytes,
 				    int notify_fd);
 /*
  * Drain what is left and stop the threads. Call with tracing off, so the

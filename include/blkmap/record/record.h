@@ -9,6 +9,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "blkmap/record/trigger.h"
 #include "blkmap/sources/source.h"
@@ -41,6 +42,11 @@ struct bm_record_opts {
 	bool phase_events;		/* --events=phases: merges and plugs too */
 	int nevents;
 	char **argv;			/* command to run and trace, or NULL */
+	/* Run @argv as this user (--user): only the recorder needs root. */
+	const char *user;		/* NULL: as blkmap runs */
+	uid_t user_uid;
+	gid_t user_gid;
+	const char *user_home;
 	unsigned sources;		/* enum bm_source bits */
 	/*
 	 * @sources were named (--sources without the word "all"): each must be armed,

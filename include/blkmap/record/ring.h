@@ -32,18 +32,20 @@
 
 #include "blkmap/tracefile/compress.h"
 
+struct bm_output;
 struct bm_ring;
 struct bm_trace_meta;
 
 #define BM_RING_MIN_PAGES	8		/* per CPU */
 
 /*
- * A ring of @bytes (all CPUs together) in the spool @dir, whose page file
+ * A ring of @bytes (all CPUs together) in the spool directory @dfd (named
+ * @dir in messages; its files are made from @dfd), whose page file
  * descriptors @fds are each at its CPU's region of @region bytes (0: a
  * file per CPU, at its start). The descriptors stay the caller's.
  */
-struct bm_ring *bm_ring_new(const char *dir, int ncpus, uint32_t page_size, uint64_t bytes,
-			    const int *fds, uint64_t region);
+struct bm_ring *bm_ring_new(int dfd, const char *dir, int ncpus, uint32_t page_size,
+			    uint64_t bytes, const int *fds, uint64_t region);
 /* The recording's formats, from the trace file @meta_path (the spool's meta.dat). */
 int bm_ring_learn(struct bm_ring *r, const char *meta_path);
 /*
@@ -73,14 +75,16 @@ int bm_ring_release(struct bm_ring *r, uint64_t gen);
  * compressed, unless @compression is BM_COMPRESS_NONE), straight from the
  * ring: once its capture has stopped. *@bytes: the file's size.
  */
-int bm_ring_write(struct bm_ring *r, const struct bm_trace_meta *meta, const char *output,
-		  enum bm_compression compression, uint64_t *bytes);
+int bm_ring_write(struct bm_ring *r, const struct bm_trace_meta *meta,
+		  const struct bm_output *output, enum bm_compression compression,
+		  uint64_t *bytes);
 /*
  * The same while the capture goes on: the rings are copied aside (the
  * capture waits for that copy only), then the file is written.
  */
-int bm_ring_snapshot(struct bm_ring *r, const struct bm_trace_meta *meta, const char *output,
-		     enum bm_compression compression, uint64_t *bytes);
+int bm_ring_snapshot(struct bm_ring *r, const struct bm_trace_meta *meta,
+		     const struct bm_output *output, enum bm_compression compression,
+		     uint64_t *bytes);
 /* Bytes of events dropped with their pages so far, and of map records kept. */
 void bm_ring_stats(struct bm_ring *r, uint64_t *dropped, uint64_t *kept);
 void bm_ring_free(struct bm_ring *r);

@@ -14,6 +14,8 @@ struct bm_trace;
 
 /* A trace file, or a spool directory. */
 struct bm_trace *bm_trace_open(const char *path);
+/* The spool directory @dfd (named @path in messages), its files reached from @dfd. */
+struct bm_trace *bm_trace_open_at(int dfd, const char *path);
 void bm_trace_close(struct bm_trace *trace);
 const char *bm_trace_path(const struct bm_trace *trace);
 const struct bm_trace_meta *bm_trace_get_meta(const struct bm_trace *trace);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "blkmap/record/capture.h"
+#include "blkmap/record/spool.h"
 
 #include "helpers.h"
 
@@ -19,6 +20,7 @@
  */
 START_TEST(a_start_failing_at_a_later_cpu_leaves_fd_0_alone)
 {
+	struct bm_spool nowhere = { .fd = -1, .parent = -1, .path = "/nonexistent" };
 	struct rlimit lim, old;
 	int p[2], lowest;
 	char byte;
@@ -34,7 +36,7 @@ START_TEST(a_start_failing_at_a_later_cpu_leaves_fd_0_alone)
 	lim.rlim_cur = lowest + 1;
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &lim), 0);
 
-	ck_assert_ptr_null(bm_capture_start(NULL, 4, TEST_PAGE_SIZE, "/nonexistent", 0, -1));
+	ck_assert_ptr_null(bm_capture_start(NULL, 4, TEST_PAGE_SIZE, &nowhere, 0, -1));
 
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
 	ck_assert_msg(fcntl(0, F_GETFD) >= 0, "fd 0 was closed");

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blkmap/record/output.h"
 #include "blkmap/record/ring.h"
 #include "blkmap/tracefile/page.h"
 #include "blkmap/tracefile/reader.h"
@@ -123,17 +124,47 @@ static int read_back(const char *path, struct seen *out, int max)
 	return n;
 }
 
+/* bm_ring_write() and bm_ring_snapshot() into the file @path. */
+static int ring_out(struct bm_ring *r, const struct bm_trace_meta *m, const char *path,
+		    enum bm_compression compression, uint64_t *bytes, bool snapshot)
+{
+	struct bm_output o;
+	int ret;
+
+	ck_assert_msg(bm_output_open(&o, path) == 0, "%s", bm_error_message());
+	ret = snapshot ? bm_ring_snapshot(r, m, &o, compression, bytes) :
+			 bm_ring_write(r, m, &o, compression, bytes);
+	bm_output_close(&o);
+	return ret;
+}
+
+static int ring_write(struct bm_ring *r, const struct bm_trace_meta *m, const char *path,
+		      enum bm_compression compression, uint64_t *bytes)
+{
+	return ring_out(r, m, path, compression, bytes, false);
+}
+
+static int ring_snapshot(struct bm_ring *r, const struct bm_trace_meta *m, const char *path,
+			 enum bm_compression compression, uint64_t *bytes)
+{
+	return ring_out(r, m, path, compression, bytes, true);
+}
+
 static struct bm_ring *ring_of(char *dir, size_t size, int *fd)
 {
 	char path[300];
 	struct bm_ring *ring;
+	int dfd;
 
 	snprintf(dir, size, "%s/blkmap-ring-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/pages", dir);
 	*fd = open(path, O_RDWR | O_CREAT, 0600);
 	ck_assert_int_ge(*fd, 0);
-	ring = bm_ring_new(dir, 1, TEST_PAGE_SIZE, SLOTS * TEST_PAGE_SIZE, fd, 0);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dfd, 0);
+	ring = bm_ring_new(dfd, dir, 1, TEST_PAGE_SIZE, SLOTS * TEST_PAGE_SIZE, fd, 0);
+	close(dfd);
 	ck_assert_msg(ring != NULL, "%s", bm_error_message());
 	return ring;
 }
@@ -178,7 +209,7 @@ START_TEST(pages_leaving_the_ring_leave_their_map_records_behind)
 	/* In uneven batches, as a capture thread reads them. */
 	for (i = 0; i < NPAGES; i += 3)
 		ck_assert_int_eq(bm_ring_put(r, 0, pages[i], NPAGES - i < 3 ? NPAGES - i : 3), 0);
-	ck_assert_msg(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s",
+	ck_assert_msg(ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s",
 		      bm_error_message());
 	n = read_back(out, seen, 64);
 
@@ -214,7 +245,7 @@ START_TEST(until_the_formats_are_known_pages_leaving_are_kept_whole)
 		make_page(pages[i], i);
 		ck_assert_int_eq(bm_ring_put(r, 0, pages[i], 1), 0);
 	}
-	ck_assert_int_eq(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
+	ck_assert_int_eq(ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
 	n = read_back(out, seen, 64);
 	for (i = 0; i < n; i++)
 		blocks += seen[i].id == BLOCK_ID;
@@ -247,14 +278,14 @@ START_TEST(a_snapshot_holds_what_the_last_write_out_holds)
 	for (i = 0; i < NPAGES; i++)
 		make_page(pages[i], i);
 	ck_assert_int_eq(bm_ring_put(r, 0, pages[0], NPAGES), 0);
-	ck_assert_msg(bm_ring_snapshot(r, &meta, snap, BM_COMPRESS_NONE, NULL) == 0, "%s",
+	ck_assert_msg(ring_snapshot(r, &meta, snap, BM_COMPRESS_NONE, NULL) == 0, "%s",
 		      bm_error_message());
-	ck_assert_int_eq(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
+	ck_assert_int_eq(ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
 	ck_assert(same_bytes(snap, out));
 	/* The ring goes on: the next snapshot holds the new pages. */
 	ck_assert_int_eq(bm_ring_put(r, 0, pages[3], 1), 0);
 	unlink(snap);
-	ck_assert_int_eq(bm_ring_snapshot(r, &meta, snap, BM_COMPRESS_NONE, NULL), 0);
+	ck_assert_int_eq(ring_snapshot(r, &meta, snap, BM_COMPRESS_NONE, NULL), 0);
 	ck_assert(!same_bytes(snap, out));
 	unlink(snap);
 }
@@ -286,7 +317,7 @@ START_TEST(a_hold_keeps_every_page_until_released)
 		ck_assert_int_eq(bm_ring_hold_full(r), i + 2 > 2 * SLOTS - 1);
 	}
 	ck_assert_int_eq(full, 1);
-	ck_assert_msg(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s",
+	ck_assert_msg(ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s",
 		      bm_error_message());
 	n = read_back(out, seen, 64);
 	for (i = k = 0; k < n; k++) {
@@ -301,7 +332,7 @@ START_TEST(a_hold_keeps_every_page_until_released)
 	ck_assert_int_eq(bm_ring_release(r, bm_ring_hold_gen(r)), 0);
 	ck_assert(!bm_ring_hold_full(r));
 	unlink(out);
-	ck_assert_int_eq(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
+	ck_assert_int_eq(ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
 	n = read_back(out, seen, 64);
 	for (i = k = 0; k < n; k++)
 		i += seen[k].id == BLOCK_ID;
@@ -354,7 +385,7 @@ START_TEST(a_ring_too_small_is_refused_with_the_least_size)
 {
 	int fds[2] = { -1, -1 };
 
-	ck_assert_ptr_null(bm_ring_new("/tmp", 2, TEST_PAGE_SIZE, 7 * 2 * TEST_PAGE_SIZE, fds, 0));
+	ck_assert_ptr_null(bm_ring_new(-1, "/tmp", 2, TEST_PAGE_SIZE, 7 * 2 * TEST_PAGE_SIZE, fds, 0));
 	ck_assert_ptr_nonnull(strstr(bm_error_message(), "at least 64 KiB"));
 }
 END_TEST

@@ -27,6 +27,7 @@
 #define NCPUS	3
 
 static char dir[256], out[300], ref[300];
+static struct bm_spool sp = BM_SPOOL_INIT;	/* dir, opened */
 /* Where spools are made: TMPDIR, or an ext4 image mounted for the tests. */
 static char base[256];
 static char mounted[256];	/* the ext4 image's mount point, if mounted */
@@ -39,11 +40,25 @@ static const char *tmpdir(void)
 	return getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 }
 
+/* bm_spool_write_out() into the file @path. */
+static int spool_write_out(const struct bm_trace_meta *m, const char *path,
+			   enum bm_compression compression, uint64_t *bytes)
+{
+	struct bm_output o;
+	int ret;
+
+	ck_assert_msg(bm_output_open(&o, path) == 0, "%s", bm_error_message());
+	ret = bm_spool_write_out(&sp, m, &o, compression, bytes);
+	bm_output_close(&o);
+	return ret;
+}
+
 static void setup(void)
 {
 	snprintf(dir, sizeof(dir), "%s/blkmap-unit-spool-%d", base[0] ? base : tmpdir(),
 		 (int)getpid());
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	ck_assert_msg(bm_spool_open(&sp, dir) == 0, "%s", bm_error_message());
 	snprintf(out, sizeof(out), "%s.dat", dir);
 	snprintf(ref, sizeof(ref), "%s.ref", dir);
 	test_meta_init(&meta, NCPUS);
@@ -51,7 +66,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	bm_spool_remove(dir);
+	bm_spool_remove(&sp);
 	unlink(out);
 	unlink(ref);
 	bm_trace_meta_release(&meta);
@@ -89,7 +104,7 @@ static uint64_t make_spool(void)
 	int fds[NCPUS], cpu;
 
 	write_meta();
-	ck_assert_msg(bm_spool_create(dir, NCPUS, fds, &region) == 0, "%s", bm_error_message());
+	ck_assert_msg(bm_spool_create(&sp, NCPUS, fds, &region) == 0, "%s", bm_error_message());
 	ck_assert_uint_eq(region % (1 << 20), 0);
 	for (cpu = 0; cpu < NCPUS; cpu++) {
 		write_pages(fds[cpu], cpu);
@@ -244,7 +259,7 @@ START_TEST(written_out_in_place_or_copied_the_bytes_are_the_same)
 	write_reference();
 	snprintf(path, sizeof(path), "%s/" BM_SPOOL_PAGES, dir);
 	ck_assert_int_eq(stat(path, &pages), 0);
-	ck_assert_msg(bm_spool_write_out(dir, &meta, out, BM_COMPRESS_NONE, &bytes) == 0, "%s", bm_error_message());
+	ck_assert_msg(spool_write_out(&meta, out, BM_COMPRESS_NONE, &bytes) == 0, "%s", bm_error_message());
 	ck_assert_int_eq(stat(out, &st), 0);
 	ck_assert_uint_eq(bytes, st.st_size);
 	/* In place, the spool's file is the recording; copied, it is not. */
@@ -297,7 +312,7 @@ START_TEST(a_collapse_cut_short_leaves_a_readable_spool)
 	close(fd);
 	check_events(dir);
 	/* And it can be written out from there. */
-	ck_assert_msg(bm_spool_write_out(dir, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s", bm_error_message());
+	ck_assert_msg(spool_write_out(&meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s", bm_error_message());
 	check_events(out);
 }
 END_TEST
@@ -311,7 +326,7 @@ START_TEST(a_region_holds_what_it_was_given)
 	struct stat st;
 
 	need_collapsing_fs();
-	ck_assert_int_eq(bm_spool_create(dir, NCPUS, fds, &region), 0);
+	ck_assert_int_eq(bm_spool_create(&sp, NCPUS, fds, &region), 0);
 	for (cpu = 0; cpu < NCPUS; cpu++)
 		close(fds[cpu]);
 	ck_assert_msg(region, "no regions in '%s'", dir);
@@ -362,7 +377,8 @@ START_TEST(a_spool_of_one_file_per_cpu_reads_and_writes_out)
 
 	write_meta();
 	for (cpu = 0; cpu < NCPUS; cpu++) {
-		bm_spool_pages_path(path, sizeof(path), dir, cpu, 0);
+		snprintf(path, sizeof(path), "%s/", dir);
+		bm_spool_pages_name(path + strlen(path), sizeof(path) - strlen(path), cpu, 0);
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		write_pages(fd, cpu);
 		/* A page a crash cut short is left out. */
@@ -370,8 +386,89 @@ START_TEST(a_spool_of_one_file_per_cpu_reads_and_writes_out)
 		close(fd);
 	}
 	check_events(dir);
-	ck_assert_msg(bm_spool_write_out(dir, &meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s", bm_error_message());
+	ck_assert_msg(spool_write_out(&meta, out, BM_COMPRESS_NONE, NULL) == 0, "%s", bm_error_message());
 	check_events(out);
+}
+END_TEST
+
+/* A file @name in @d holding @text. */
+static void put_file(const char *d, const char *name, const char *text)
+{
+	char path[600];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", d, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static bool has_file(const char *d, const char *name)
+{
+	char path[600];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", d, name);
+	return lstat(path, &st) == 0;
+}
+
+/* Reopening @dir: refused, the message holding @why. */
+static void refused(const char *why)
+{
+	struct bm_spool again;
+
+	ck_assert_int_eq(bm_spool_open(&again, dir), -1);
+	ck_assert_msg(strstr(bm_error_message(), why), "'%s' says nothing of '%s'",
+		      bm_error_message(), why);
+}
+
+/* A spool's name swapped for a link: removing it empties the spool it was, nothing else. */
+START_TEST(removing_a_spool_follows_no_link)
+{
+	char other[300], moved[300], cmd[320];
+
+	snprintf(other, sizeof(other), "%s.other", dir);
+	snprintf(moved, sizeof(moved), "%s.moved", dir);
+	ck_assert_int_eq(mkdir(other, 0700), 0);
+	put_file(other, "pages", "not a spool's");
+	put_file(other, "theirs", "not a spool's");
+	put_file(dir, "pages", "the spool's");
+	ck_assert_int_eq(rename(dir, moved), 0);
+	ck_assert_int_eq(symlink(other, dir), 0);
+
+	refused("is a symbolic link");
+	bm_spool_remove(&sp);
+	ck_assert(has_file(other, "pages") && has_file(other, "theirs"));
+	ck_assert(!has_file(moved, "pages"));
+	ck_assert_int_eq(unlink(dir), 0);
+	ck_assert_int_eq(rmdir(moved), 0);
+	ck_assert_int_eq(system(strcat(strcpy(cmd, "rm -r "), other)), 0);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);	/* for teardown */
+	ck_assert_int_eq(bm_spool_open(&sp, dir), 0);
+}
+END_TEST
+
+/* What blkmap does not make is refused, and says why. */
+START_TEST(a_spool_not_as_blkmap_makes_it_is_refused)
+{
+	char path[600];
+
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	refused("mode 0755, not 0700");
+	ck_assert_int_eq(chmod(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/pages", dir);
+	ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+	refused("pages' is a symbolic link");
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	refused("pages' is not a regular file");
+	ck_assert_int_eq(rmdir(path), 0);
+	put_file(dir, "meta.dat", "");
+	snprintf(path, sizeof(path), "%s/meta.dat", dir);
+	ck_assert_int_eq(link(path, out), 0);
+	refused("has another name");
+	ck_assert_int_eq(unlink(out), 0);
 }
 END_TEST
 
@@ -388,6 +485,8 @@ Suite *suite_spool(void)
 	tcase_add_test(tc, written_out_in_place_or_copied_the_bytes_are_the_same);
 	tcase_add_test(tc, a_full_region_refuses_more);
 	tcase_add_test(tc, a_spool_of_one_file_per_cpu_reads_and_writes_out);
+	tcase_add_test(tc, removing_a_spool_follows_no_link);
+	tcase_add_test(tc, a_spool_not_as_blkmap_makes_it_is_refused);
 	suite_add_tcase(s, tc);
 
 	tcase_add_unchecked_fixture(collapsing, setup_collapsing_fs, teardown_collapsing_fs);
