@@ -364,7 +364,7 @@ START_TEST(a_hold_begun_since_the_release_was_asked_for_goes_on)
 	bm_ring_hold(r);	/* a second slow I/O */
 	ck_assert_int_eq(bm_ring_release(r, gen), 0);
 	ck_assert_int_eq(bm_ring_put(r, 0, pages[SLOTS + 4], 3), 0);
-	ck_assert_int_eq(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
+	ck_assert_int_eq(ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
 	n = read_back(out, seen, 64);
 	for (i = k = 0; k < n; k++)
 		i += seen[k].id == BLOCK_ID;
@@ -373,7 +373,7 @@ START_TEST(a_hold_begun_since_the_release_was_asked_for_goes_on)
 	ck_assert_int_eq(bm_ring_release(r, bm_ring_hold_gen(r)), 0);
 	ck_assert_int_eq(bm_ring_put(r, 0, pages[SLOTS + 7], 1), 0);
 	unlink(out);
-	ck_assert_int_eq(bm_ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
+	ck_assert_int_eq(ring_write(r, &meta, out, BM_COMPRESS_NONE, NULL), 0);
 	n = read_back(out, seen, 64);
 	for (i = k = 0; k < n; k++)
 		i += seen[k].id == BLOCK_ID;

@@ -28,6 +28,7 @@
 #define PAGES	2	/* a CPU's */
 
 static char dir[256], out[300];
+static struct bm_spool sp = BM_SPOOL_INIT;
 static struct bm_trace_meta meta;
 static uint64_t region;
 
@@ -45,7 +46,8 @@ static void setup(void)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	ck_assert_int_eq(bm_trace_write(fd, path, &meta, NULL), 0);
 	close(fd);
-	ck_assert_msg(bm_spool_create(dir, NCPUS, fds, &region) == 0, "%s", bm_error_message());
+	ck_assert_msg(bm_spool_open(&sp, dir) == 0, "%s", bm_error_message());
+	ck_assert_msg(bm_spool_create(&sp, NCPUS, fds, &region) == 0, "%s", bm_error_message());
 	for (cpu = 0; cpu < NCPUS; cpu++) {
 		for (int p = 0; p < PAGES; p++) {
 			struct test_page page;
@@ -62,7 +64,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	bm_spool_remove(dir);
+	bm_spool_remove(&sp);
 	unlink(out);
 	bm_trace_meta_release(&meta);
 }
