@@ -123,12 +123,15 @@ static int dump(struct recorder *r, const char *reason)
 		return -1;
 	if (r->kprobes && bm_kprobes_dump(r->kprobes, ++r->dump_id, reason, mark, r->session) < 0)
 		return -1;
-	/* The cgroup map's changes are its events: one dump, at the start. */
+	if (!(r->sources & BM_SRC_SYSFS))
+		return 0;
+	/*
+	 * User space's statedumps, of sysfs and of the cgroups: the cgroup
+	 * map's changes are its events, so it is dumped once, at the start.
+	 */
 	if (r->cgroup_events && !strcmp(reason, "start") &&
 	    bm_cgroups_dump("", "/proc", ++r->dump_id, mark, r->session) < 0)
 		bm_tell(r->opts->warn, "%s", bm_error_message());
-	if (!(r->sources & BM_SRC_SYSFS))
-		return 0;
 	return bm_sysfs_dump("/sys", ++r->dump_id, reason, mark, r->session) < 0 ? -1 : 0;
 }
 
