@@ -168,6 +168,14 @@ static struct bm_span *explained(struct devstate *d, const struct bm_obs *o, boo
 		struct bm_span *s = &d->spans[i];
 		const struct bm_bound *b = removal ? &s->to : &s->from;
 
+		/*
+		 * The kernel sends uevents in order: an add uevent after the
+		 * remove uevent of @s is another incarnation's, whatever the
+		 * name (without diskseq, before 5.15, nothing else tells).
+		 */
+		if (!removal && (o->by & BM_SRC_UEVENT) && s->to.known &&
+		    (s->to.by & BM_SRC_UEVENT) && s->to.hi <= o->ts)
+			continue;
 		if (b->known && b->lo == b->hi && (b->by & BY_KERNEL) &&
 		    (removal ? same_name(s, o) : same_add(s, o)) &&
 		    b->lo >= o->after && b->lo <= o->ts)
