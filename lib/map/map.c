@@ -877,7 +877,7 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 		break;
 	case BM_OBS_CHANGE:
 		s = open_span(d);
-		if (s && same_name(s, o) && reseq(s, o)) {
+		if (s && same_name(s, o) && (reseq(s, o) || (o->attach && s->kind == BM_DISK))) {
 			observe_reseq(d, s, o);
 		} else if (s && same_name(s, o) && older(s, o)) {
 			learn_past(d, o);

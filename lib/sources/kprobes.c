@@ -24,7 +24,7 @@
 #include "blkmap/util/error.h"
 #include "blkmap/util/kallsyms.h"
 
-#define MAX_PROBES 13
+#define MAX_PROBES 14
 
 struct probe {
 	char event[32];
@@ -402,6 +402,43 @@ out:
 }
 
 /*
+ * Loop attachments where the loop driver's probes cannot be had (before
+ * 5.15 no diskseq, before 5.11 no BTF of modules: 5.10): the loop driver
+ * sets its disk's size through bd_set_nr_sectors(), to the file's when it
+ * binds the device (before it serves any request of the attachment) and to
+ * 0 when it unbinds it (after every request of the attachment is done).
+ * loop_on (sectors > 0) and loop_off (0) there, for loop's own major
+ * (LOOP_MAJOR, uapi/linux/major.h); loop_gone at its return. No file name:
+ * lo_file_name is in the loop driver's struct, without BTF; the uevent
+ * listener and sysfs name the attachment.
+ */
+static void loop_size_probes(struct bm_kprobes *k, struct fetcher *f)
+{
+	long disk = bm_btf_offset(f->btf, "block_device", "bd_disk");
+	char gd[160], arg[64];
+	struct probe *p;
+	int i;
+
+	for (i = 0; i < k->n; i++)
+		if (!strcmp(k->probes[i].event, "loop_on"))
+			return;	/* the loop driver's own probes */
+	if (disk < 0 || disk_fields(f->btf, disk, gd, sizeof(gd)) < 0 ||
+	    bm_btf_param(f->btf, "bd_set_nr_sectors", 1, "block_device", arg, sizeof(arg)) < 0 ||
+	    !in_kallsyms("bd_set_nr_sectors"))
+		return;
+	p = add_probe(k, "loop_on", "bd_set_nr_sectors", false);
+	snprintf(p->fetch, sizeof(p->fetch), "%s sectors=$arg2:u64", gd);
+	p->filter = "major == 7 && sectors != 0";
+	p->optional = true;
+	p = add_probe(k, "loop_off", "bd_set_nr_sectors", false);
+	snprintf(p->fetch, sizeof(p->fetch), "%s sectors=$arg2:u64", gd);
+	p->filter = "major == 7 && sectors == 0";
+	p->optional = true;
+	p = add_probe(k, "loop_gone", "bd_set_nr_sectors", true);
+	p->optional = true;
+}
+
+/*
  * Before bdev_add() (5.12), every disk and partition is added by
  * device_add() of its struct device, once its dev_t is chosen and before
  * any I/O reaches it (a disk's before its partition table is read, a
@@ -516,6 +553,7 @@ static int define(struct bm_kprobes *k, struct fetcher *f)
 	}
 	dm_name_probe(k, f->btf);
 	loop_probes(k, f->btf);
+	loop_size_probes(k, f);
 	return 0;
 no_btf:
 	bm_error("kprobe source: this kernel's BTF lacks a block_device or gendisk member "
