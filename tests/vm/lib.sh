@@ -34,22 +34,13 @@ runs() {
 	done
 }
 
-# vm_module KERNEL: true if KERNEL's guest has blkmap's module.
-vm_module() {
-	"$top/tests/vm/prepare" "$1" 2>/dev/null | grep -q '^module=.'
-}
-
 # in_vm KERNEL SCENARIO OUT [VAR=VALUE...]: run tests/vm/scenarios/SCENARIO.sh
 # in KERNEL (default, 6.12 or 5.10), its files into OUT; on failure show its
 # console (and hot-plug log) and fail. MODULE=1 where the guest has no
-# module (5.10) runs without it, and says so.
+# module (5.10) runs without it, and tests/vm/run says so (SKIP).
 in_vm() {
 	kernel=$1 scenario=$2 out=$3
 	shift 3
-	if [ "$*" != "${*#*MODULE=1}" ] && ! vm_module "$kernel"; then
-		note "SKIP: $kernel, $scenario $*: no blkmap module for this kernel; run without it"
-		set -- "$@" MODULE=0	# the last assignment wins in the guest
-	fi
 	"$top/tests/vm/run" --kernel="$kernel" "$top/tests/vm/scenarios/$scenario.sh" "$out" "$@" ||
 		{ cat "$out/console.log" "$out/hotplug.log" 2>/dev/null; fail "$kernel, $*: $scenario failed"; }
 }
