@@ -647,6 +647,18 @@ static int create(struct bm_kprobes *k, struct probe *p)
 	return 0;
 }
 
+/* Is the function of probe @i probed at entry by an earlier one (two filters on it)? */
+static bool probed_before(const struct bm_kprobes *k, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (k->probes[j].dyn && !k->probes[j].ret &&
+		    !strcmp(k->probes[j].func, k->probes[i].func))
+			return true;
+	return false;
+}
+
 struct bm_kprobes *bm_kprobes_arm(struct bm_session *session)
 {
 	struct fetcher f = { 0 };
@@ -687,7 +699,8 @@ struct bm_kprobes *bm_kprobes_arm(struct bm_session *session)
 	len = snprintf(k->summary, sizeof(k->summary), "%s on", f.typed ?
 		       "BTF-typed arguments" : "offsets from BTF");
 	for (i = 0; i < k->n; i++)
-		if (k->probes[i].dyn && !k->probes[i].ret && len < sizeof(k->summary))
+		if (k->probes[i].dyn && !k->probes[i].ret && !probed_before(k, i) &&
+		    len < sizeof(k->summary))
 			len += snprintf(k->summary + len, sizeof(k->summary) - len, "%s %s()",
 					i ? "," : "", k->probes[i].func);
 	if (len < sizeof(k->summary))
