@@ -361,8 +361,16 @@ static void feed_probe(struct bm_feeder *f, const struct bm_event *ev)
 		 */
 		probe_device(ev, &o, name, sizeof(name), disk, sizeof(disk));
 		snprintf(file, sizeof(file), "%.*s", ev->k.file_len, ev->k.file ? ev->k.file : "");
-		if (!name[0] || !o.diskseq)
+		if (!name[0])
 			return;
+		/*
+		 * Without diskseq (5.10, bd_set_nr_sectors() to a size): the
+		 * device bound to a file, always a new attachment; its file
+		 * comes from the other sources.
+		 */
+		if (!o.diskseq && !ev->k.sectors)
+			return;
+		o.attach = !o.diskseq;
 		o.type = BM_OBS_CHANGE;
 		o.kind = BM_DISK;
 		o.parent = NULL;

@@ -168,6 +168,14 @@ static struct bm_span *explained(struct devstate *d, const struct bm_obs *o, boo
 		struct bm_span *s = &d->spans[i];
 		const struct bm_bound *b = removal ? &s->to : &s->from;
 
+		/*
+		 * The kernel sends uevents in order: an add uevent after the
+		 * remove uevent of @s is another incarnation's, whatever the
+		 * name (without diskseq, before 5.15, nothing else tells).
+		 */
+		if (!removal && (o->by & BM_SRC_UEVENT) && s->to.known &&
+		    (s->to.by & BM_SRC_UEVENT) && s->to.hi <= o->ts)
+			continue;
 		if (b->known && b->lo == b->hi && (b->by & BY_KERNEL) &&
 		    (removal ? same_name(s, o) : same_add(s, o)) &&
 		    b->lo >= o->after && b->lo <= o->ts)
@@ -869,7 +877,7 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 		break;
 	case BM_OBS_CHANGE:
 		s = open_span(d);
-		if (s && same_name(s, o) && reseq(s, o)) {
+		if (s && same_name(s, o) && (reseq(s, o) || (o->attach && s->kind == BM_DISK))) {
 			observe_reseq(d, s, o);
 		} else if (s && same_name(s, o) && older(s, o)) {
 			learn_past(d, o);

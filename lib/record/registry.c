@@ -135,6 +135,14 @@ int bm_registry_add(const char *spool_dir, const char *output)
 	if (!realpath(out_dir, path))
 		return -1;
 	snprintf(out_dir, sizeof(out_dir), "%s/%s", path, slash ? slash + 1 : output);
+	/* A minimal root (an initramfs) may have no /run: make the parent too. */
+	snprintf(path, sizeof(path), "%s", BM_REGISTRY_DIR);
+	*strrchr(path, '/') = '\0';
+	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+		bm_error_errno("cannot create '%s' for " BM_REGISTRY_DIR "; create it (mode 0755)",
+			       path);
+		return -1;
+	}
 	if (mkdir(BM_REGISTRY_DIR, 0755) < 0 && errno != EEXIST) {
 		bm_error_errno("cannot create " BM_REGISTRY_DIR);
 		return -1;

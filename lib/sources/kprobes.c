@@ -24,7 +24,7 @@
 #include "blkmap/util/error.h"
 #include "blkmap/util/kallsyms.h"
 
-#define MAX_PROBES 13
+#define MAX_PROBES 14
 
 struct probe {
 	char event[32];
@@ -163,6 +163,53 @@ static struct probe *add_probe(struct bm_kprobes *k, const char *event, const ch
 			       bool ret);
 
 /*
+ * Before 5.12 (5.10) a disk's or partition's struct device is embedded in a
+ * struct hd_struct (a disk's is its gendisk's part0), which has no pointer
+ * to its disk: a partition's disk is its device's parent, whose name is the
+ * disk's. Into @out, for the device that is $arg1 of a function taking a
+ * struct device: its type's name, dev_t, name, partition number and disk
+ * (@own_disk: a disk's own name). No BTF-typed arguments before 6.5, so
+ * offsets only.
+ */
+static int hd_device_fields(const struct btf *btf, char *out, size_t size, bool own_disk)
+{
+	long type = bm_btf_offset(btf, "device", "type");
+	long type_name = bm_btf_offset(btf, "device_type", "name");
+	long devt = bm_btf_offset(btf, "device", "devt");
+	long kname = bm_btf_offset(btf, "device", "kobj.name");
+	long parent = bm_btf_offset(btf, "device", "parent");
+	long embed = bm_btf_offset(btf, "hd_struct", "__dev");
+	long partno = bm_btf_offset(btf, "hd_struct", "partno");
+
+	if (type < 0 || type_name < 0 || devt < 0 || kname < 0 || parent < 0 || embed < 0 ||
+	    partno < 0)
+		return -1;
+	snprintf(out, size, "type=+0(+%ld(+%ld($arg1))):string devt=+%ld($arg1):u32 "
+		 "name=+0(+%ld($arg1)):string partno=%+ld($arg1):u8 ", type_name, type, devt,
+		 kname, partno - embed);
+	if (own_disk)
+		snprintf(out + strlen(out), size - strlen(out), "disk=+0(+%ld($arg1)):string",
+			 kname);
+	else
+		snprintf(out + strlen(out), size - strlen(out), "disk=+0(+%ld(+%ld($arg1))):string",
+			 kname, parent);
+	return 0;
+}
+
+/* part_del on device_del(), where partitions are struct hd_struct (5.10). */
+static int hd_partition_probe(struct bm_kprobes *k, struct fetcher *f)
+{
+	struct probe *p = add_probe(k, "part_del", "device_del", false);
+
+	if (hd_device_fields(f->btf, p->fetch, sizeof(p->fetch), false) < 0) {
+		k->n--;
+		return -1;
+	}
+	p->filter = "type == \"partition\"";
+	return 0;
+}
+
+/*
  * part_del on device_del(struct device *dev): every field by offset, the
  * block_device ones relative to its embedded bd_device (negative offsets).
  */
@@ -180,6 +227,8 @@ static int partition_probe(struct bm_kprobes *k, struct fetcher *f)
 	const char *partno_type = ":u8";
 	struct probe *p;
 
+	if (embed < 0)	/* before 5.12 (5.10): the device is in a struct hd_struct */
+		return hd_partition_probe(k, f);
 	if (partno < 0) {	/* since 6.10: the low byte of __bd_flags */
 		partno = bm_btf_offset(f->btf, "block_device", "__bd_flags.counter");
 		partno_type = ":u32";
@@ -352,6 +401,90 @@ out:
 	btf__free(own);
 }
 
+/*
+ * Loop attachments where the loop driver's probes cannot be had (before
+ * 5.15 no diskseq, before 5.11 no BTF of modules: 5.10): the loop driver
+ * sets its disk's size through bd_set_nr_sectors(), to the file's when it
+ * binds the device (before it serves any request of the attachment) and to
+ * 0 when it unbinds it (after every request of the attachment is done).
+ * loop_on (sectors > 0) and loop_off (0) there, for loop's own major
+ * (LOOP_MAJOR, uapi/linux/major.h); loop_gone at its return. No file name:
+ * lo_file_name is in the loop driver's struct, without BTF; the uevent
+ * listener and sysfs name the attachment.
+ */
+static void loop_size_probes(struct bm_kprobes *k, struct fetcher *f)
+{
+	long disk = bm_btf_offset(f->btf, "block_device", "bd_disk");
+	char gd[160], arg[64];
+	struct probe *p;
+	int i;
+
+	for (i = 0; i < k->n; i++)
+		if (!strcmp(k->probes[i].event, "loop_on"))
+			return;	/* the loop driver's own probes */
+	if (disk < 0 || disk_fields(f->btf, disk, gd, sizeof(gd)) < 0 ||
+	    bm_btf_param(f->btf, "bd_set_nr_sectors", 1, "block_device", arg, sizeof(arg)) < 0 ||
+	    !in_kallsyms("bd_set_nr_sectors"))
+		return;
+	p = add_probe(k, "loop_on", "bd_set_nr_sectors", false);
+	snprintf(p->fetch, sizeof(p->fetch), "%s sectors=$arg2:u64", gd);
+	p->filter = "major == 7 && sectors != 0";
+	p->optional = true;
+	p = add_probe(k, "loop_off", "bd_set_nr_sectors", false);
+	snprintf(p->fetch, sizeof(p->fetch), "%s sectors=$arg2:u64", gd);
+	p->filter = "major == 7 && sectors == 0";
+	p->optional = true;
+	p = add_probe(k, "loop_gone", "bd_set_nr_sectors", true);
+	p->optional = true;
+}
+
+/*
+ * Before bdev_add() (5.12), every disk and partition is added by
+ * device_add() of its struct device, once its dev_t is chosen and before
+ * any I/O reaches it (a disk's before its partition table is read, a
+ * partition's before it is in the disk's table); hidden disks too. Only the
+ * block layer has device types named "disk" and "partition": a filter on
+ * the type keeps them.
+ */
+static int hd_add_probes(struct bm_kprobes *k, struct fetcher *f)
+{
+	struct probe *p;
+
+	if (param(f, "device_add", 1, "device") < 0)
+		return -1;
+	p = add_probe(k, "disk_add", "device_add", false);
+	if (hd_device_fields(f->btf, p->fetch, sizeof(p->fetch), true) < 0) {
+		k->n--;
+		return -1;
+	}
+	p->filter = "type == \"disk\"";
+	p = add_probe(k, "part_add", "device_add", false);
+	hd_device_fields(f->btf, p->fetch, sizeof(p->fetch), false);
+	p->filter = "type == \"partition\"";
+	return 0;
+}
+
+/*
+ * The statedump on part_stat_read_all(struct hd_struct *part, ...) (5.10):
+ * the device embedded in the hd_struct, reached by a positive offset.
+ */
+static int hd_dump_fields(const struct btf *btf, char *out, size_t size)
+{
+	long embed = bm_btf_offset(btf, "hd_struct", "__dev");
+	long devt = bm_btf_offset(btf, "device", "devt");
+	long kname = bm_btf_offset(btf, "device", "kobj.name");
+	long parent = bm_btf_offset(btf, "device", "parent");
+	long partno = bm_btf_offset(btf, "hd_struct", "partno");
+
+	if (embed < 0 || devt < 0 || kname < 0 || parent < 0 || partno < 0)
+		return -1;
+	/* A partition's disk is its parent device (only partitions use it). */
+	snprintf(out, size, "devt=+%ld($arg1):u32 name=+0(+%ld($arg1)):string "
+		 "partno=+%ld($arg1):u8 disk=+0(+%ld(+%ld($arg1))):string", embed + devt,
+		 embed + kname, partno, kname, embed + parent);
+	return 0;
+}
+
 /* The probe definitions this kernel supports; -1 if it lacks the essential ones. */
 static int define(struct bm_kprobes *k, struct fetcher *f)
 {
@@ -359,15 +492,17 @@ static int define(struct bm_kprobes *k, struct fetcher *f)
 	char devarg[64];
 
 	/* bdev_add(struct block_device *bdev, dev_t dev), 5.12 and later */
-	if (param(f, "bdev_add", 1, "block_device") < 0 ||
-	    bm_btf_param(f->btf, "bdev_add", 2, NULL, devarg, sizeof(devarg)) < 0) {
-		bm_error("kprobe source: bdev_add() is not probeable on this kernel (needs 5.12+)");
+	if (param(f, "bdev_add", 1, "block_device") == 0 &&
+	    bm_btf_param(f->btf, "bdev_add", 2, NULL, devarg, sizeof(devarg)) == 0) {
+		p = add_probe(k, "bdev_add", "bdev_add", false);
+		snprintf(p->fetch, sizeof(p->fetch), "devt=%s:u32", f->typed ? devarg : "$arg2");
+		if (bdev_fields(f, p->fetch, sizeof(p->fetch), false) < 0)
+			goto no_btf;
+	} else if (hd_add_probes(k, f) < 0) {
+		bm_error("kprobe source: neither bdev_add() (5.12+) nor device_add() with a "
+			 "struct hd_struct (5.10) is probeable on this kernel");
 		return -1;
 	}
-	p = add_probe(k, "bdev_add", "bdev_add", false);
-	snprintf(p->fetch, sizeof(p->fetch), "devt=%s:u32", f->typed ? devarg : "$arg2");
-	if (bdev_fields(f, p->fetch, sizeof(p->fetch), false) < 0)
-		goto no_btf;
 
 	/* del_gendisk(struct gendisk *disk) */
 	if (param(f, "del_gendisk", 1, "gendisk") < 0) {
@@ -397,11 +532,20 @@ static int define(struct bm_kprobes *k, struct fetcher *f)
 	else
 		bm_error("kprobe source: device_del() is not probeable; partition removals "
 			 "will come from the other sources");
-	/* part_stat_read_all(struct block_device *part, ...), once per device in diskstats */
-	if (param(f, "part_stat_read_all", 1, "block_device") == 0) {
+	/*
+	 * part_stat_read_all(struct block_device *part, ...), once per device
+	 * in diskstats; before 5.12 it takes a struct hd_struct.
+	 */
+	if (param(f, "part_stat_read_all", 1, "block_device") == 0 ||
+	    param(f, "part_stat_read_all", 1, "hd_struct") == 0) {
 		p = add_probe(k, "dump", "part_stat_read_all", false);
-		if (bdev_fields(f, p->fetch, sizeof(p->fetch), true) < 0)
+		if (bm_btf_param(f->btf, "part_stat_read_all", 1, "hd_struct", devarg,
+				 sizeof(devarg)) == 0) {
+			if (hd_dump_fields(f->btf, p->fetch, sizeof(p->fetch)) < 0)
+				goto no_btf;
+		} else if (bdev_fields(f, p->fetch, sizeof(p->fetch), true) < 0) {
 			goto no_btf;
+		}
 		/* part_stat_read_all() also runs for other readers of stats. */
 		snprintf(k->dump_filter, sizeof(k->dump_filter), "common_pid == %d", (int)getpid());
 		p->filter = k->dump_filter;
@@ -409,6 +553,7 @@ static int define(struct bm_kprobes *k, struct fetcher *f)
 	}
 	dm_name_probe(k, f->btf);
 	loop_probes(k, f->btf);
+	loop_size_probes(k, f);
 	return 0;
 no_btf:
 	bm_error("kprobe source: this kernel's BTF lacks a block_device or gendisk member "
@@ -502,6 +647,18 @@ static int create(struct bm_kprobes *k, struct probe *p)
 	return 0;
 }
 
+/* Is the function of probe @i probed at entry by an earlier one (two filters on it)? */
+static bool probed_before(const struct bm_kprobes *k, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (k->probes[j].dyn && !k->probes[j].ret &&
+		    !strcmp(k->probes[j].func, k->probes[i].func))
+			return true;
+	return false;
+}
+
 struct bm_kprobes *bm_kprobes_arm(struct bm_session *session)
 {
 	struct fetcher f = { 0 };
@@ -542,7 +699,8 @@ struct bm_kprobes *bm_kprobes_arm(struct bm_session *session)
 	len = snprintf(k->summary, sizeof(k->summary), "%s on", f.typed ?
 		       "BTF-typed arguments" : "offsets from BTF");
 	for (i = 0; i < k->n; i++)
-		if (k->probes[i].dyn && !k->probes[i].ret && len < sizeof(k->summary))
+		if (k->probes[i].dyn && !k->probes[i].ret && !probed_before(k, i) &&
+		    len < sizeof(k->summary))
 			len += snprintf(k->summary + len, sizeof(k->summary) - len, "%s %s()",
 					i ? "," : "", k->probes[i].func);
 	if (len < sizeof(k->summary))

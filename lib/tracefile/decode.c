@@ -77,6 +77,8 @@ static const struct {
 } probe_events[] = {
 	{ "bdev_add", BM_EV_K_ADD },
 	{ "disk_hidden", BM_EV_K_ADD },
+	{ "disk_add", BM_EV_K_ADD },
+	{ "part_add", BM_EV_K_ADD },
 	{ "disk_del", BM_EV_K_DISK_DEL },
 	{ "disk_gone", BM_EV_K_DISK_GONE },
 	{ "part_del", BM_EV_K_PART_DEL },

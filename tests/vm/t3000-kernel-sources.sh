@@ -1,11 +1,12 @@
-# In Debian's kernels (6.1 and 6.12) under QEMU: with kprobes, and with the
+# In Debian's kernels (6.1, 6.12 and 5.10, whose guest has no module) under QEMU: with kprobes, and with the
 # module, every I/O event is labelled and every boundary is exact; with only
 # the sources the host kernel has, labels are still right, with wider
 # boundaries.
 . "$(dirname "$0")/lib.sh"
 
-for kernel in default 6.12; do
-	for sources in kprobe module tracepoint,uevent,sysfs; do
+on_510="kprobe tracepoint,uevent,sysfs"
+for kernel in $lanes; do
+	for sources in $(runs $kernel kprobe module tracepoint,uevent,sysfs); do
 		out=$T/$kernel-$sources
 		module=0
 		[ "$sources" != module ] || module=1

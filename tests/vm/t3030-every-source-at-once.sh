@@ -1,4 +1,4 @@
-# Every map source at once in Debian's kernels (6.1 and 6.12), while device
+# Every map source at once in Debian's kernels (6.1, 6.12 and 5.10), while device
 # numbers change hands back to back: every logged write carries its name,
 # and where no event was lost, every such label is certain (basis "only").
 # With a ring buffer too small to keep everything, labels are still never
@@ -33,8 +33,9 @@ check_flight() {
 		"the map has every partition incarnation"
 }
 
-for kernel in default 6.12; do
-	for variant in all module small-buffer ring; do
+on_510=""
+for kernel in $lanes; do
+	for variant in $(runs $kernel all module small-buffer ring); do
 		out=$T/$kernel-$variant
 		set -- SOURCES=all
 		case $variant in
@@ -42,8 +43,7 @@ for kernel in default 6.12; do
 		small-buffer) set -- "$@" BUFFER=4 ;;
 		ring) set -- "$@" RING=128K ;;
 		esac
-		"$top/tests/vm/run" --kernel=$kernel "$top/tests/vm/scenarios/churn.sh" "$out" "$@" ||
-			{ cat "$out/console.log"; fail "$kernel, $variant: scenario failed"; }
+		in_vm $kernel churn "$out" "$@"
 		"$BLKMAP" report -f csv "$out/rec.dat" >"$out/events.csv" 2>"$out/report.err"
 		"$BLKMAP" report --map -f csv "$out/rec.dat" >"$out/map.csv" 2>/dev/null
 		# The premise: some 259:N carried p1 and p2 in turn.

@@ -1,4 +1,4 @@
-# Device-mapper volumes in Debian's kernels (6.1 and 6.12) under QEMU:
+# Device-mapper volumes in Debian's kernels (6.1, 6.12 and 5.10) under QEMU:
 # created, renamed, removed, and another created on the same minor under
 # another name. Every write through /dev/mapper is labelled with the kernel
 # name and the device-mapper name it had at that moment, with every source,
@@ -95,8 +95,15 @@ check_mounts() {
 		fail "$ctx: --disks text does not name the volume by its mount points"
 }
 
-for kernel in default 6.12; do
-	for sources in all kprobe tracepoint,uevent,sysfs; do
+# 5.10 has no BTF of modules (5.11+): no dm_name probe, no loop driver
+# probes there. dm names come from uevents and sysfs, even with every source,
+# and the kprobes alone name no volume; loop attachments are bounded by
+# bd_set_nr_sectors() and named by the uevent listener.
+on_510=all
+for kernel in $lanes; do
+	kprobe=kprobe
+	[ $kernel != 5.10 ] || { note "SKIP: 5.10, kprobe: no dm_name probe without dm_mod's BTF"; kprobe=; }
+	for sources in $(runs $kernel all $kprobe tracepoint,uevent,sysfs); do
 		out=$T/$kernel-$sources
 		module=0
 		[ "$sources" != all ] || module=1
@@ -145,8 +152,9 @@ for line in sys.stdin:
 		note "$kernel, $sources: renamed $rename"
 		set -- $rename
 		[ "${1:-}" = vg0-old ] || fail "$kernel, $sources: the rename is not in the map ('$rename')"
-		case $sources in
-		all|kprobe) [ "$2" = "$3" ] || fail "$kernel, $sources: the rename is not exact: $rename" ;;
+		case $kernel:$sources in
+		5.10:*) [ "$2" -lt "$3" ] || fail "$kernel, $sources: a rename from uevents given as exact: $rename" ;;
+		*:all|*:kprobe) [ "$2" = "$3" ] || fail "$kernel, $sources: the rename is not exact: $rename" ;;
 		*) [ "$2" -lt "$3" ] || fail "$kernel, $sources: a rename from uevents given as exact: $rename" ;;
 		esac
 		# Any of its names finds the first volume.
@@ -161,7 +169,11 @@ for line in sys.stdin:
 			[ "$(awk -F, 'NR > 1' "$out/lv.csv" | wc -l)" -eq 1 ] ||
 				{ cat "$out/lv.csv"; fail "$kernel, $sources: --disk $name: not one row"; }
 		done
-		check_loop "$out" $kernel $sources
+		if [ $kernel:$sources = 5.10:tracepoint,uevent,sysfs ]; then
+			note "SKIP: 5.10, $sources: loop attachments are not told apart by uevents without diskseq"
+		else
+			check_loop "$out" $kernel $sources
+		fi
 		case $sources in
 		kprobe) note "$kernel, $sources: no mount table without the uevent listener" ;;
 		*) check_mounts "$out" $kernel $sources ;;

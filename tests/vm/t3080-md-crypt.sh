@@ -1,4 +1,4 @@
-# md and dm-crypt in Debian's kernels (6.1 and 6.12) under QEMU, with every
+# md and dm-crypt in Debian's kernels (6.1, 6.12 and 5.10) under QEMU, with every
 # source, the module alone and the fallback sources: two raid1 arrays of
 # loop devices one after the other on md0, a dm-crypt volume over a loop
 # partition. Every write to the top of each stack is labelled with its
@@ -6,8 +6,12 @@
 # from the top, written by the writer (not by dm's or md's threads).
 . "$(dirname "$0")/lib.sh"
 
-for run in default:all default:module default:tracepoint,uevent,sysfs 6.12:all 6.12:module \
-	   6.12:tracepoint,uevent,sysfs; do
+on_510=""
+for run in $(for kernel in $lanes; do
+		for sources in $(runs $kernel all module tracepoint,uevent,sysfs); do
+			echo $kernel:$sources
+		done
+	     done); do
 	kernel=${run%%:*} sources=${run#*:}
 	out=$T/$kernel-$sources
 	module=0
@@ -44,14 +48,20 @@ for run in default:all default:module default:tracepoint,uevent,sysfs 6.12:all 6
 	# The module alone has no dm names.
 	dm=secret
 	[ "$sources" != module ] || dm=
-	check_stacked "$out/stack.csv" "$volume" "$dm" "$(cat "$out/pv.log")" 8192
+	if [ $kernel = 5.10 ] && [ "$(cat "$out/crypt.log")" = crypt ]; then
+		# dm-crypt traces block_bio_remap for its clones since 5.18
+		# (dm_submit_bio_remap()): before, nothing links them to the volume.
+		note "SKIP: 5.10, $sources: the volume's stack (dm-crypt remaps no clone before 5.18)"
+	else
+		check_stacked "$out/stack.csv" "$volume" "$dm" "$(cat "$out/pv.log")" 8192
 
-	# Below the volume, dd wrote, not dm-crypt's thread.
-	for lower in $(cat "$out/pv.log"); do
-		writers=$(writers "$out/rec.dat" "$lower")
-		note "$lower: written by $writers"
-		[ "$writers" = "dd " ] || fail "$what: $lower written by '$writers', not by dd"
-	done
+		# Below the volume, dd wrote, not dm-crypt's thread.
+		for lower in $(cat "$out/pv.log"); do
+			writers=$(writers "$out/rec.dat" "$lower")
+			note "$lower: written by $writers"
+			[ "$writers" = "dd " ] || fail "$what: $lower written by '$writers', not by dd"
+		done
+	fi
 
 	# The volume is busy while its writes are, not until they go stale.
 	ts=$(csv_col "$out/events.csv" ts_ns) ev=$(csv_col "$out/events.csv" event)

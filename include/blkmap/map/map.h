@@ -103,6 +103,7 @@ struct bm_obs {
 	const char *dm_uuid, *backing, *wwid, *model, *firmware;
 	const char *mount, *fstype;	/* MOUNT, UMOUNT, MOUNTED: the mount point, its type */
 	bool empty;		/* CHANGE: the disk had no medium (size 0) with this diskseq */
+	bool attach;		/* CHANGE: a new attachment (a loop bound), where no diskseq says so */
 	enum bm_dev_kind kind;
 	uint64_t diskseq, size;
 	unsigned listed;	/* DUMP_END: devices the dump says it listed (0: not said) */

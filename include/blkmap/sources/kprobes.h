@@ -11,6 +11,8 @@
  *
  * Events (fields):
  *	bdev_add	devt, name, partno, disk, seq	a disk or partition added
+ *	disk_add	type, devt, name, partno, disk	a disk's device_add() (before 5.12)
+ *	part_add	type, devt, name, partno, disk	a partition's device_add() (before 5.12)
  *	disk_del	major, minor, name, seq		del_gendisk() entered
  *	disk_gone	(none)				del_gendisk() returned
  *	disk_hidden	major, minor, name, flags, seq	a hidden disk (an NVMe path)

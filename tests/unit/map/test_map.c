@@ -174,6 +174,91 @@ START_TEST(a_registration_caps_the_previous_removal)
 }
 END_TEST
 
+/*
+ * Without diskseq (5.10), zram1 made three times with the tracepoint and
+ * uevents: each add uevent of a new incarnation comes after the previous
+ * one's remove uevent, so it cannot be the late word on an earlier add.
+ */
+START_TEST(a_reused_name_without_diskseq_after_its_removal_uevent_is_a_new_incarnation)
+{
+	uint64_t t;
+	size_t i;
+
+	dump(1 * MS, NULL, NULL, 0, 2 * MS);
+	for (t = 10 * MS; t <= 30 * MS; t += 10 * MS) {
+		observe(BM_OBS_REGISTER, t, ZRAM1, NULL, BM_SRC_TRACEPOINT, 0);
+		uevent("add", t + 2 * MS, ZRAM1, "zram1", 0);
+		uevent("remove", t + 6 * MS, ZRAM1, "zram1", t + 3 * MS);
+	}
+	bm_map_finish(map, 0, 100 * MS);
+	ck_assert_uint_eq(bm_map_count(map), 3);
+	for (i = 0; i < 3; i++) {
+		const struct bm_span *s = bm_map_span(map, i);
+
+		ck_assert_str_eq(s->name, "zram1");
+		ck_assert_uint_eq(s->from.lo, (i + 1) * 10 * MS);
+		ck_assert_uint_eq(s->from.hi, (i + 1) * 10 * MS);
+		ck_assert_ptr_eq(bm_map_label(map, ZRAM1, (i + 1) * 10 * MS + 4 * MS, 0,
+					      &(enum bm_label_basis){ 0 }), s);
+	}
+}
+END_TEST
+
+/*
+ * Before diskseq (5.10): a loop device bound (bd_set_nr_sectors() to a
+ * size) and unbound (to 0) twice, each attachment named by the listener's
+ * change uevent: each attachment an incarnation of its own, with its file,
+ * between exact boundaries; the second does not keep the first's file.
+ */
+START_TEST(loop_attachments_without_diskseq_are_incarnations_with_their_files)
+{
+	static const char *const files[] = { "/srv/a.img", "/srv/b.img" };
+	struct bm_obs o = { .type = BM_OBS_PRESENT, .ts = 1 * MS, .by = BM_SRC_KPROBE,
+			    .exact = true, .dev = BM_MKDEV(7, 0), .name = "loop0",
+			    .kind = BM_DISK };
+	const struct bm_span *s;
+	int i;
+
+	bm_map_observe(map, &o);
+	for (i = 0; i < 2; i++) {
+		uint64_t t = (10 + 20 * i) * MS;
+
+		o = (struct bm_obs){ .type = BM_OBS_CHANGE, .ts = t, .exact = true, .attach = true,
+				     .by = BM_SRC_KPROBE, .dev = BM_MKDEV(7, 0), .name = "loop0",
+				     .kind = BM_DISK };
+		bm_map_observe(map, &o);
+		o = (struct bm_obs){ .type = BM_OBS_CHANGE, .ts = t + 2 * MS, .after = t - MS,
+				     .by = BM_SRC_UEVENT, .dev = BM_MKDEV(7, 0), .name = "loop0",
+				     .kind = BM_DISK, .backing = files[i] };
+		bm_map_observe(map, &o);
+		o = (struct bm_obs){ .type = BM_OBS_DETACH, .ts = t + 5 * MS, .exact = true,
+				     .by = BM_SRC_KPROBE, .dev = BM_MKDEV(7, 0), .name = "loop0",
+				     .kind = BM_DISK, .empty = true };
+		bm_map_observe(map, &o);
+		o = (struct bm_obs){ .type = BM_OBS_CHANGE, .ts = t + 7 * MS, .after = t + 4 * MS,
+				     .by = BM_SRC_UEVENT, .dev = BM_MKDEV(7, 0), .name = "loop0",
+				     .kind = BM_DISK };
+		bm_map_observe(map, &o);
+	}
+	bm_map_finish(map, 0, 100 * MS);
+
+	ck_assert_uint_eq(bm_map_count(map), 5);
+	for (i = 0; i < 2; i++) {
+		uint64_t t = (10 + 20 * i) * MS;
+
+		s = bm_map_span(map, 1 + 2 * i);
+		ck_assert_str_eq(s->backing, files[i]);
+		ck_assert_uint_eq(s->from.lo, t);
+		ck_assert_uint_eq(s->from.hi, t);
+		ck_assert_uint_eq(s->to.lo, t + 5 * MS);
+		ck_assert_uint_eq(s->to.hi, t + 5 * MS);
+		ck_assert_str_eq(bm_map_span(map, 2 + 2 * i)->backing, "");
+		ck_assert_ptr_eq(bm_map_label(map, BM_MKDEV(7, 0), t + 3 * MS, 0,
+					      &(enum bm_label_basis){ 0 }), s);
+	}
+}
+END_TEST
+
 START_TEST(a_partition_rescan_removes_and_re_adds_every_partition)
 {
 	static const uint32_t devs[] = { BM_MKDEV(8, 0), BM_MKDEV(8, 1), BM_MKDEV(8, 2) };
@@ -1333,6 +1418,8 @@ Suite *suite_map(void)
 	tcase_add_test(tc, io_after_a_removal_belongs_to_the_next_incarnation_known_later);
 	tcase_add_test(tc, a_registration_tracepoint_makes_the_add_exact);
 	tcase_add_test(tc, a_registration_caps_the_previous_removal);
+	tcase_add_test(tc, a_reused_name_without_diskseq_after_its_removal_uevent_is_a_new_incarnation);
+	tcase_add_test(tc, loop_attachments_without_diskseq_are_incarnations_with_their_files);
 	tcase_add_test(tc, a_partition_rescan_removes_and_re_adds_every_partition);
 	tcase_add_test(tc, a_statedump_racing_an_add_is_one_incarnation);
 	tcase_add_test(tc, a_statedump_racing_a_remove_decides_it_not_the_late_uevent);

@@ -70,14 +70,11 @@ done
 # small buffer the recorder is stopped meanwhile: the buffer overflows.
 [ -z "${BUFFER:-}" ] || kill -STOP $rec
 for i in 1 2 3 4 5 6 7 8; do
-	mkdir /sys/kernel/config/nullb/nb$i
-	echo 1 >/sys/kernel/config/nullb/nb$i/memory_backed
-	echo 1 >/sys/kernel/config/nullb/nb$i/power
-	write nb$i $((16 + i * 3)) 1
+	d=$(nullb nb$i)
+	write $d $((16 + i * 3)) 1
 	# Reads to fill the small buffer while the recorder is stopped.
-	[ -z "${BUFFER:-}" ] || dd if=/dev/nb$i of=/dev/null bs=4k count=300 iflag=direct 2>/dev/null
-	echo 0 >/sys/kernel/config/nullb/nb$i/power
-	rmdir /sys/kernel/config/nullb/nb$i
+	[ -z "${BUFFER:-}" ] || dd if=/dev/$d of=/dev/null bs=4k count=300 iflag=direct 2>/dev/null
+	nullb_del nb$i
 done
 
 [ -z "${BUFFER:-}" ] || kill -CONT $rec

@@ -24,16 +24,14 @@ record
 # Every write goes to its own sectors, so that each one can be told apart.
 # null_blk: one device number, named alpha, then beta.
 seek=10
+# (Before 6.0 the kernel names both nullb0: incarnations of one name.)
 for n in alpha beta; do
-	mkdir /sys/kernel/config/nullb/$n
-	echo 1 >/sys/kernel/config/nullb/$n/memory_backed
-	echo 1 >/sys/kernel/config/nullb/$n/power
-	write $n $seek 2
-	[ $n = alpha ] && alpha=$(devnum alpha)
-	[ $n = alpha ] || [ "$(devnum $n)" = "$alpha" ] || premise "beta is not on alpha's $alpha"
+	d=$(nullb $n)
+	write $d $seek 2
+	[ $n = alpha ] && alpha=$(devnum $d)
+	[ $n = alpha ] || [ "$(devnum $d)" = "$alpha" ] || premise "beta is not on alpha's $alpha"
 	seek=$((seek + 4))
-	echo 0 >/sys/kernel/config/nullb/$n/power
-	rmdir /sys/kernel/config/nullb/$n
+	nullb_del $n
 done
 
 # zram: hot_add, hot_remove, and the same id again.

@@ -15,6 +15,24 @@ premise() {
 	[ -z "${rec:-}" ] || { kill -INT "$rec"; wait "$rec"; } || true
 	exit 1
 }
+# nullb NAME: a memory-backed null_blk disk made through configfs as NAME;
+# prints its kernel name: NAME where the kernel names the disk after the
+# configfs item (6.0 and later), nullb<index> before (5.10).
+nullb() {
+	mkdir /sys/kernel/config/nullb/$1
+	echo 1 >/sys/kernel/config/nullb/$1/memory_backed
+	echo 1 >/sys/kernel/config/nullb/$1/power
+	if [ -e /sys/block/$1 ]; then
+		echo "$1"
+	else
+		echo "nullb$(cat /sys/kernel/config/nullb/$1/index)"
+	fi
+}
+# nullb_del NAME: remove what nullb NAME made.
+nullb_del() {
+	echo 0 >/sys/kernel/config/nullb/$1/power
+	rmdir /sys/kernel/config/nullb/$1
+}
 write() {	# write NAME SEEK COUNT: 4 KiB blocks, logged
 	dd if=/dev/zero of="/dev/$1" bs=4k seek="$2" count="$3" oflag=direct 2>/dev/null
 	echo "$1 $(devnum "$1") $(($2 * 8)) $(($3 * 8))" >>"$log"
