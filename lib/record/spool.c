@@ -94,10 +94,39 @@ static int create_cpu_files(const struct bm_spool *s, int ncpus, int *fds)
 	return 0;
 }
 
-int bm_spool_create(const struct bm_spool *s, int ncpus, int *fds, uint64_t *region)
+/* The region the recorder tries first; each refusal of the file system divides it by 4. */
+static uint64_t first_region(int ncpus)
 {
 	/* ext4 with 4 KiB blocks stops just short of 16 TiB. */
 	uint64_t r = (((1ULL << 44) - (1ULL << 30)) / (ncpus + 1)) & ~(REGION_ALIGN - 1);
+
+	return r > MAX_REGION ? MAX_REGION : r;
+}
+
+/* The next region the recorder tries after @r. */
+static uint64_t next_region(uint64_t r)
+{
+	return r / 4 & ~(REGION_ALIGN - 1);
+}
+
+/*
+ * The region of a page file of @size bytes: the largest the recorder could
+ * have chosen whose last CPU's region starts within the file. The file is
+ * (ncpus + 1) regions long as made, less if it was cut short (a full disk,
+ * a copy interrupted), and the regions stay where they were.
+ */
+static uint64_t region_of(int ncpus, uint64_t size)
+{
+	uint64_t r = first_region(ncpus);
+
+	while (next_region(r) >= MIN_REGION && (uint64_t)ncpus * r >= size)
+		r = next_region(r);
+	return r;
+}
+
+int bm_spool_create(const struct bm_spool *s, int ncpus, int *fds, uint64_t *region)
+{
+	uint64_t r = first_region(ncpus);
 	int fd, cpu;
 
 	if (!has_holes(s->fd)) {
@@ -110,16 +139,14 @@ int bm_spool_create(const struct bm_spool *s, int ncpus, int *fds, uint64_t *reg
 		bm_error_errno("cannot create spool file '%s/" BM_SPOOL_PAGES "'", s->path);
 		return -1;
 	}
-	if (r > MAX_REGION)
-		r = MAX_REGION;
 	/* The last byte first: the size the file system allows sets R. */
 	while (pwrite(fd, "", 1, (ncpus + 1) * r - 1) != 1) {
-		if ((errno != EFBIG && errno != EINVAL) || r / 4 < MIN_REGION) {
+		if ((errno != EFBIG && errno != EINVAL) || next_region(r) < MIN_REGION) {
 			bm_error_errno("cannot create spool file '%s/" BM_SPOOL_PAGES "' of %llu "
 				       "MiB per CPU", s->path, (unsigned long long)(r >> 20));
 			goto fail;
 		}
-		r = r / 4 & ~(REGION_ALIGN - 1);
+		r = next_region(r);
 	}
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		fds[cpu] = open_file(s->fd, BM_SPOOL_PAGES, O_RDWR);
@@ -325,10 +352,18 @@ int bm_spool_locate_at(int dfd, const char *dir, int ncpus, uint32_t page_size,
 	case -1:
 		goto out;
 	case 0:
-		*region = st.st_size / (ncpus + 1);
+		/* A CPU's pages end at the last whole one the file holds. */
+		*region = region_of(ncpus, st.st_size);
 		for (cpu = 0; cpu < ncpus; cpu++) {
+			uint64_t room;
+
 			cpus[cpu].offset = (cpu + 1) * *region;
-			if (extent(fd, cpus[cpu].offset, *region, page_size, &sizes[cpu]) < 0) {
+			room = cpus[cpu].offset >= (uint64_t)st.st_size ? 0 :
+			       st.st_size - cpus[cpu].offset;
+			if (room > *region)
+				room = *region;
+			if (extent(fd, cpus[cpu].offset, room - room % page_size, page_size,
+				   &sizes[cpu]) < 0) {
 				bm_error_errno("cannot read '%s'", path);
 				goto out;
 			}

@@ -162,6 +162,21 @@ START_TEST(a_plan_within_the_file_reads_to_its_end)
 }
 END_TEST
 
+/*
+ * A page file cut short (a full disk, a copy interrupted) inside the last
+ * CPU's last page: the regions are where the recorder put them, and every
+ * whole page there is reads.
+ */
+START_TEST(a_page_file_cut_short_reads_its_whole_pages)
+{
+	char pages[400];
+
+	snprintf(pages, sizeof(pages), "%s/" BM_SPOOL_PAGES, dir);
+	ck_assert_int_eq(truncate(pages, NCPUS * region + PAGES * TEST_PAGE_SIZE - 529), 0);
+	ck_assert_int_eq(read_spool(), NCPUS * PAGES * 10 - 10);
+}
+END_TEST
+
 Suite *suite_spool_read(void)
 {
 	Suite *s = suite_create("crafted spools");
@@ -174,6 +189,7 @@ Suite *suite_spool_read(void)
 	tcase_add_test(tc, regions_off_the_pages_are_refused);
 	tcase_add_test(tc, a_region_of_2e63_is_refused);
 	tcase_add_test(tc, a_plan_within_the_file_reads_to_its_end);
+	tcase_add_test(tc, a_page_file_cut_short_reads_its_whole_pages);
 	suite_add_tcase(s, tc);
 	return s;
 }
