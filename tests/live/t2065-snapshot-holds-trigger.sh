@@ -16,12 +16,18 @@ LDEV=$(devnum "$L")
 z=$(new_zram)
 ZDEV=$(devnum zram$z)
 
-"$BLKMAP" record --ring=$RING -o "$T/ring.dat" --post=30 \
-	--snapshot-on="latency>1us,disk=$(basename "$L")" 2>"$T/record.err" &
-rec=$!
-wait_line "$T/record.err" "recording into"
-dd if=/dev/zero of="$L" bs=4k seek=777 count=1 oflag=direct 2>/dev/null
-wait_line "$T/record.err" "sector $SECTOR, ending at"
+# slow_write ERR: a flight recorder watching the loop device, its messages
+# in ERR (a new file: the recorder's own), and the slow write it sees; $rec.
+slow_write() {
+	"$BLKMAP" record --ring=$RING -o "$T/ring.dat" --post=30 \
+		--snapshot-on="latency>1us,disk=$(basename "$L")" 2>"$1" &
+	rec=$!
+	wait_line "$1" "recording into"
+	dd if=/dev/zero of="$L" bs=4k seek=777 count=1 oflag=direct 2>/dev/null
+	wait_line "$1" "sector $SECTOR, ending at"
+}
+
+slow_write "$T/record.err"
 # 8 x 16000 writes of 4 KiB: about 12 MiB of events, three times a CPU's ring,
 # from one CPU: its pages are read in order, so none of the flood is
 # missing from the snapshot but at its end.
@@ -59,12 +65,7 @@ note "the snapshot holds the slow write and $n flood writes, in order, from the 
 
 # A recording that stops with a triggered snapshot due writes it first.
 rm -f "$T"/ring*.dat
-"$BLKMAP" record --ring=$RING -o "$T/ring.dat" --post=30 \
-	--snapshot-on="latency>1us,disk=$(basename "$L")" 2>"$T/stop.err" &
-rec=$!
-wait_line "$T/stop.err" "recording into"
-dd if=/dev/zero of="$L" bs=4k seek=777 count=1 oflag=direct 2>/dev/null
-wait_line "$T/stop.err" "sector $SECTOR, ending at"
+slow_write "$T/stop.err"
 kill -INT $rec
 wait $rec || fail "record exited $?: $(cat "$T/stop.err")"
 assert_clean
