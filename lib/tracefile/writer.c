@@ -605,34 +605,3 @@ out:
 	free(sizes);
 	return ret;
 }
-
-int bm_trace_write_file(const char *output, const struct bm_trace_meta *meta,
-			const struct bm_cpu_data *cpus, enum bm_compression compression,
-			uint64_t *bytes)
-{
-	char tmp[4200];
-	struct stat st;
-	int fd, ret = -1;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", output, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		bm_error_errno("cannot create '%s'", tmp);
-		return -1;
-	}
-	if ((compression ? bm_trace_write_compressed(fd, output, meta, cpus, compression) :
-			   bm_trace_write(fd, output, meta, cpus)) < 0)
-		goto out;
-	if (fsync(fd) < 0 || rename(tmp, output) < 0 || stat(output, &st) < 0) {
-		bm_error_errno("cannot write '%s'", output);
-		goto out;
-	}
-	if (bytes)
-		*bytes = st.st_size;
-	ret = 0;
-out:
-	close(fd);
-	if (ret < 0)
-		unlink(tmp);
-	return ret;
-}

@@ -25,14 +25,6 @@ int bm_trace_write(int fd, const char *path, const struct bm_trace_meta *meta,
 int bm_trace_write_compressed(int fd, const char *path, const struct bm_trace_meta *meta,
 			      const struct bm_cpu_data *cpus, enum bm_compression compression);
 /*
- * The file @output, whole or not at all: written beside it under another
- * name (version 7, compressed, unless @compression is BM_COMPRESS_NONE),
- * synced, then renamed. *@bytes (if not NULL): its size.
- */
-int bm_trace_write_file(const char *output, const struct bm_trace_meta *meta,
-			const struct bm_cpu_data *cpus, enum bm_compression compression,
-			uint64_t *bytes);
-/*
  * The bytes of a trace file before its pages, for CPUs holding @sizes
  * bytes of pages each (whole pages); malloc'ed, *@len long. The pages
  * follow at the next page boundary, CPU after CPU.

@@ -361,8 +361,13 @@ START_TEST(pages_given_as_runs_are_written_in_order)
 	test_meta_init(&meta, 1);
 	for (i = 0; i < sizeof(compressions) / sizeof(compressions[0]); i++) {
 		unlink(path);
-		ck_assert_msg(bm_trace_write_file(path, &meta, &cpu, compressions[i], NULL) == 0,
-			      "%s", bm_error_message());
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_msg((compressions[i] ? bm_trace_write_compressed(fd, path, &meta, &cpu,
+									    compressions[i]) :
+				bm_trace_write(fd, path, &meta, &cpu)) == 0, "%s", bm_error_message());
+		close(fd);
 		n = read_events(path, got, PAGES * 400);
 		ck_assert_uint_eq(n, seq);
 		for (n = 0; n < seq; n++) {
