@@ -18,6 +18,7 @@
 #include "blkmap/analyse/inflight.h"
 #include "blkmap/analyse/phases.h"
 #include "blkmap/tracefile/merge.h"
+#include "consumer.h"
 
 /* A task's last request's disk and its plug's (phases.c), -1 if none. */
 struct an_task {
@@ -60,11 +61,7 @@ struct bm_analysis {
 	struct bm_loss *gaps;	/* the recording's */
 	uint64_t *gap_edges;	/* their starts and ends, in time order */
 	size_t ngaps, next_gap;	/* next_gap: the next edge to cross */
-	struct bm_top_row *top;
-	int *top_disk;		/* the disk index of each row, until finish */
-	size_t ntop, captop, last_top;
-	struct bm_stack_row *stack;
-	size_t nstack, capstack, last_stack;
+	void *consumer[AN_NCONSUMERS];	/* each consumer's state (consumer.h) */
 	/* the last lookup, as events of one disk come in runs */
 	const struct bm_span *last_span;
 	uint32_t last_dev;
@@ -75,7 +72,8 @@ struct bm_analysis {
 int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 	       enum bm_io_model model);
 void an_account(struct bm_inflight_time *t, uint64_t now, int delta);
-void an_queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_io *io);
+/* A bio of @io's entered incarnation @disk, submitted by @pid: to the consumers. */
+void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io);
 /* @sectors of @e, a bio device-mapper split, completed below at @now (its clones'). */
 void an_piece_done(struct bm_analysis *a, struct bm_inflight *e, uint32_t sectors, uint64_t now);
 /* Device-mapper split @e at @now: one more piece of it, taken up now. */
@@ -120,11 +118,8 @@ void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_spa
 void an_split(struct bm_analysis *a, const struct bm_io *io);
 /* @e, new at (dev, sector), takes its top and writer from a link a remap left there. */
 void an_adopt_link(struct bm_analysis *a, struct bm_inflight *e);
-/* A bio of @e's, @sectors long, completed on incarnation @lower: where it came from. */
 /* @e, a clone, ended at @now: its bio above may have nothing in flight now. */
 void an_clone_done(struct bm_analysis *a, const struct bm_inflight *e, uint64_t now);
-void an_completed_stacked(struct bm_analysis *a, int lower, const struct bm_inflight *e, int op,
-			  uint32_t sectors);
 void an_stack_free(struct bm_analysis *a);
 
 #endif
