@@ -19,6 +19,35 @@
  * completion was lost) are dropped after STALE_NS, or at a gap in the
  * recording, and stop counting as in flight then, so memory and busy time
  * stay bounded. Stacks (remaps, clones, splits) are followed in stack.c.
+ *
+ * The analysis is a tracker and its consumers, as lttng-analyses splits a
+ * state provider from the analyses that subscribe to it:
+ *
+ *      labelled block events (iofeed.c, lib/report)
+ *                 |  bm_analysis_event
+ *                 v
+ *   +-------------------------------------+   inflight, links, ranges
+ *   | the tracker: analyse.c, stack.c     |   (inflight.c): what is in
+ *   |  queue merge getrq insert issue     |   flight, by (device, sector),
+ *   |  split remap requeue complete loss  |   and where it came from
+ *   |  and, still inside it: the iostat   |
+ *   |  figures (counts, time in queue,    |
+ *   |  busy, depth, latency; series.c),   |
+ *   |  phases.c and seek.c                |
+ *   +-------------------------------------+
+ *        | struct an_queued: a bio entered a device
+ *        | struct an_io: a finished I/O       (consumer.h)
+ *        v  to each consumer in consumers[], in turn
+ *   +----------+-----------+- - - - - - - - - - - - - - +
+ *   | procs.c  | stacked.c | a new view: a file, a line  |
+ *   | (--top)  | (--stack) | in consumers[]              |
+ *   +----------+-----------+- - - - - - - - - - - - - - +
+ *        | bm_analysis_top, bm_analysis_stack (the entry points, here)
+ *        v
+ *      lib/report's views
+ *
+ * A consumer keeps its own state and sees the records alone; only the
+ * tracker and its entry points here name struct bm_analysis.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -85,7 +114,7 @@ int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 	if (bm_grow(&a->disks, a->ndisks, &a->capdisks, sizeof(*a->disks), 32) < 0)
 		return -1;
 	d = calloc(1, sizeof(*d));
-	if (!d || an_series_new(a, d) < 0) {
+	if (!d || an_series_new(d, a->first, a->bin_ns, a->nbins) < 0) {
 		free(d);
 		return -1;
 	}

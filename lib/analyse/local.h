@@ -90,8 +90,8 @@ struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sect
 			      bool watch);
 
 /* series.c */
-/* @d's series, if the analysis has one: 0, or -1 without memory. */
-int an_series_new(struct bm_analysis *a, struct bm_disk_stats *d);
+/* @d's series of @nbins bins @width long from @first, if @width: 0, or -1 without memory. */
+int an_series_new(struct bm_disk_stats *d, uint64_t first, uint64_t width, size_t nbins);
 void an_series_free(struct bm_series *s);
 /* The bin of @ts (NULL without a series). */
 struct bm_bin *an_bin(struct bm_series *s, uint64_t ts);
