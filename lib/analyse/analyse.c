@@ -389,9 +389,11 @@ static void cross_gap(struct bm_analysis *a, uint64_t at)
 /* ---- the consumers ---- */
 
 /* Who hears of each I/O, in this order: a new view is a file and a line here. */
-static const struct an_consumer *const consumers[AN_NCONSUMERS] = {
-	[AN_PROCS] = &an_procs,
-	[AN_STACKED] = &an_stacked,
+static const struct an_consumer consumers[AN_NCONSUMERS] = {
+	[AN_PROCS] = { an_procs_new, an_procs_queued, an_procs_done, an_procs_finish,
+		       an_procs_keep, an_procs_free },
+	[AN_STACKED] = { an_stacked_new, NULL, an_stacked_done, an_stacked_finish,
+			 an_stacked_keep, an_stacked_free },
 };
 
 void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
@@ -400,8 +402,8 @@ void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
 	size_t i;
 
 	for (i = 0; i < AN_NCONSUMERS; i++)
-		if (consumers[i]->queued)
-			consumers[i]->queued(a->consumer[i], &q);
+		if (consumers[i].queued)
+			consumers[i].queued(a->consumer[i], &q);
 }
 
 /*
@@ -428,8 +430,8 @@ static void io_done(struct bm_analysis *a, const struct bm_io *io, int disk,
 	size_t i;
 
 	for (i = 0; i < AN_NCONSUMERS; i++)
-		if (consumers[i]->done)
-			consumers[i]->done(a->consumer[i], &r);
+		if (consumers[i].done)
+			consumers[i].done(a->consumer[i], &r);
 }
 
 /* ---- events ---- */
@@ -1003,8 +1005,8 @@ void bm_analysis_finish(struct bm_analysis *a)
 		qsort(a->sorted, a->ndisks, sizeof(*a->sorted), by_device_then_time);
 	a->nsorted = a->sorted ? a->ndisks : 0;
 	for (i = 0; i < AN_NCONSUMERS; i++)	/* the disks' life is known now */
-		if (consumers[i]->finish)
-			consumers[i]->finish(a->consumer[i]);
+		if (consumers[i].finish)
+			consumers[i].finish(a->consumer[i]);
 }
 
 static bool kept(const struct bm_disk_stats *d, const struct bm_span_filter *f)
@@ -1021,8 +1023,8 @@ void bm_analysis_keep(struct bm_analysis *a, const struct bm_span_filter *f)
 			a->sorted[n++] = a->sorted[i];
 	a->nsorted = a->sorted ? n : 0;
 	for (i = 0; i < AN_NCONSUMERS; i++)
-		if (consumers[i]->keep)
-			consumers[i]->keep(a->consumer[i], f);
+		if (consumers[i].keep)
+			consumers[i].keep(a->consumer[i], f);
 }
 
 size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats *const **list)
@@ -1068,7 +1070,7 @@ struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_
 	if (!a)
 		return NULL;
 	for (i = 0; i < AN_NCONSUMERS; i++)
-		if (consumers[i]->new && !(a->consumer[i] = consumers[i]->new())) {
+		if (consumers[i].new && !(a->consumer[i] = consumers[i].new())) {
 			bm_analysis_free(a);
 			return NULL;
 		}
@@ -1125,7 +1127,7 @@ void bm_analysis_free(struct bm_analysis *a)
 	free(a->gaps);
 	free(a->gap_edges);
 	for (i = 0; i < AN_NCONSUMERS; i++)
-		if (consumers[i]->free)
-			consumers[i]->free(a->consumer[i]);
+		if (consumers[i].free)
+			consumers[i].free(a->consumer[i]);
 	free(a);
 }

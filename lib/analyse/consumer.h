@@ -6,11 +6,11 @@
  * What the tracker (analyse.c, stack.c) hands its consumers, and how. A
  * consumer is a file with its own state that sees the records below and
  * nothing of the tracker's: no struct bm_analysis, no entry in flight.
- * Adding one is a file, a name in enum an_which and a line in analyse.c's
- * table.
+ * Adding one is a file, a name in enum an_which, its callbacks declared
+ * below and a line in analyse.c's table (consumers[]).
  *
  * Cost: the tracker fills one record on the stack an I/O and calls each
- * consumer that has the callback; a consumer's memory is its own to bound
+ * consumer that has the callback, directly (see below); a consumer's memory is its own to bound
  * (processes a disk, pairs of stacked devices; never the number of events).
  */
 #include <stdbool.h>
@@ -81,11 +81,25 @@ enum an_which {
 	AN_NCONSUMERS
 };
 
+/*
+ * Each consumer's callbacks, by its name: analyse.c's table names them
+ * rather than pointing to a table in each file, so that the compiler sees
+ * which it calls and makes them direct calls (the hot path: one an I/O).
+ */
 /* procs.c */
-extern const struct an_consumer an_procs;
+void *an_procs_new(void);
+void an_procs_queued(void *state, const struct an_queued *q);
+void an_procs_done(void *state, const struct an_io *io);
+void an_procs_finish(void *state);
+void an_procs_keep(void *state, const struct bm_span_filter *f);
+void an_procs_free(void *state);
 size_t an_procs_rows(const void *state, const struct bm_top_row **list);
-/* stacked.c */
-extern const struct an_consumer an_stacked;
+/* stacked.c (hears of no queue) */
+void *an_stacked_new(void);
+void an_stacked_done(void *state, const struct an_io *io);
+void an_stacked_finish(void *state);
+void an_stacked_keep(void *state, const struct bm_span_filter *f);
+void an_stacked_free(void *state);
 size_t an_stacked_rows(const void *state, const struct bm_stack_row **list);
 
 #endif

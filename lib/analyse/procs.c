@@ -55,7 +55,7 @@ static struct bm_top_row *row_of(struct procs *p, const struct bm_disk_stats *di
 	return r;
 }
 
-static void queued(void *state, const struct an_queued *q)
+void an_procs_queued(void *state, const struct an_queued *q)
 {
 	/* A row for a flush too: its Q2C is the process's (done()). */
 	struct bm_top_row *r = row_of(state, q->disk, q->pid);
@@ -72,7 +72,7 @@ static void queued(void *state, const struct an_queued *q)
 }
 
 /* Its Q2C, to the process that queued it there, and on the partition it was submitted to. */
-static void done(void *state, const struct an_io *io)
+void an_procs_done(void *state, const struct an_io *io)
 {
 	struct bm_top_row *r;
 
@@ -94,7 +94,7 @@ static int by_bytes(const void *x, const void *y)
 	return (ab < bb) - (ab > bb);
 }
 
-static void finish(void *state)
+void an_procs_finish(void *state)
 {
 	struct procs *p = state;
 
@@ -102,7 +102,7 @@ static void finish(void *state)
 		qsort(p->rows, p->n, sizeof(*p->rows), by_bytes);
 }
 
-static void keep(void *state, const struct bm_span_filter *f)
+void an_procs_keep(void *state, const struct bm_span_filter *f)
 {
 	struct procs *p = state;
 	size_t i, n = 0;
@@ -115,12 +115,12 @@ static void keep(void *state, const struct bm_span_filter *f)
 	p->n = n;
 }
 
-static void *new(void)
+void *an_procs_new(void)
 {
 	return calloc(1, sizeof(struct procs));
 }
 
-static void release(void *state)
+void an_procs_free(void *state)
 {
 	struct procs *p = state;
 	size_t i;
@@ -140,8 +140,3 @@ size_t an_procs_rows(const void *state, const struct bm_top_row **list)
 	*list = p->rows;
 	return p->n;
 }
-
-const struct an_consumer an_procs = {
-	.new = new, .queued = queued, .done = done, .finish = finish, .keep = keep,
-	.free = release,
-};

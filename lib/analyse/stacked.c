@@ -57,7 +57,7 @@ static void came_down(struct stacked *s, const struct bm_disk_stats *lower, cons
 }
 
 /* To the device it completed on, and to the partition it went through (its disk's). */
-static void done(void *state, const struct an_io *io)
+void an_stacked_done(void *state, const struct an_io *io)
 {
 	if (!io->top)
 		return;
@@ -74,7 +74,7 @@ static int by_lower_then_upper(const void *x, const void *y)
 	return r ? r : an_disk_order(a->upper, b->upper);
 }
 
-static void finish(void *state)
+void an_stacked_finish(void *state)
 {
 	struct stacked *s = state;
 
@@ -83,7 +83,7 @@ static void finish(void *state)
 }
 
 /* What a device's I/O went through, or what came to it. */
-static void keep(void *state, const struct bm_span_filter *f)
+void an_stacked_keep(void *state, const struct bm_span_filter *f)
 {
 	struct stacked *s = state;
 	size_t i, n = 0;
@@ -95,12 +95,12 @@ static void keep(void *state, const struct bm_span_filter *f)
 	s->n = n;
 }
 
-static void *new(void)
+void *an_stacked_new(void)
 {
 	return calloc(1, sizeof(struct stacked));
 }
 
-static void release(void *state)
+void an_stacked_free(void *state)
 {
 	struct stacked *s = state;
 
@@ -116,7 +116,3 @@ size_t an_stacked_rows(const void *state, const struct bm_stack_row **list)
 	*list = s->rows;
 	return s->n;
 }
-
-const struct an_consumer an_stacked = {
-	.new = new, .done = done, .finish = finish, .keep = keep, .free = release,
-};
