@@ -394,6 +394,7 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 		       an_procs_keep, an_procs_free },
 	[AN_STACKED] = { an_stacked_new, NULL, an_stacked_done, an_stacked_finish,
 			 an_stacked_keep, an_stacked_free },
+	[AN_LATENCY] = { .done = an_latency_done },
 };
 
 void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
@@ -441,17 +442,6 @@ static void in_queue(struct bm_disk_stats *d, uint64_t from, uint64_t to, double
 {
 	d->queue_ns += t;
 	an_spread(d->series, offsetof(struct bm_bin, queue_ns), from, to, t);
-}
-
-/* A latency of kind @which of an I/O of @op that completed on @d at @ts. */
-static void latency(struct bm_disk_stats *d, int which, int op, uint64_t ts, uint64_t v)
-{
-	bm_hist_add(which == BM_LAT_Q2C ? &d->q2c : &d->d2c, v);
-	if (op == BM_READ || op == BM_WRITE) {
-		d->lat_sum[which][op] += v;
-		d->lat_n[which][op]++;
-	}
-	an_series_latency(d->series, which, op, ts, v);
 }
 
 static void seen(struct bm_disk_stats *d, uint64_t ts)
@@ -541,18 +531,18 @@ static void end_merged(struct bm_analysis *a, int disk, const struct bm_io *io, 
 	}
 }
 
-/* @e's I/O ended on incarnation @disk (a request's, if @request): its times and stacks. */
+/*
+ * @e's I/O ended on incarnation @disk (a request's, if @request): no longer
+ * in flight, its time in queue, its counts on the partition; then to the
+ * consumers (its latencies, its process, its stack).
+ */
 static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool request,
 		  struct bm_inflight *e, uint64_t bytes, uint32_t sectors)
 {
 	struct bm_disk_stats *d = a->disks[disk];
-	uint64_t q2c = e->has_q ? io->ts - e->q : 0;
 
-	if (e->has_q && e->disk >= 0) {
-		latency(d, BM_LAT_Q2C, io->op, io->ts, q2c);
-		if (e->active)
-			an_account(&d->bio_time, io->ts, -1);
-	}
+	if (e->has_q && e->disk >= 0 && e->active)
+		an_account(&d->bio_time, io->ts, -1);
 	if (request && (e->has_start || e->has_q || e->has_d)) {	/* else its start is unknown */
 		uint64_t start = start_of(a, e);
 		double t = io->ts > start ? io->ts - start : 0;
@@ -562,7 +552,6 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 			in_queue(a->disks[e->part], start, io->ts, t);
 	}
 	if (request && e->has_d) {
-		latency(d, BM_LAT_D2C, io->op, io->ts, io->ts - e->d);
 		an_account(&d->rq_time, io->ts, -1);
 		if (e->part >= 0)
 			an_account(&a->disks[e->part]->rq_time, io->ts, -1);
@@ -574,10 +563,8 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 		seen(p, io->ts);
 		if (request)
 			count(p, false, io->ts, io->op, 1, io->nr_sector, false, io->sector);
-		if (e->has_q) {
-			latency(p, BM_LAT_Q2C, io->op, io->ts, q2c);
+		if (e->has_q)
 			an_account(&p->bio_time, io->ts, -1);
-		}
 	}
 	io_done(a, io, disk, e, sectors, request, false);
 }

@@ -38,9 +38,10 @@ struct an_queued {
  * (slowest I/O), the queuing task's cgroup (cgroups).
  */
 struct an_io {
-	const struct bm_disk_stats *disk;	/* completed on */
+	/* the iostat consumers (latency.c) add their figures to @disk and @part */
+	struct bm_disk_stats *disk;		/* completed on */
 	const struct bm_disk_stats *queued_on;	/* queued on (usually @disk); NULL: not here */
-	const struct bm_disk_stats *part;	/* the partition it was submitted to; NULL */
+	struct bm_disk_stats *part;		/* the partition it was submitted to; NULL */
 	const struct bm_disk_stats *top;	/* the top of its stack; NULL: submitted here */
 	int32_t pid;		/* who submitted it (at the top of its stack) */
 	int op;			/* BM_READ, BM_WRITE, -1 neither */
@@ -78,6 +79,7 @@ static inline int an_disk_order(const struct bm_disk_stats *a, const struct bm_d
 enum an_which {
 	AN_PROCS,	/* procs.c: --top, who did the I/O */
 	AN_STACKED,	/* stacked.c: --stack, what came down from above */
+	AN_LATENCY,	/* latency.c: the iostat figures' Q2C and D2C */
 	AN_NCONSUMERS
 };
 
@@ -101,5 +103,9 @@ void an_stacked_finish(void *state);
 void an_stacked_keep(void *state, const struct bm_span_filter *f);
 void an_stacked_free(void *state);
 size_t an_stacked_rows(const void *state, const struct bm_stack_row **list);
+/* latency.c (its figures are the incarnations': no state, nothing to finish) */
+void an_latency_done(void *state, const struct an_io *io);
+/* series.c: a latency of kind @which (BM_LAT_Q2C, BM_LAT_D2C) of an I/O of @op that completed at @ts. */
+void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v);
 
 #endif

@@ -97,8 +97,6 @@ void an_series_free(struct bm_series *s);
 struct bm_bin *an_bin(struct bm_series *s, uint64_t ts);
 /* @total, of the double at offset @at of a bin, shared among the bins from @from to @to. */
 void an_spread(struct bm_series *s, size_t at, uint64_t from, uint64_t to, double total);
-/* A latency of kind @which (BM_LAT_Q2C, BM_LAT_D2C) of an I/O of @op that completed at @ts. */
-void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v);
 /* Each bin's figures as @d's model counts them (@requests: its time in flight is its requests'). */
 /* @n reads or writes (@op) completed at @ts at @sector of a device of @size sectors. */
 void an_series_offset(struct bm_series *s, bool bio, int op, uint64_t ts, uint64_t sector,
