@@ -30,24 +30,26 @@
  *   | the tracker: analyse.c, stack.c     |   (inflight.c): what is in
  *   |  queue merge getrq insert issue     |   flight, by (device, sector),
  *   |  split remap requeue complete loss  |   and where it came from
- *   |  and, still inside it: the iostat   |
- *   |  figures (counts, time in queue,    |
- *   |  busy, depth, latency; series.c),   |
+ *   |  and, still inside it: the rest of  |
+ *   |  the iostat figures (counts, time   |
+ *   |  in queue, busy, depth; series.c),  |
  *   |  phases.c and seek.c                |
  *   +-------------------------------------+
  *        | struct an_queued: a bio entered a device
  *        | struct an_io: a finished I/O       (consumer.h)
  *        v  to each consumer in consumers[], in turn
- *   +----------+-----------+- - - - - - - - - - - - - - +
- *   | procs.c  | stacked.c | a new view: a file, a line  |
- *   | (--top)  | (--stack) | in consumers[]              |
- *   +----------+-----------+- - - - - - - - - - - - - - +
- *        | bm_analysis_top, bm_analysis_stack (the entry points, here)
- *        v
+ *   +----------+-----------+------------+- - - - - - - - - - - +
+ *   | procs.c  | stacked.c | latency.c  | a new view: a file,  |
+ *   | (--top)  | (--stack) | Q2C, D2C   | a line in consumers[]|
+ *   +----------+-----------+------------+- - - - - - - - - - - +
+ *        | bm_analysis_top, bm_analysis_stack, bm_analysis_disks
+ *        v  (the entry points, here)
  *      lib/report's views
  *
- * A consumer keeps its own state and sees the records alone; only the
- * tracker and its entry points here name struct bm_analysis.
+ * A consumer keeps its own state and sees the records alone. Besides the
+ * tracker and its entry points, only phases.c still names struct
+ * bm_analysis: it follows btt's phases from the events themselves, a
+ * tracker of its own, until the finished-I/O record carries every stamp.
  */
 #include <ctype.h>
 #include <errno.h>
