@@ -8,6 +8,7 @@
 #   make STATIC=1      ./blkmap-static, one binary to copy onto machines without
 #                      the libraries
 #   make V=1           show the commands
+#   make WERROR=       warnings as warnings, not errors (a newer compiler than gcc 12, clang 14)
 #   make module        the kernel module, for the running kernel or KDIR=
 #   make fuzz          fuzz whole files, then pages, FUZZ_SECONDS each (libFuzzer, clang)
 #   make install       PREFIX (/usr/local) and DESTDIR, as usual; with libkshark-dev,
