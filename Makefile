@@ -8,6 +8,7 @@
 #   make STATIC=1      ./blkmap-static, one binary to copy onto machines without
 #                      the libraries
 #   make V=1           show the commands
+#   make WERROR=       warnings as warnings, not errors (a newer compiler than gcc 12, clang 14)
 #   make module        the kernel module, for the running kernel or KDIR=
 #   make fuzz          fuzz whole files, pages, print formats, FUZZ_SECONDS each (libFuzzer, clang)
 #   make install       PREFIX (/usr/local) and DESTDIR, as usual; with libkshark-dev,
@@ -21,7 +22,14 @@ BUILD     ?= build
 PKGS      := libtracefs libtraceevent libbpf libzstd zlib
 CC        ?= cc
 CFLAGS    ?= -O2 -g
-CFLAGS    += -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-format-truncation \
+# Warnings are defects: every build the suite makes (this one, SANITIZE=1,
+# fuzz's) fails on one. WERROR= builds anyway, with a compiler newer than
+# gcc 12 and clang 14, the ones the tree is kept quiet under.
+WERROR    ?= -Werror
+WARNINGS  := -Wall -Wextra -Wshadow -Wno-unused-parameter $(WERROR)
+# gcc's -Wformat-truncation stays off; clang has no such option, and would warn of it.
+CFLAGS    += -std=gnu11 $(WARNINGS) \
+             $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-Wno-format-truncation) \
              -D_GNU_SOURCE -DBLKMAP_VERSION='"$(VERSION)"' \
              -Iinclude $(shell pkg-config --cflags $(PKGS))
 LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lpthread
@@ -120,7 +128,7 @@ HELPERS := $(if $(shell pkg-config --exists fuse3 && echo y),$(BUILD)/tests/help
 
 $(BUILD)/tests/helpers/eiofs: tests/helpers/eiofs.c
 	@mkdir -p $(dir $@)
-	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) -O2 -g -Wall -Wextra -Wno-unused-parameter \
+	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) -O2 -g -Wall -Wextra -Wno-unused-parameter $(WERROR) \
 		$(shell pkg-config --cflags fuse3) -o $@ $< $(shell pkg-config --libs fuse3)
 
 KS_LABELS := $(if $(PLUGIN),$(BUILD)/tests/kernelshark/ks-labels)
@@ -145,7 +153,7 @@ check: $(PROGRAM) $(UNIT_BIN) $(BUILD)/bench/mkbig $(HELPERS) $(PLUGIN) $(KS_LAB
 # with the default ASAN_OPTIONS for the allocation's stack.
 FUZZ_SECONDS ?= 30
 FUZZ_DIR     := build-fuzz
-FUZZ_CFLAGS  := -g -O1 -std=gnu11 -D_GNU_SOURCE -DBLKMAP_VERSION='"$(VERSION)"' -Iinclude \
+FUZZ_CFLAGS  := -g -O1 -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -DBLKMAP_VERSION='"$(VERSION)"' -Iinclude \
                 $(shell pkg-config --cflags $(PKGS)) -fsanitize=address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_OBJ     := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)

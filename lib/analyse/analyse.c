@@ -19,6 +19,37 @@
  * completion was lost) are dropped after STALE_NS, or at a gap in the
  * recording, and stop counting as in flight then, so memory and busy time
  * stay bounded. Stacks (remaps, clones, splits) are followed in stack.c.
+ *
+ * The analysis is a tracker and its consumers, as lttng-analyses splits a
+ * state provider from the analyses that subscribe to it:
+ *
+ *      labelled block events (iofeed.c, lib/report)
+ *                 |  bm_analysis_event
+ *                 v
+ *   +-------------------------------------+   inflight, links, ranges
+ *   | the tracker: analyse.c, stack.c     |   (inflight.c): what is in
+ *   |  queue merge getrq insert issue     |   flight, by (device, sector),
+ *   |  split remap requeue complete loss  |   and where it came from
+ *   |  and, still inside it: the rest of  |
+ *   |  the iostat figures (counts, time   |
+ *   |  in queue, busy, depth; series.c),  |
+ *   |  phases.c and seek.c                |
+ *   +-------------------------------------+
+ *        | struct an_queued: a bio entered a device
+ *        | struct an_io: a finished I/O       (consumer.h)
+ *        v  to each consumer in consumers[], in turn
+ *   +----------+-----------+------------+- - - - - - - - - - - +
+ *   | procs.c  | stacked.c | latency.c  | a new view: a file,  |
+ *   | (--top)  | (--stack) | Q2C, D2C   | a line in consumers[]|
+ *   +----------+-----------+------------+- - - - - - - - - - - +
+ *        | bm_analysis_top, bm_analysis_stack, bm_analysis_disks
+ *        v  (the entry points, here)
+ *      lib/report's views
+ *
+ * A consumer keeps its own state and sees the records alone. Besides the
+ * tracker and its entry points, only phases.c still names struct
+ * bm_analysis: it follows btt's phases from the events themselves, a
+ * tracker of its own, until the finished-I/O record carries every stamp.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -85,7 +116,7 @@ int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 	if (bm_grow(&a->disks, a->ndisks, &a->capdisks, sizeof(*a->disks), 32) < 0)
 		return -1;
 	d = calloc(1, sizeof(*d));
-	if (!d || an_series_new(a, d) < 0) {
+	if (!d || an_series_new(d, a->first, a->bin_ns, a->nbins) < 0) {
 		free(d);
 		return -1;
 	}
@@ -357,72 +388,59 @@ static void cross_gap(struct bm_analysis *a, uint64_t at)
 	}
 }
 
-/* ---- processes ---- */
+/* ---- the consumers ---- */
 
-/* The row of (@disk, @pid), or -1; rows of a disk are few, and come in runs. */
-static ssize_t top_find(struct bm_analysis *a, int disk, int pid)
+/*
+ * Who hears of each I/O, in this order: a new view is a file and a line
+ * here. The loops over it that run an I/O are unrolled, so that the
+ * compiler sees each callback: direct calls, no test for a NULL one.
+ */
+static const struct an_consumer consumers[AN_NCONSUMERS] = {
+	[AN_PROCS] = { an_procs_new, an_procs_queued, an_procs_done, an_procs_finish,
+		       an_procs_keep, an_procs_free },
+	[AN_STACKED] = { an_stacked_new, NULL, an_stacked_done, an_stacked_finish,
+			 an_stacked_keep, an_stacked_free },
+	[AN_LATENCY] = { .done = an_latency_done },
+};
+
+void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
 {
+	struct an_queued q = { a->disks[disk], pid, io->op, io->nr_sector, io->ts };
 	size_t i;
 
-	if (a->last_top < a->ntop && a->top_disk[a->last_top] == disk &&
-	    a->top[a->last_top].pid == pid)
-		return a->last_top;
-	for (i = 0; i < a->ntop; i++)
-		if (a->top_disk[i] == disk && a->top[i].pid == pid)
-			return i;
-	return -1;
+#pragma GCC unroll 16
+	for (i = 0; i < AN_NCONSUMERS; i++)
+		if (consumers[i].queued)
+			consumers[i].queued(a->consumer[i], &q);
 }
 
-/* The row of (@disk, @pid), made if new. */
-static struct bm_top_row *top_of(struct bm_analysis *a, int disk, int pid)
+/*
+ * @e's I/O, @sectors long if its bio's size is unknown, ended on incarnation
+ * @disk at @io (as a request, if @request; with the request it merged into,
+ * if @merged): the finished-I/O record, to each consumer.
+ */
+static void io_done(struct bm_analysis *a, const struct bm_io *io, int disk,
+		    const struct bm_inflight *e, uint32_t sectors, bool request, bool merged)
 {
-	struct bm_top_row *r;
-	ssize_t found = top_find(a, disk, pid);
+	struct an_io r = {
+		.disk = a->disks[disk],
+		.queued_on = e->has_q && e->disk >= 0 ? a->disks[e->disk] : NULL,
+		.part = e->part >= 0 ? a->disks[e->part] : NULL,
+		.top = e->top >= 0 ? a->disks[e->top] : NULL,
+		.pid = e->pid,
+		.op = io->op,
+		.sector = e->sector,
+		.sectors = e->nr_sector ? e->nr_sector : sectors,
+		.q = e->q, .d = e->d, .c = io->ts,
+		.has_q = e->has_q, .has_d = e->has_d,
+		.request = request, .merged = merged,
+	};
 	size_t i;
 
-	if (found >= 0) {
-		i = found;
-		goto found;
-	}
-	if (a->ntop == a->captop) {
-		size_t cap = a->captop ? 2 * a->captop : 64;
-		struct bm_top_row *top = realloc(a->top, cap * sizeof(*top));
-		int *top_disk;
-
-		if (!top)
-			return NULL;
-		a->top = top;
-		top_disk = realloc(a->top_disk, cap * sizeof(*top_disk));
-		if (!top_disk)
-			return NULL;
-		a->top_disk = top_disk;
-		a->captop = cap;
-	}
-	i = a->ntop++;
-	r = &a->top[i];
-	memset(r, 0, sizeof(*r));
-	r->pid = pid;
-	a->top_disk[i] = disk;
-found:
-	a->last_top = i;
-	return &a->top[i];
-}
-
-void an_queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
-{
-	struct bm_top_row *r;
-	int op = io->op;
-
-	/* A row for a flush too: its Q2C is the process's (ended()). */
-	if (disk < 0 || !(r = top_of(a, disk, pid)) || op < 0)
-		return;
-	if (op) {
-		r->writes++;
-		r->write_bytes += (uint64_t)io->nr_sector * 512;
-	} else {
-		r->reads++;
-		r->read_bytes += (uint64_t)io->nr_sector * 512;
-	}
+#pragma GCC unroll 16
+	for (i = 0; i < AN_NCONSUMERS; i++)
+		if (consumers[i].done)
+			consumers[i].done(a->consumer[i], &r);
 }
 
 /* ---- events ---- */
@@ -432,17 +450,6 @@ static void in_queue(struct bm_disk_stats *d, uint64_t from, uint64_t to, double
 {
 	d->queue_ns += t;
 	an_spread(d->series, offsetof(struct bm_bin, queue_ns), from, to, t);
-}
-
-/* A latency of kind @which of an I/O of @op that completed on @d at @ts. */
-static void latency(struct bm_disk_stats *d, int which, int op, uint64_t ts, uint64_t v)
-{
-	bm_hist_add(which == BM_LAT_Q2C ? &d->q2c : &d->d2c, v);
-	if (op == BM_READ || op == BM_WRITE) {
-		d->lat_sum[which][op] += v;
-		d->lat_n[which][op]++;
-	}
-	an_series_latency(d->series, which, op, ts, v);
 }
 
 static void seen(struct bm_disk_stats *d, uint64_t ts)
@@ -513,7 +520,7 @@ static void queue(struct bm_analysis *a, const struct bm_io *io, int disk)
 	if (e->top < 0)
 		e->pid = io->pid;
 	a->disks[disk]->queued++;
-	an_queued_by(a, disk, e->pid, io);
+	an_queued(a, disk, e->pid, io);
 }
 
 /* The bios merged into a completed request: from @pos, bio after bio, to @end. */
@@ -525,29 +532,25 @@ static void end_merged(struct bm_analysis *a, int disk, const struct bm_io *io, 
 	while (pos < end && (m = bm_inflight_find(&a->inflight, io->dev, pos, io->op)) && m->nr_sector &&
 	       !m->tail) {
 		pos += m->nr_sector;
-		an_completed_stacked(a, disk, m, io->op, m->nr_sector);
+		io_done(a, io, disk, m, m->nr_sector, true, true);
 		an_clone_done(a, m, io->ts);
 		settle(a, m, io->ts);
 		an_forget(a, m);
 	}
 }
 
-/* @e's I/O ended on incarnation @disk (a request's, if @request): its times and stacks. */
+/*
+ * @e's I/O ended on incarnation @disk (a request's, if @request): no longer
+ * in flight, its time in queue, its counts on the partition; then to the
+ * consumers (its latencies, its process, its stack).
+ */
 static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool request,
 		  struct bm_inflight *e, uint64_t bytes, uint32_t sectors)
 {
 	struct bm_disk_stats *d = a->disks[disk];
-	uint64_t q2c = e->has_q ? io->ts - e->q : 0;
 
-	if (e->has_q && e->disk >= 0) {
-		ssize_t t = top_find(a, e->disk, e->pid);
-
-		latency(d, BM_LAT_Q2C, io->op, io->ts, q2c);
-		if (t >= 0)	/* the process that queued it, there */
-			bm_hist_add(&a->top[t].q2c, q2c);
-		if (e->active)
-			an_account(&d->bio_time, io->ts, -1);
-	}
+	if (e->has_q && e->disk >= 0 && e->active)
+		an_account(&d->bio_time, io->ts, -1);
 	if (request && (e->has_start || e->has_q || e->has_d)) {	/* else its start is unknown */
 		uint64_t start = start_of(a, e);
 		double t = io->ts > start ? io->ts - start : 0;
@@ -557,7 +560,6 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 			in_queue(a->disks[e->part], start, io->ts, t);
 	}
 	if (request && e->has_d) {
-		latency(d, BM_LAT_D2C, io->op, io->ts, io->ts - e->d);
 		an_account(&d->rq_time, io->ts, -1);
 		if (e->part >= 0)
 			an_account(&a->disks[e->part]->rq_time, io->ts, -1);
@@ -569,16 +571,10 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 		seen(p, io->ts);
 		if (request)
 			count(p, false, io->ts, io->op, 1, io->nr_sector, false, io->sector);
-		if (e->has_q) {
-			ssize_t t = top_find(a, e->part, e->pid);
-
-			latency(p, BM_LAT_Q2C, io->op, io->ts, q2c);
-			if (t >= 0)
-				bm_hist_add(&a->top[t].q2c, q2c);
+		if (e->has_q)
 			an_account(&p->bio_time, io->ts, -1);
-		}
 	}
-	an_completed_stacked(a, disk, e, io->op, sectors);
+	io_done(a, io, disk, e, sectors, request, false);
 }
 
 static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk);
@@ -953,30 +949,8 @@ int bm_analysis_gaps(struct bm_analysis *a, const struct bm_loss *losses, size_t
 
 static int by_device_then_time(const void *x, const void *y)
 {
-	const struct bm_disk_stats *a = *(const struct bm_disk_stats *const *)x;
-	const struct bm_disk_stats *b = *(const struct bm_disk_stats *const *)y;
-
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	return (a->life_from > b->life_from) - (a->life_from < b->life_from);
-}
-
-static int by_lower_then_upper(const void *x, const void *y)
-{
-	const struct bm_stack_row *a = x, *b = y;
-	int r = by_device_then_time(&a->lower, &b->lower);
-
-	return r ? r : by_device_then_time(&a->upper, &b->upper);
-}
-
-static int by_bytes(const void *x, const void *y)
-{
-	const struct bm_top_row *a = x, *b = y;
-	uint64_t ab = a->read_bytes + a->write_bytes, bb = b->read_bytes + b->write_bytes;
-
-	if (a->disk != b->disk)
-		return by_device_then_time(&a->disk, &b->disk);
-	return (ab < bb) - (ab > bb);
+	return an_disk_order(*(const struct bm_disk_stats *const *)x,
+			     *(const struct bm_disk_stats *const *)y);
 }
 
 void bm_analysis_finish(struct bm_analysis *a)
@@ -1025,12 +999,9 @@ void bm_analysis_finish(struct bm_analysis *a)
 	if (a->sorted)
 		qsort(a->sorted, a->ndisks, sizeof(*a->sorted), by_device_then_time);
 	a->nsorted = a->sorted ? a->ndisks : 0;
-	for (i = 0; i < a->ntop; i++)
-		a->top[i].disk = a->disks[a->top_disk[i]];
-	if (a->ntop)	/* no I/O, no table: qsort may not be given NULL */
-		qsort(a->top, a->ntop, sizeof(*a->top), by_bytes);
-	if (a->nstack)
-		qsort(a->stack, a->nstack, sizeof(*a->stack), by_lower_then_upper);
+	for (i = 0; i < AN_NCONSUMERS; i++)	/* the disks' life is known now */
+		if (consumers[i].finish)
+			consumers[i].finish(a->consumer[i]);
 }
 
 static bool kept(const struct bm_disk_stats *d, const struct bm_span_filter *f)
@@ -1046,17 +1017,9 @@ void bm_analysis_keep(struct bm_analysis *a, const struct bm_span_filter *f)
 		if (kept(a->sorted[i], f))
 			a->sorted[n++] = a->sorted[i];
 	a->nsorted = a->sorted ? n : 0;
-	for (i = 0, n = 0; i < a->ntop; i++)
-		if (kept(a->top[i].disk, f))
-			a->top[n++] = a->top[i];
-		else
-			bm_hist_release(&a->top[i].q2c);
-	a->ntop = n;
-	/* What a device's I/O went through, or what came to it. */
-	for (i = 0, n = 0; i < a->nstack; i++)
-		if (kept(a->stack[i].lower, f) || kept(a->stack[i].upper, f))
-			a->stack[n++] = a->stack[i];
-	a->nstack = n;
+	for (i = 0; i < AN_NCONSUMERS; i++)
+		if (consumers[i].keep)
+			consumers[i].keep(a->consumer[i], f);
 }
 
 size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats *const **list)
@@ -1067,14 +1030,12 @@ size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats
 
 size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **list)
 {
-	*list = a->top;
-	return a->ntop;
+	return an_procs_rows(a->consumer[AN_PROCS], list);
 }
 
 size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row **list)
 {
-	*list = a->stack;
-	return a->nstack;
+	return an_stacked_rows(a->consumer[AN_STACKED], list);
 }
 
 size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list)
@@ -1094,6 +1055,7 @@ struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_
 	/* The window holds @last itself: last - first + 1 ns, the last bin may be 1 ns. */
 	uint64_t nbins = bin_ns ? (last > first ? (last - first + bin_ns) / bin_ns : 1) : 0;
 	struct bm_analysis *a;
+	size_t i;
 
 	if (nbins > BM_SERIES_MAX_BINS) {
 		errno = EINVAL;
@@ -1102,6 +1064,11 @@ struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
+	for (i = 0; i < AN_NCONSUMERS; i++)
+		if (consumers[i].new && !(a->consumer[i] = consumers[i].new())) {
+			bm_analysis_free(a);
+			return NULL;
+		}
 	a->first = first;
 	a->last = last;
 	a->bin_ns = bin_ns;
@@ -1154,9 +1121,8 @@ void bm_analysis_free(struct bm_analysis *a)
 	an_stack_free(a);
 	free(a->gaps);
 	free(a->gap_edges);
-	for (i = 0; i < a->ntop; i++)
-		bm_hist_release(&a->top[i].q2c);
-	free(a->top);
-	free(a->top_disk);
+	for (i = 0; i < AN_NCONSUMERS; i++)
+		if (consumers[i].free)
+			consumers[i].free(a->consumer[i]);
 	free(a);
 }

@@ -18,6 +18,7 @@
 #include "blkmap/analyse/inflight.h"
 #include "blkmap/analyse/phases.h"
 #include "blkmap/tracefile/merge.h"
+#include "consumer.h"
 
 /* A task's last request's disk and its plug's (phases.c), -1 if none. */
 struct an_task {
@@ -60,11 +61,7 @@ struct bm_analysis {
 	struct bm_loss *gaps;	/* the recording's */
 	uint64_t *gap_edges;	/* their starts and ends, in time order */
 	size_t ngaps, next_gap;	/* next_gap: the next edge to cross */
-	struct bm_top_row *top;
-	int *top_disk;		/* the disk index of each row, until finish */
-	size_t ntop, captop, last_top;
-	struct bm_stack_row *stack;
-	size_t nstack, capstack, last_stack;
+	void *consumer[AN_NCONSUMERS];	/* each consumer's state (consumer.h) */
 	/* the last lookup, as events of one disk come in runs */
 	const struct bm_span *last_span;
 	uint32_t last_dev;
@@ -75,7 +72,8 @@ struct bm_analysis {
 int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 	       enum bm_io_model model);
 void an_account(struct bm_inflight_time *t, uint64_t now, int delta);
-void an_queued_by(struct bm_analysis *a, int disk, int pid, const struct bm_io *io);
+/* A bio of @io's entered incarnation @disk, submitted by @pid: to the consumers. */
+void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io);
 /* @sectors of @e, a bio device-mapper split, completed below at @now (its clones'). */
 void an_piece_done(struct bm_analysis *a, struct bm_inflight *e, uint32_t sectors, uint64_t now);
 /* Device-mapper split @e at @now: one more piece of it, taken up now. */
@@ -92,15 +90,13 @@ struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sect
 			      bool watch);
 
 /* series.c */
-/* @d's series, if the analysis has one: 0, or -1 without memory. */
-int an_series_new(struct bm_analysis *a, struct bm_disk_stats *d);
+/* @d's series of @nbins bins @width long from @first, if @width: 0, or -1 without memory. */
+int an_series_new(struct bm_disk_stats *d, uint64_t first, uint64_t width, size_t nbins);
 void an_series_free(struct bm_series *s);
 /* The bin of @ts (NULL without a series). */
 struct bm_bin *an_bin(struct bm_series *s, uint64_t ts);
 /* @total, of the double at offset @at of a bin, shared among the bins from @from to @to. */
 void an_spread(struct bm_series *s, size_t at, uint64_t from, uint64_t to, double total);
-/* A latency of kind @which (BM_LAT_Q2C, BM_LAT_D2C) of an I/O of @op that completed at @ts. */
-void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v);
 /* Each bin's figures as @d's model counts them (@requests: its time in flight is its requests'). */
 /* @n reads or writes (@op) completed at @ts at @sector of a device of @size sectors. */
 void an_series_offset(struct bm_series *s, bool bio, int op, uint64_t ts, uint64_t sector,
@@ -120,11 +116,8 @@ void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_spa
 void an_split(struct bm_analysis *a, const struct bm_io *io);
 /* @e, new at (dev, sector), takes its top and writer from a link a remap left there. */
 void an_adopt_link(struct bm_analysis *a, struct bm_inflight *e);
-/* A bio of @e's, @sectors long, completed on incarnation @lower: where it came from. */
 /* @e, a clone, ended at @now: its bio above may have nothing in flight now. */
 void an_clone_done(struct bm_analysis *a, const struct bm_inflight *e, uint64_t now);
-void an_completed_stacked(struct bm_analysis *a, int lower, const struct bm_inflight *e, int op,
-			  uint32_t sectors);
 void an_stack_free(struct bm_analysis *a);
 
 #endif

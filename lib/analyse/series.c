@@ -11,21 +11,21 @@
 
 #include "local.h"
 
-int an_series_new(struct bm_analysis *a, struct bm_disk_stats *d)
+int an_series_new(struct bm_disk_stats *d, uint64_t first, uint64_t width, size_t nbins)
 {
 	struct bm_series *s;
 
-	if (!a->bin_ns)
+	if (!width)
 		return 0;
 	s = calloc(1, sizeof(*s));
 	/* Large and zeroed: pages no bin of it touches cost no memory. */
-	if (!s || !(s->bins = calloc(a->nbins, sizeof(*s->bins)))) {
+	if (!s || !(s->bins = calloc(nbins, sizeof(*s->bins)))) {
 		free(s);
 		return -1;
 	}
-	s->first = a->first;
-	s->width = a->bin_ns;
-	s->nbins = a->nbins;
+	s->first = first;
+	s->width = width;
+	s->nbins = nbins;
 	d->series = s;
 	d->rq_time.series = d->bio_time.series = s;
 	d->rq_time.busy_at = offsetof(struct bm_bin, rq_busy);

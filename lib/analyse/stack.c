@@ -26,11 +26,7 @@
  * a path's issue) takes up. Links live apart from the I/O in flight: a
  * partition's relative sector on its disk may be a real request's.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "blkmap/map/map.h"
-#include "blkmap/util/sys.h"
 #include "local.h"
 
 void an_adopt_link(struct bm_analysis *a, struct bm_inflight *e)
@@ -190,7 +186,7 @@ void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_spa
 	e->has_q = true;
 	a->disks[src]->model = BM_IO_REMAP;
 	an_account(&a->disks[src]->bio_time, io->ts, +1);
-	an_queued_by(a, src, o.pid, io);
+	an_queued(a, src, o.pid, io);
 }
 
 /*
@@ -269,61 +265,8 @@ void an_split(struct bm_analysis *a, const struct bm_io *io)
 	}
 }
 
-/* ---- where stacked I/O came from ---- */
-
-static struct bm_stack_row *stack_row(struct bm_analysis *a, const struct bm_disk_stats *lo,
-				      const struct bm_disk_stats *up)
-{
-	size_t i;
-
-	if (a->last_stack < a->nstack && a->stack[a->last_stack].lower == lo &&
-	    a->stack[a->last_stack].upper == up)
-		return &a->stack[a->last_stack];
-	for (i = 0; i < a->nstack; i++)
-		if (a->stack[i].lower == lo && a->stack[i].upper == up)
-			goto found;
-	if (bm_grow(&a->stack, a->nstack, &a->capstack, sizeof(*a->stack), 16) < 0)
-		return NULL;
-	i = a->nstack++;
-	memset(&a->stack[i], 0, sizeof(a->stack[i]));
-	a->stack[i].lower = lo;
-	a->stack[i].upper = up;
-found:
-	a->last_stack = i;
-	return &a->stack[i];
-}
-
-static void came_down(struct bm_analysis *a, int lower, const struct bm_inflight *e, int op,
-		      uint32_t sectors)
-{
-	struct bm_stack_row *r;
-
-	if (op < 0 || lower == e->top || !(r = stack_row(a, a->disks[lower], a->disks[e->top])))
-		return;
-	if (op) {
-		r->writes++;
-		r->write_bytes += (uint64_t)sectors * 512;
-	} else {
-		r->reads++;
-		r->read_bytes += (uint64_t)sectors * 512;
-	}
-}
-
-void an_completed_stacked(struct bm_analysis *a, int lower, const struct bm_inflight *e, int op,
-			  uint32_t sectors)
-{
-	if (e->top < 0)
-		return;
-	if (e->nr_sector)
-		sectors = e->nr_sector;
-	came_down(a, lower, e, op, sectors);
-	if (e->part >= 0 && e->part != lower)
-		came_down(a, e->part, e, op, sectors);
-}
-
 void an_stack_free(struct bm_analysis *a)
 {
 	bm_inflight_release(&a->links);
 	bm_ranges_release(&a->ranges);
-	free(a->stack);
 }

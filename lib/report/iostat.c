@@ -32,8 +32,13 @@ static double mean_ms(uint64_t sum, uint64_t n)
 	return n ? sum / 1e6 / n : NAN;
 }
 
-/* The rates and means of @s's counts and times. */
-static void rates(struct bm_iostat *s, const uint64_t lat_sum[2][2], const uint64_t lat_n[2][2],
+/*
+ * The rates and means of @s's counts and times; @lat_sum and @lat_n are
+ * [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE]. Pointers to their rows,
+ * not [2][2]: gcc checks what a caller passes against an array parameter's
+ * bound, and under the sanitizers took a bin's lat_n for 16 bytes.
+ */
+static void rates(struct bm_iostat *s, const uint64_t (*lat_sum)[2], const uint64_t (*lat_n)[2],
 		  double depth_ns, double flush_ns)
 {
 	uint64_t ios = s->reads + s->writes;

@@ -40,8 +40,9 @@ static const char *listing(enum bm_output_format format, const struct bm_event *
 
 static struct bm_span dm0 = { .dev = BM_MKDEV(254, 0), .name = "dm-0", .dm = "vg0-data",
 			      .dm_names = { { 0, 0, "vg0-data" }, { 1000000000, 1200000000, "vg0-old" } },
-			      .ndm = 2, .nth = 2, .from = { true, 900000000, 1000000000 },
-			      .to = { true, 1900000000, 2000000000 },
+			      .ndm = 2, .nth = 2,
+			      .from = { .known = true, .lo = 900000000, .hi = 1000000000 },
+			      .to = { .known = true, .lo = 1900000000, .hi = 2000000000 },
 			      .dm_uuid = "LVM-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" };
 static struct bm_span part = { .dev = BM_MKDEV(7, 1), .name = "loop0p1", .kind = BM_PARTITION,
 			       .nth = 1 };

@@ -96,7 +96,8 @@ END_TEST
 START_TEST(an_add_and_a_removal_fall_in_one_interval_each)
 {
 	/* Added within [100, 300], removed within [700, 900]: its life is [100, 900). */
-	struct bm_span s = { .from = { true, 100, 300 }, .to = { true, 700, 900 } };
+	struct bm_span s = { .from = { .known = true, .lo = 100, .hi = 300 },
+			     .to = { .known = true, .lo = 700, .hi = 900 } };
 
 	ck_assert_str_eq(bm_span_state(&s, 0, 200), "new");
 	ck_assert_str_eq(bm_span_state(&s, 200, 400), "");	/* added by then, maybe later */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BLKMAP_ANALYSE_CONSUMER_H
+#define BLKMAP_ANALYSE_CONSUMER_H
+
+/*
+ * What the tracker (analyse.c, stack.c) hands its consumers, and how. A
+ * consumer is a file with its own state that sees the records below and
+ * nothing of the tracker's: no struct bm_analysis, no entry in flight.
+ * Adding one is a file, a name in enum an_which, its callbacks declared
+ * below and a line in analyse.c's table (consumers[]).
+ *
+ * Cost: the tracker fills one record on the stack an I/O and calls each
+ * consumer that has the callback, directly (see below); a consumer's memory is its own to bound
+ * (processes a disk, pairs of stacked devices; never the number of events).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "blkmap/analyse/analyse.h"
+
+/*
+ * A bio entering a device: queued on it, or remapped from a partition
+ * (which counts the bios it remapped as its own).
+ */
+struct an_queued {
+	const struct bm_disk_stats *disk;
+	int32_t pid;		/* who submitted it (at the top of its stack) */
+	int op;			/* BM_READ, BM_WRITE, -1 neither (a flush) */
+	uint32_t sectors;
+	uint64_t ts;
+};
+
+/*
+ * A finished I/O: a bio or request completed, or a bio that ended with the
+ * request it was merged into. Phase stamps not seen are 0 and flagged off.
+ * Room is left for what the coming views need, added here when the tracker
+ * learns it: the in-flight count at issue and the processes behind those
+ * (slowest I/O), the queuing task's cgroup (cgroups).
+ */
+struct an_io {
+	/* the iostat consumers (latency.c) add their figures to @disk and @part */
+	struct bm_disk_stats *disk;		/* completed on */
+	const struct bm_disk_stats *queued_on;	/* queued on (usually @disk); NULL: not here */
+	struct bm_disk_stats *part;		/* the partition it was submitted to; NULL */
+	const struct bm_disk_stats *top;	/* the top of its stack; NULL: submitted here */
+	int32_t pid;		/* who submitted it (at the top of its stack) */
+	int op;			/* BM_READ, BM_WRITE, -1 neither */
+	uint64_t sector;	/* where it completed */
+	uint32_t sectors;	/* the bio's size when queued, else the completion's */
+	uint64_t q, d, c;	/* queued, issued (the request's), completed */
+	bool has_q, has_d;
+	bool request;		/* completed as a request, not a bio */
+	bool merged;		/* ended with the request it merged into: no figures of its own */
+};
+
+/*
+ * A consumer's callbacks, each optional. @new makes its state (NULL: no
+ * memory), @finish readies it for reading at the recording's end, @keep
+ * drops what the filter does not pass (after @finish), @free releases it.
+ */
+struct an_consumer {
+	void *(*new)(void);
+	void (*queued)(void *state, const struct an_queued *q);
+	void (*done)(void *state, const struct an_io *io);
+	void (*finish)(void *state);
+	void (*keep)(void *state, const struct bm_span_filter *f);
+	void (*free)(void *state);
+};
+
+/* Incarnations in the views' order: by device number, then time. */
+static inline int an_disk_order(const struct bm_disk_stats *a, const struct bm_disk_stats *b)
+{
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return (a->life_from > b->life_from) - (a->life_from < b->life_from);
+}
+
+/* The consumers, as the tracker's table lists them. */
+enum an_which {
+	AN_PROCS,	/* procs.c: --top, who did the I/O */
+	AN_STACKED,	/* stacked.c: --stack, what came down from above */
+	AN_LATENCY,	/* latency.c: the iostat figures' Q2C and D2C */
+	AN_NCONSUMERS
+};
+
+/*
+ * Each consumer's callbacks, by its name: analyse.c's table names them
+ * rather than pointing to a table in each file, so that the compiler sees
+ * which it calls and makes them direct calls (the hot path: one an I/O).
+ */
+/* procs.c */
+void *an_procs_new(void);
+void an_procs_queued(void *state, const struct an_queued *q);
+void an_procs_done(void *state, const struct an_io *io);
+void an_procs_finish(void *state);
+void an_procs_keep(void *state, const struct bm_span_filter *f);
+void an_procs_free(void *state);
+size_t an_procs_rows(const void *state, const struct bm_top_row **list);
+/* stacked.c (hears of no queue) */
+void *an_stacked_new(void);
+void an_stacked_done(void *state, const struct an_io *io);
+void an_stacked_finish(void *state);
+void an_stacked_keep(void *state, const struct bm_span_filter *f);
+void an_stacked_free(void *state);
+size_t an_stacked_rows(const void *state, const struct bm_stack_row **list);
+/* latency.c (its figures are the incarnations': no state, nothing to finish) */
+void an_latency_done(void *state, const struct an_io *io);
+/* series.c: a latency of kind @which (BM_LAT_Q2C, BM_LAT_D2C) of an I/O of @op that completed at @ts. */
+void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v);
+
+#endif
