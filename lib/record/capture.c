@@ -53,12 +53,14 @@
 #define PIPES		4	/* batches that may wait for the disk, per CPU */
 #define POLL_MS		1000	/* read partial pages at least this often */
 /*
- * ... and with a trigger: the two halves of a slow I/O may be on two CPUs,
- * and the pair is seen only once the later CPU is read. The earlier half
- * must still be in its ring then, which a flood on its CPU turns over in
- * a fraction of a second: so quiet CPUs are read ten times as often.
+ * With a trigger, the two halves of a slow I/O may be on two CPUs, and the
+ * pair is seen only once the later CPU is read. The earlier half must
+ * still be in its ring then, which a flood on its CPU turns over in a
+ * fraction of a second: a CPU whose ring goes round has the others read
+ * at most this often (each read of a quiet CPU takes a slot of its ring,
+ * so not while nothing goes round).
  */
-#define TRIGGER_POLL_MS	100
+#define TRIGGER_READ_NS	100000000ULL
 #define PARTIAL_NS	(POLL_MS * 1000000ULL)	/* ... for sub-buffers of a page */
 
 /*
@@ -142,6 +144,7 @@ struct bm_capture {
 	atomic_bool failed;
 	struct bm_ring *ring;	/* a flight recording's, or NULL */
 	_Atomic(struct bm_trigger *) trigger;	/* looks at pages as they come */
+	_Atomic uint64_t others_read_ns;	/* when a ring going round last had them read */
 	struct cpu_reader *cpus;
 };
 
@@ -152,10 +155,25 @@ struct sink {
 	struct cpu_reader *writer;	/* through its pipe */
 	struct bm_ring *ring;
 	struct bm_trigger *trigger;
+	struct bm_capture *capture;
 	int cpu;
 };
 
 static int to_writer(struct cpu_reader *r, const char *pages, size_t len);
+
+/* CPU @cpu's ring goes round: have the other CPUs read soon (TRIGGER_READ_NS). */
+static void read_others(struct bm_capture *c, int cpu)
+{
+	uint64_t now = bm_now_ns(), last = atomic_load(&c->others_read_ns);
+	int other;
+
+	if (now - last < TRIGGER_READ_NS ||
+	    !atomic_compare_exchange_strong(&c->others_read_ns, &last, now))
+		return;
+	for (other = 0; other < c->ncpus; other++)
+		if (other != cpu)
+			eventfd_write(c->cpus[other].flush_fd, 1);
+}
 
 static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size)
 {
@@ -168,6 +186,8 @@ static int put(struct sink *s, const char *pages, size_t len, uint32_t page_size
 			return -1;
 		if (full && s->trigger)
 			bm_trigger_poke(s->trigger);	/* the snapshot is due now */
+		if (s->trigger && bm_ring_went_round(s->ring, s->cpu))
+			read_others(s->capture, s->cpu);
 	} else if (len > s->room - *s->bytes) {
 		errno = EFBIG;
 		return -1;
@@ -554,6 +574,7 @@ failed:
 static int drain(struct cpu_reader *r, char *batch, bool all)
 {
 	struct sink s = { .fd = r->spool_fd, .room = r->capture->region, .bytes = &r->bytes,
+			  .capture = r->capture,
 			  .ring = r->capture->ring, .cpu = r->cpu,
 			  .trigger = atomic_load(&r->capture->trigger) };
 	bool write_failed;
@@ -633,8 +654,7 @@ static void *reader_main(void *arg)
 		goto failed;
 	}
 	while (!stopping) {
-		if (poll(fds, 3, atomic_load(&c->trigger) ? TRIGGER_POLL_MS : POLL_MS) < 0 &&
-		    errno != EINTR) {
+		if (poll(fds, 3, POLL_MS) < 0 && errno != EINTR) {
 			snprintf(r->error, sizeof(r->error), "cannot poll CPU %d's trace_pipe_raw: %s",
 				 r->cpu, strerror(errno));
 			goto failed;

@@ -270,7 +270,7 @@ static unsigned offered_sources(struct recorder *r)
  */
 static int without(struct recorder *r, enum bm_source src)
 {
-	char name[32], offered[128];
+	char name[32], offered[128], why[512];
 
 	if (!r->opts->sources_named) {
 		bm_tell(r->opts->notify, "%s", bm_error_message());
@@ -279,8 +279,9 @@ static int without(struct recorder *r, enum bm_source src)
 	}
 	bm_sources_str(src, ',', name, sizeof(name));
 	bm_sources_str(offered_sources(r) & ~src, ',', offered, sizeof(offered));
+	snprintf(why, sizeof(why), "%s", bm_error_message());	/* bm_error() overwrites it */
 	bm_error("%s; --sources asked for %s: leave it out, or use what this kernel offers (%s)",
-		 bm_error_message(), name, offered);
+		 why, name, offered);
 	return -1;
 }
 

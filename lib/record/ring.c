@@ -361,6 +361,17 @@ int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages)
 	return ret < 0 ? -1 : full;
 }
 
+bool bm_ring_went_round(struct bm_ring *r, int cpu)
+{
+	struct cpu_ring *c = &r->cpus[cpu];
+	bool round;
+
+	pthread_mutex_lock(&c->lock);
+	round = c->count > r->slots;
+	pthread_mutex_unlock(&c->lock);
+	return round;
+}
+
 void bm_ring_hold(struct bm_ring *r)
 {
 	atomic_fetch_add(&r->hold_gen, 1);

@@ -54,6 +54,8 @@ int bm_ring_learn(struct bm_ring *r, const char *meta_path);
  * said once a hold); -1 on failure.
  */
 int bm_ring_put(struct bm_ring *r, int cpu, const void *pages, size_t npages);
+/* Has CPU @cpu's ring gone round: do its pages leave it now? */
+bool bm_ring_went_round(struct bm_ring *r, int cpu);
 /*
  * Hold every page that leaves the ring from now on (any thread; a hold
  * already on goes on). Each hold begun counts: bm_ring_hold_gen().
