@@ -11,11 +11,20 @@ events=$("$BLKMAP" report -f csv "$T/many.dat" 2>/dev/null | wc -l)
 
 for f in "$top"/tests/data/*.dat "$top"/tests/data/v7/*.dat "$T/many.dat"; do
 	name=$(basename "$f")
-	for view in "" --map --disks --latency --top --stack --phases; do
+	views='"" --map --disks --latency --top --stack --phases' more_jobs="2 3 8"
+	# The sanitized build compares 1 and 3 threads, and reads the large
+	# recording by two views: all of it took 4 minutes there on 2 CPUs.
+	if [ "${SANITIZED:-}" = 1 ]; then
+		more_jobs=3
+		[ "$f" != "$T/many.dat" ] || views='"" --disks'
+		echo "# $name, sanitized: $views with 1 and 3 jobs only"
+	fi
+	eval "set -- $views"
+	for view; do
 		for format in text csv json; do
 			"$BLKMAP" report -j1 $view -f $format "$f" >"$T/one" 2>"$T/one.err" ||
 				fail "$name $view $format -j1: exit $?"
-			for jobs in 2 3 8; do
+			for jobs in $more_jobs; do
 				"$BLKMAP" report -j$jobs $view -f $format "$f" >"$T/more" 2>"$T/more.err" ||
 					fail "$name $view $format -j$jobs: exit $?"
 				cmp -s "$T/one" "$T/more" ||
@@ -25,7 +34,7 @@ for f in "$top"/tests/data/*.dat "$top"/tests/data/v7/*.dat "$T/many.dat"; do
 			done
 		done
 	done
-	echo "# $name: every view and format the same with 1, 2, 3 and 8 jobs"
+	echo "# $name: every view and format the same with 1 and $more_jobs jobs"
 done
 
 # The listing's filters are applied by the threads that format it.
