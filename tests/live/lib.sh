@@ -53,7 +53,12 @@ cleanup() {
 		esac
 	done <"$DEVICES"
 	awk -v t="$T/" 'index($2, t) == 1 {print $2}' /proc/mounts | xargs -r umount 2>/dev/null || true
-	rm -rf "$T"
+	# KEEP=1: a failed test's files stay, to be looked at.
+	if [ $status -ne 0 ] && [ -n "${KEEP:-}" ]; then
+		echo "# kept $T"
+	else
+		rm -rf "$T"
+	fi
 	exit $status
 }
 trap cleanup EXIT
