@@ -254,7 +254,7 @@ static const char *subbuf_cost(unsigned long kept, unsigned long wished)
 	(void)wished;
 	return kept * 1024 > (unsigned long)sysconf(_SC_PAGESIZE) ?
 		"sub-buffers of that size are spliced into the spool as before" :
-		"pages are read(2) one at a time, up to twice the recorder's CPU per event";
+		"pages are spliced one at a time, about 1.3 times the recorder's CPU per event";
 }
 
 static int set_subbuf(struct bm_session *s, const struct bm_session_opts *o)

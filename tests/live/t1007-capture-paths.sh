@@ -1,6 +1,6 @@
 # The capture paths take the same events: recorders side by side, one by the
 # default path (splice(2) of 16 KiB sub-buffers past the page cache where
-# the kernel sizes sub-buffers, 6.8+; read(2) of pages before, or where the
+# the kernel sizes sub-buffers, 6.8+; splice(2) of pages before, or where the
 # kernel refuses the size), one by
 # read(2), one by splice(2), one by splice(2) into a spool on ramfs (no
 # O_DIRECT: through the page cache, a file per CPU), one with sub-buffers
@@ -27,7 +27,7 @@ trap 'st=$?; stop_all; wait_all; (exit $st); cleanup' EXIT
 
 z=$(new_zram)
 DEV=$(devnum zram$z)
-paths="default read splice pagecache mapped"
+paths="default read splice pagecache ramfs mapped"
 sized=false
 ! subbufs_sizable || { sized=true; paths="$paths large"; }
 mkdir "$T/ramfs"
@@ -37,6 +37,8 @@ for p in $paths; do
 		"$BLKMAP" record -o "$T/$p.dat" 2>"$T/$p.err" &
 	elif [ $p = pagecache ]; then
 		BLKMAP_CAPTURE=splice "$BLKMAP" record -o "$T/ramfs/$p.dat" 2>"$T/$p.err" &
+	elif [ $p = ramfs ]; then
+		"$BLKMAP" record -o "$T/ramfs/$p.dat" 2>"$T/$p.err" &
 	elif [ $p = large ]; then
 		"$BLKMAP" record -S 64 -o "$T/$p.dat" 2>"$T/$p.err" &
 	else
@@ -54,11 +56,19 @@ if $sized; then
 	grep -q "pages by splice(2) of trace_pipe_raw (sub-buffers larger than a page) $direct" \
 		"$T/large.err" || fail "64 KiB sub-buffers are not spliced: $(cat "$T/large.err")"
 else
-	grep -q "pages by read(2) of trace_pipe_raw (sub-buffers of a page)" "$T/default.err" ||
-		fail "the default path is not read(2) where sub-buffers are pages: $(cat "$T/default.err")"
+	grep -q "pages by splice(2) of trace_pipe_raw (sub-buffers of a page) $direct" "$T/default.err" ||
+		fail "the default path is not splice(2) past the page cache where sub-buffers are pages: $(cat "$T/default.err")"
 	[ ! -e "$(tracing_dir)/buffer_subbuf_size_kb" ] ||
 		grep -q "the kernel refused buffer_subbuf_size_kb 16 KiB" "$T/default.err" ||
 		fail "the kernel refuses sub-buffer sizes, and the recorder did not say so: $(cat "$T/default.err")"
+fi
+# The default on a spool without O_DIRECT: pages cost less by read(2) there.
+if $sized; then
+	grep -q "pages by splice(2) of trace_pipe_raw (sub-buffers larger than a page) into the spool through the page cache" \
+		"$T/ramfs.err" || fail "the default on ramfs is not splice(2) through the page cache: $(cat "$T/ramfs.err")"
+else
+	grep -q "pages by read(2) of trace_pipe_raw (sub-buffers of a page, and the file system has no O_DIRECT)" \
+		"$T/ramfs.err" || fail "the default on ramfs, with pages, is not read(2): $(cat "$T/ramfs.err")"
 fi
 grep -q "pages by read(2) of trace_pipe_raw (BLKMAP_CAPTURE=read)" "$T/read.err" ||
 	fail "BLKMAP_CAPTURE=read did not read: $(cat "$T/read.err")"
@@ -106,7 +116,7 @@ for p in $paths; do
 	wait "$(cat "$T/$p.pid")" || fail "$p: record exited $?: $(cat "$T/$p.err")"
 done
 assert_clean
-mv "$T/ramfs/pagecache.dat" "$T/pagecache.dat"
+mv "$T/ramfs/pagecache.dat" "$T/ramfs/ramfs.dat" "$T/"
 
 for p in $paths; do
 	grep -q "lost 0 " "$T/$p.err" || fail "$p: events were lost, nothing to compare: $(tail -n 1 "$T/$p.err")"

@@ -30,7 +30,7 @@ said() {
 			fail "no word of the refused $f: $(cat "$1")"
 	done
 	[ "${2:-}" != subbuf ] || [ ! -e "$(tracing_dir)/buffer_subbuf_size_kb" ] ||
-		grep -q "the kernel refused buffer_subbuf_size_kb 16 KiB .*; recording with its [0-9]* KiB: pages are read(2)" "$1" ||
+		grep -q "the kernel refused buffer_subbuf_size_kb 16 KiB .*; recording with its [0-9]* KiB: pages are spliced" "$1" ||
 		fail "no word of the refused sub-buffer size: $(cat "$1")"
 }
 
@@ -38,7 +38,7 @@ BLKMAP_FAULT_TRACEFS=$REFUSED "$BLKMAP" record -o "$T/rec.dat" -- \
 	dd if=/dev/zero of="$L" bs=4k count=$N oflag=direct 2>"$T/record.err" || fail "record exited $?: $(cat "$T/record.err")"
 assert_clean
 said "$T/record.err" subbuf
-grep -q "pages by read(2) of trace_pipe_raw (sub-buffers of a page)" "$T/record.err" ||
+grep -q "pages by splice(2) of trace_pipe_raw (sub-buffers of a page) into the spool past the page cache (O_DIRECT)" "$T/record.err" ||
 	fail "the capture did not follow the kernel's pages: $(cat "$T/record.err")"
 page=$(od -A n -t u4 -j 14 -N 4 "$T/rec.dat" | tr -d ' ')
 [ "$page" -eq "$(getconf PAGESIZE)" ] || fail "the file's page size is $page, not the kernel's"

@@ -34,7 +34,8 @@ for kernel in ${KERNELS:-default 6.12}; do
 		exact=
 		[ "$sources" = tracepoint,uevent,sysfs ] || exact=--exact
 		python3 "$top/tests/lib/nvme_paths.py" $exact "$out" ||
-			fail "$kernel, $sources: the removed and re-added path are not what the kernel says"
+			{ sed 's/^/  record: /' "$out/record.err"
+			  fail "$kernel, $sources: the removed and re-added path are not what the kernel says"; }
 		nm=$(csv_col "$out/map.csv" name)
 		via=$(csv_col "$out/map.csv" via)
 		gone=$(awk '$1 == "gone" {print $2}' "$out/nvme.log")
