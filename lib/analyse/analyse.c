@@ -158,6 +158,8 @@ void an_account(struct bm_inflight_time *t, uint64_t now, int delta)
 	if (delta < 0 && !t->inflight)
 		return;
 	t->inflight += delta;
+	if (!t->inflight)	/* what a stale request left in the sectors goes too */
+		t->sectors = 0;
 }
 
 /* ---- the kernel's time in queue ---- */
@@ -287,6 +289,12 @@ static uint64_t starts_pop(struct bm_starts *s, uint64_t now)
 
 /* ---- in flight ---- */
 
+/* A request counted in @t's sectors in flight left it (completed, requeued, stale). */
+static void rq_left(struct bm_inflight_time *t, const struct bm_inflight_cold *c)
+{
+	t->sectors -= c->rq_sectors < t->sectors ? c->rq_sectors : t->sectors;
+}
+
 /* @e leaves the table at @now without a completion: it is no longer in flight. */
 static void settle(void *ctx, const struct bm_inflight *e, uint64_t now)
 {
@@ -401,6 +409,8 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 	[AN_STACKED] = { an_stacked_new, NULL, an_stacked_done, an_stacked_finish,
 			 an_stacked_keep, an_stacked_free },
 	[AN_LATENCY] = { .done = an_latency_done },
+	[AN_SLOWEST] = { an_slowest_new, NULL, an_slowest_done, an_slowest_finish,
+			 an_slowest_keep, an_slowest_free },
 };
 
 void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
@@ -432,11 +442,22 @@ static void io_done(struct bm_analysis *a, const struct bm_io *io, int disk,
 		.sector = e->sector,
 		.sectors = e->nr_sector ? e->nr_sector : sectors,
 		.q = e->q, .d = e->d, .c = io->ts,
-		.has_q = e->has_q, .has_d = e->has_d,
+		.has_q = e->has_q, .has_d = e->has_d, .has_g = e->has_g, .has_i = e->has_i,
 		.request = request, .merged = merged,
 	};
 	size_t i;
 
+	if (e->has_g || e->has_i || e->has_d) {
+		const struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
+
+		r.g = c->g;
+		r.i = c->i;
+		if (e->has_d) {
+			r.inflight = c->others;
+			r.inflight_sectors = c->others_sectors;
+			r.behind = c->behind;
+		}
+	}
 #pragma GCC unroll 16
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].done)
@@ -506,6 +527,7 @@ static void queue(struct bm_analysis *a, const struct bm_io *io, int disk)
 	if (!e->has_q) {
 		e->q = io->ts;
 		e->has_q = true;
+		bm_inflight_cold(&a->inflight, e)->issued_at_q = a->disks[disk]->rq_time.issued;
 	}
 	e->nr_sector = io->nr_sector;
 	e->flush_seq = io->flags & BM_IO_FLUSH_SEQ;
@@ -561,6 +583,7 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 	}
 	if (request && e->has_d) {
 		an_account(&d->rq_time, io->ts, -1);
+		rq_left(&d->rq_time, bm_inflight_cold(&a->inflight, e));
 		if (e->part >= 0)
 			an_account(&a->disks[e->part]->rq_time, io->ts, -1);
 	}
@@ -761,7 +784,38 @@ static void getrq(struct bm_analysis *a, const struct bm_io *io)
 		return;
 	piece_waited(a, e, io->ts);
 	bm_inflight_cold(&a->inflight, e)->start = io->ts;
-	e->has_start = true;
+	bm_inflight_cold(&a->inflight, e)->g = io->ts;
+	e->has_start = e->has_g = true;
+}
+
+/* A request put on the scheduler's or the dispatch list: btt's I. */
+static void insert(struct bm_analysis *a, const struct bm_io *io)
+{
+	struct bm_inflight *e = bm_inflight_find(&a->inflight, io->dev, io->sector, io->op);
+
+	if (!e || e->has_d || e->has_i)
+		return;
+	bm_inflight_cold(&a->inflight, e)->i = io->ts;
+	e->has_i = true;
+}
+
+/*
+ * What @e's request found at its issue on @disk: the others in flight
+ * (issued, not completed) and those issued since its queue there.
+ */
+static void in_flight_at_issue(struct bm_analysis *a, struct bm_inflight *e,
+			       const struct bm_io *io, int disk)
+{
+	struct bm_inflight_time *t = &a->disks[disk]->rq_time;
+	struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
+
+	c->others = t->inflight;
+	c->others_sectors = t->sectors;
+	c->rq_sectors = io->nr_sector;
+	c->behind = e->has_q && e->disk == disk && t->issued >= c->issued_at_q ?
+		    (uint32_t)(t->issued - c->issued_at_q) : UINT32_MAX;
+	t->sectors += io->nr_sector;
+	t->issued++;
 }
 
 static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
@@ -775,6 +829,7 @@ static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
 	e->d = io->ts;
 	e->has_d = true;
 	e->rq_disk = disk;
+	in_flight_at_issue(a, e, io, disk);
 	an_account(&a->disks[disk]->rq_time, io->ts, +1);
 	if (e->part >= 0)	/* as the kernel counts a partition, by its requests */
 		an_account(&a->disks[e->part]->rq_time, io->ts, +1);
@@ -886,6 +941,9 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 	case BM_EV_RQ_MERGE:
 		merged(a->disks[disk], io);
 		break;
+	case BM_EV_RQ_INSERT:
+		insert(a, io);
+		break;
 	case BM_EV_RQ_ISSUE:
 		issue(a, io, disk);
 		break;
@@ -894,6 +952,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		if (e && e->has_d) {
 			e->has_d = false;
 			an_account(&a->disks[disk]->rq_time, io->ts, -1);
+			rq_left(&a->disks[disk]->rq_time, bm_inflight_cold(&a->inflight, e));
 			if (e->part >= 0)
 				an_account(&a->disks[e->part]->rq_time, io->ts, -1);
 		}
@@ -1036,6 +1095,16 @@ size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **li
 size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row **list)
 {
 	return an_stacked_rows(a->consumer[AN_STACKED], list);
+}
+
+void bm_analysis_slowest(struct bm_analysis *a, size_t n)
+{
+	an_slowest_want(a->consumer[AN_SLOWEST], n);
+}
+
+size_t bm_analysis_slowest_rows(const struct bm_analysis *a, const struct bm_slow_row **list)
+{
+	return an_slowest_rows(a->consumer[AN_SLOWEST], list);
 }
 
 size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list)

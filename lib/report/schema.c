@@ -241,6 +241,35 @@ static const struct bm_key top_keys[] = {
 	FORMAT_VERSION,
 };
 
+static const struct bm_key slowest_keys[] = {
+	INT("ts_ns", "ns", "its completion, on the trace clock"),
+	STR("name", "the kernel name of the device it completed on"),
+	STR("dev", "the device number, MAJ:MIN"),
+	INCARNATION,
+	STR("op", "read, write or discard"),
+	INT("sector", "sectors", "where it completed"),
+	INT("bytes", "bytes", "its size (the bio's when queued, else the completion's)"),
+	INT("pid", "", "the process (at the top of a stack) that queued it"),
+	STR("comm", "its command"),
+	NUM("q2c_us", "us", 3, "from its queue on the device to its completion: what the rows "
+	    "are ranked by (by d2c_us where it was not queued there); null if not queued there"),
+	NUM("d2c_us", "us", 3, "from its request's issue (block_rq_issue) to its completion; "
+	    "null for a bio-based device's"),
+	NUM("q2g_us", "us", 3, "from its queue to its request's allocation (block_getrq)"),
+	NUM("g2i_us", "us", 3, "from its request's allocation to its insertion (block_rq_insert)"),
+	NUM("i2d_us", "us", 3, "from its insertion to its issue"),
+	INT("inflight", "", "the device's other requests issued before its issue and not yet "
+	    "completed then (those issued before the recording are not known)"),
+	INT("inflight_bytes", "bytes", "their bytes"),
+	STR("inflight_by", "the processes behind those, most first: comm(pid):count;... "
+	    "(not filled yet: always null)"),
+	INT("queued_behind", "", "the device's requests issued between its queue and its issue"),
+	STR("top_device", "I/O that came down a stack: the device it was submitted to"),
+	FROM_NS,
+	TO_NS,
+	FORMAT_VERSION,
+};
+
 static const struct bm_key stack_keys[] = {
 	STR("name", "the lower device's kernel name"),
 	STR("dev", "its device number"),
@@ -368,6 +397,7 @@ static const struct bm_schema schemas[] = {
 	SCHEMA("latency", latency_keys),
 	SCHEMA("top", top_keys),
 	SCHEMA("stack", stack_keys),
+	SCHEMA("slowest", slowest_keys),
 	SCHEMA("phases", phases_keys),
 	SCHEMA("interval", interval_keys),
 };
@@ -376,7 +406,7 @@ static const struct bm_schema schemas[] = {
 
 static const struct bm_schema *const schema_list[NSCHEMAS] = {
 	&schemas[0], &schemas[1], &schemas[2], &schemas[3], &schemas[4], &schemas[5],
-	&schemas[6], &schemas[7], &schemas[8],
+	&schemas[6], &schemas[7], &schemas[8], &schemas[9],
 };
 
 size_t bm_schemas(const struct bm_schema *const **list)

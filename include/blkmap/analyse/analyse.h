@@ -124,6 +124,8 @@ struct bm_disk_stats {
 	struct bm_inflight_time {
 		unsigned inflight;
 		uint64_t changed, busy_ns;
+		/* rq_time: the sectors of the requests in flight, the requests issued so far */
+		uint64_t sectors, issued;
 		double depth_ns;
 		struct bm_series *series;	/* shared among its bins too */
 		size_t busy_at, depth_at;	/* where in a bin */
@@ -198,6 +200,29 @@ size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats
 size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **list);
 /* Stacked I/O, ordered by lower device, then upper device. */
 size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row **list);
+
+/*
+ * One of the slowest I/Os (--slowest): slowest first by Q2C, by D2C where
+ * it was not queued here. Stamps not seen are 0 and flagged off.
+ */
+struct bm_slow_row {
+	const struct bm_disk_stats *disk;	/* completed on */
+	const struct bm_disk_stats *top;	/* the top of its stack; NULL: submitted here */
+	int32_t pid;
+	int op;
+	uint64_t sector;
+	uint32_t sectors;
+	uint64_t q, g, i, d, c;
+	bool has_q, has_g, has_i, has_d;
+	uint32_t inflight;		/* has_d: the device's other requests in flight at its issue */
+	uint64_t inflight_sectors;
+	uint32_t behind;		/* issued between its queue and its issue; UINT32_MAX unknown */
+	uint64_t took;			/* what it is ranked by: Q2C, else D2C */
+};
+
+/* Keep the @n slowest I/Os, from the next event on (memory: @n rows). */
+void bm_analysis_slowest(struct bm_analysis *a, size_t n);
+size_t bm_analysis_slowest_rows(const struct bm_analysis *a, const struct bm_slow_row **list);
 /* The gaps given to bm_analysis_gaps(), in no particular order. */
 size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list);
 /* The series' bins: their number, and how long each is (0: no series). */
