@@ -158,8 +158,10 @@ void an_account(struct bm_inflight_time *t, uint64_t now, int delta)
 	if (delta < 0 && !t->inflight)
 		return;
 	t->inflight += delta;
-	if (!t->inflight)	/* what a stale request left in the sectors goes too */
+	if (!t->inflight) {	/* what a stale request left in the sectors goes too */
 		t->sectors = 0;
+		memset(t->by, 0, sizeof(t->by));
+	}
 }
 
 /* ---- the kernel's time in queue ---- */
@@ -289,10 +291,63 @@ static uint64_t starts_pop(struct bm_starts *s, uint64_t now)
 
 /* ---- in flight ---- */
 
+/*
+ * @pid's requests in flight on @t, by @delta: a slot of its own, or once
+ * the slots are taken, the last one's, which becomes the others' (a pid
+ * not found on the way down is one of them, or issued before the recording).
+ */
+static void by_pid(struct bm_inflight_time *t, int32_t pid, int delta)
+{
+	struct bm_by_pid *free_slot = NULL, *others = &t->by[BM_BY_PIDS - 1];
+	size_t i;
+
+	for (i = 0; i < BM_BY_PIDS; i++) {
+		struct bm_by_pid *b = &t->by[i];
+
+		if (b->n && b->pid == pid) {
+			b->n += delta;
+			return;
+		}
+		if (!b->n && !free_slot)
+			free_slot = b;
+	}
+	if (delta < 0) {
+		if (others->n && others->pid == BM_BY_OTHERS)
+			others->n--;
+		return;
+	}
+	if (free_slot) {
+		*free_slot = (struct bm_by_pid){ pid, 1 };
+		return;
+	}
+	others->pid = BM_BY_OTHERS;
+	others->n++;
+}
+
+/* The @BM_BY_SHOWN processes with the most requests in flight on @t, into @out. */
+static void by_most(const struct bm_inflight_time *t, struct bm_by_pid *out)
+{
+	size_t i, j;
+
+	memset(out, 0, BM_BY_SHOWN * sizeof(*out));
+	for (i = 0; i < BM_BY_PIDS; i++) {
+		struct bm_by_pid b = t->by[i];
+
+		for (j = 0; b.n && j < BM_BY_SHOWN; j++)
+			if (b.n > out[j].n) {
+				struct bm_by_pid t2 = out[j];
+
+				out[j] = b;
+				b = t2;
+			}
+	}
+}
+
 /* A request counted in @t's sectors in flight left it (completed, requeued, stale). */
-static void rq_left(struct bm_inflight_time *t, const struct bm_inflight_cold *c)
+static void rq_left(struct bm_inflight_time *t, const struct bm_inflight_cold *c, int32_t pid)
 {
 	t->sectors -= c->rq_sectors < t->sectors ? c->rq_sectors : t->sectors;
+	by_pid(t, pid, -1);
 }
 
 /* @e leaves the table at @now without a completion: it is no longer in flight. */
@@ -310,6 +365,7 @@ static void settle(void *ctx, const struct bm_inflight *e, uint64_t now)
 	if (e->has_q && e->part >= 0)
 		an_account(&a->disks[e->part]->bio_time, now, -1);
 	if (e->has_d) {
+		by_pid(&a->disks[e->rq_disk]->rq_time, e->pid, -1);
 		an_account(&a->disks[e->rq_disk]->rq_time, now, -1);
 		if (e->part >= 0)
 			an_account(&a->disks[e->part]->rq_time, now, -1);
@@ -456,6 +512,7 @@ static void io_done(struct bm_analysis *a, const struct bm_io *io, int disk,
 			r.inflight = c->others;
 			r.inflight_sectors = c->others_sectors;
 			r.behind = c->behind;
+			memcpy(r.by, c->by, sizeof(r.by));
 		}
 	}
 #pragma GCC unroll 16
@@ -583,7 +640,7 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 	}
 	if (request && e->has_d) {
 		an_account(&d->rq_time, io->ts, -1);
-		rq_left(&d->rq_time, bm_inflight_cold(&a->inflight, e));
+		rq_left(&d->rq_time, bm_inflight_cold(&a->inflight, e), e->pid);
 		if (e->part >= 0)
 			an_account(&a->disks[e->part]->rq_time, io->ts, -1);
 	}
@@ -814,8 +871,10 @@ static void in_flight_at_issue(struct bm_analysis *a, struct bm_inflight *e,
 	c->rq_sectors = io->nr_sector;
 	c->behind = e->has_q && e->disk == disk && t->issued >= c->issued_at_q ?
 		    (uint32_t)(t->issued - c->issued_at_q) : UINT32_MAX;
+	by_most(t, c->by);
 	t->sectors += io->nr_sector;
 	t->issued++;
+	by_pid(t, e->pid, +1);
 }
 
 static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
@@ -952,7 +1011,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		if (e && e->has_d) {
 			e->has_d = false;
 			an_account(&a->disks[disk]->rq_time, io->ts, -1);
-			rq_left(&a->disks[disk]->rq_time, bm_inflight_cold(&a->inflight, e));
+			rq_left(&a->disks[disk]->rq_time, bm_inflight_cold(&a->inflight, e), e->pid);
 			if (e->part >= 0)
 				an_account(&a->disks[e->part]->rq_time, io->ts, -1);
 		}

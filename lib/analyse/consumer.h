@@ -34,8 +34,7 @@ struct an_queued {
  * A finished I/O: a bio or request completed, or a bio that ended with the
  * request it was merged into. Phase stamps not seen are 0 and flagged off.
  * Room is left for what the coming views need, added here when the tracker
- * learns it: the processes behind the requests in flight at its issue
- * (--slowest), the queuing task's cgroup (cgroups).
+ * learns it: the queuing task's cgroup (cgroups).
  */
 struct an_io {
 	/* the iostat consumers (latency.c) add their figures to @disk and @part */
@@ -53,6 +52,7 @@ struct an_io {
 	uint32_t inflight;
 	uint64_t inflight_sectors;
 	uint32_t behind;	/* requests issued there between its queue and its issue; UINT32_MAX */
+	struct bm_by_pid by[BM_BY_SHOWN];	/* has_d: who queued those in flight, most first */
 	bool has_q, has_d, has_g, has_i;
 	bool request;		/* completed as a request, not a bio */
 	bool merged;		/* ended with the request it merged into: no figures of its own */

@@ -95,6 +95,7 @@ static void row_of(struct bm_slow_row *r, const struct an_io *io, uint64_t took)
 		.inflight = io->inflight, .inflight_sectors = io->inflight_sectors,
 		.behind = io->behind, .took = took,
 	};
+	memcpy(r->by, io->by, sizeof(r->by));
 }
 
 void an_slowest_done(void *state, const struct an_io *io)

@@ -261,8 +261,8 @@ static const struct bm_key slowest_keys[] = {
 	INT("inflight", "", "the device's other requests issued before its issue and not yet "
 	    "completed then (those issued before the recording are not known)"),
 	INT("inflight_bytes", "bytes", "their bytes"),
-	STR("inflight_by", "the processes behind those, most first: comm(pid):count;... "
-	    "(not filled yet: always null)"),
+	STR("inflight_by", "the processes that queued those, most first, three at most: "
+	    "comm(pid):count;... (others:count: those of processes past the eighth at once)"),
 	INT("queued_behind", "", "the device's requests issued between its queue and its issue"),
 	STR("top_device", "I/O that came down a stack: the device it was submitted to"),
 	FROM_NS,

@@ -33,9 +33,27 @@ static void phase(struct bm_row *row, FILE *out, const char *key, bool has, uint
 		fprintf(out, " %10s", "-");
 }
 
+/* Who queued the requests in flight at its issue, most first: "fio(812):14;kworker/u4:2(61):3". */
+static const char *inflight_by(const struct bm_slow_row *r, struct tep_handle *tep, char *buf,
+			       size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < BM_BY_SHOWN && r->by[i].n && len < size; i++) {
+		if (r->by[i].pid == BM_BY_OTHERS)
+			len += snprintf(buf + len, size - len, "%sothers:%u", i ? ";" : "",
+					r->by[i].n);
+		else
+			len += snprintf(buf + len, size - len, "%s%s(%d):%u", i ? ";" : "",
+					comm_of(tep, r->by[i].pid), r->by[i].pid, r->by[i].n);
+	}
+	return buf;
+}
+
 static void slow_row(struct bm_row *row, const struct bm_slow_row *r, struct tep_handle *tep)
 {
-	char dev[16];
+	char dev[16], by[256];
 
 	bm_row_u64(row, "ts_ns", r->c);
 	bm_row_span(row, r->disk->span, r->disk->dev);
@@ -52,6 +70,8 @@ static void slow_row(struct bm_row *row, const struct bm_slow_row *r, struct tep
 	if (r->has_d) {
 		bm_row_u64(row, "inflight", r->inflight);
 		bm_row_u64(row, "inflight_bytes", r->inflight_sectors * 512);
+		if (r->by[0].n)
+			bm_row_str(row, "inflight_by", inflight_by(r, tep, by, sizeof(by)));
 	}
 	if (r->has_d && r->behind != UINT32_MAX)
 		bm_row_u64(row, "queued_behind", r->behind);
@@ -64,6 +84,8 @@ static void slow_row(struct bm_row *row, const struct bm_slow_row *r, struct tep
 
 static void slow_text(FILE *out, const struct bm_slow_row *r, struct tep_handle *tep)
 {
+	char by[256];
+
 	fprintf(out, "%18" PRIu64 " %-10s %-5s %12" PRIu64 " %8" PRIu64 " %7d %-16s", r->c,
 		r->disk->span ? r->disk->span->name : "?", op_name(r->op), r->sector,
 		(uint64_t)r->sectors / 2, r->pid, comm_of(tep, r->pid));
@@ -77,8 +99,8 @@ static void slow_text(FILE *out, const struct bm_slow_row *r, struct tep_handle 
 		fprintf(out, " %8u", r->behind);
 	else
 		fprintf(out, " %8s", "-");
-	fprintf(out, "%s%s\n", r->top ? " via " : "",
-		r->top ? (r->top->span ? r->top->span->name : "?") : "");
+	fprintf(out, " %s%s%s\n", r->has_d && r->by[0].n ? inflight_by(r, tep, by, sizeof(by)) : "-",
+		r->top ? " via " : "", r->top ? (r->top->span ? r->top->span->name : "?") : "");
 }
 
 int bm_view_slowest(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
@@ -95,9 +117,9 @@ int bm_view_slowest(FILE *out, enum bm_output_format format, const struct bm_ana
 		if (format == BM_FORMAT_CSV && header)
 			bm_schema_csv_header(out, row->schema);
 	} else {
-		fprintf(out, "%18s %-10s %-5s %12s %8s %7s %-16s %10s %10s %8s %10s %8s\n", "TS_NS",
+		fprintf(out, "%18s %-10s %-5s %12s %8s %7s %-16s %10s %10s %8s %10s %8s %s\n", "TS_NS",
 			"NAME", "OP", "SECTOR", "KB", "PID", "COMM", "Q2C_US", "D2C_US",
-			"INFLIGHT", "INFL_KB", "BEHIND");
+			"INFLIGHT", "INFL_KB", "BEHIND", "INFLIGHT_BY");
 	}
 	for (i = 0; i < n; i++) {
 		if (row)

@@ -3,7 +3,7 @@
 # the five slowest I/Os has the D2C its block_rq_issue and block_rq_complete
 # give, the process whose block_bio_queue queued it, and an in-flight count
 # equal to the device's requests issued before its issue and completed after
-# it; no other I/O of the device took longer from its queue to its completion.
+# it, and who queued those; no other I/O of the device took longer from its queue to its completion.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v fio >/dev/null || skip "no fio"
@@ -80,8 +80,18 @@ for r in rows:
     x = m[0]
     d2c = (x["c"] - x["d"]) / 1000
     assert abs(float(r["d2c_us"]) - d2c) < 0.002, f"{key}: d2c {r['d2c_us']}, the events' {d2c}"
-    want = sum(1 for y in reqs if y is not x and y["d"] < x["d"] < y["c"])
+    behind = [y for y in reqs if y is not x and y["d"] < x["d"] < y["c"]]
+    want = len(behind)
     assert int(r["inflight"]) == want, f"{key}: inflight {r['inflight']}, the events' {want}"
+    who = {}
+    for y in behind:
+        assert y["q"], f"premise missing: a request in flight with no queue seen"
+        who[(y["q"][2], y["q"][1])] = who.get((y["q"][2], y["q"][1]), 0) + 1
+    by = [p.rsplit(":", 1) for p in r["inflight_by"].split(";")] if r["inflight_by"] else []
+    got = {(p.rsplit("(", 1)[0], int(p.rsplit("(", 1)[1].rstrip(")"))): int(n) for p, n in by}
+    assert got == who, f"{key}: inflight_by {r['inflight_by']}, the events' {who}"
+    assert [int(n) for _, n in by] == sorted((int(n) for _, n in by), reverse=True), \
+        f"{key}: inflight_by {r['inflight_by']} is not most first"
     assert x["q"], f"{key}: no queue seen"
     assert int(r["pid"]) == x["q"][1] and r["comm"] == x["q"][2], \
         f"{key}: pid {r['pid']} {r['comm']}, queued by {x['q'][1]} {x['q'][2]}"
@@ -93,7 +103,8 @@ others = [(x["c"] - x["q"][0]) / 1000 for x in reqs
           if x["q"] and (x["key"][0], x["key"][1], x["c"]) not in listed]
 assert max(others) <= q2c[-1] + 0.002, f"an I/O took {max(others)} us, the fifth listed {q2c[-1]}"
 print(f"slowest q2c {q2c}, others' max {max(others):.1f} us, inflight "
-      f"{[r['inflight'] for r in rows]}, by {[r['comm'] for r in rows]}")
+      f"{[r['inflight'] for r in rows]} by {[r['inflight_by'] for r in rows]}, "
+      f"queued by {[r['comm'] + '(' + r['pid'] + ')' for r in rows]}")
 j = [json.loads(s) for s in open(js)]
 assert 1 <= len(j) <= 10 and all("inflight" in o and "q2c_us" in o for o in j), "JSON rows"
 PY

@@ -79,6 +79,11 @@ enum bm_io_model {
 	BM_IO_REMAP,	/* a partition: the bios remapped from it */
 };
 
+/* --slowest's inflight_by: the processes counted a device, those named a row. */
+#define BM_BY_PIDS	8
+#define BM_BY_SHOWN	3
+#define BM_BY_OTHERS	INT32_MIN
+
 struct bm_disk_stats {
 	const struct bm_span *span;	/* NULL: events no incarnation fits */
 	uint32_t dev;
@@ -126,6 +131,11 @@ struct bm_disk_stats {
 		uint64_t changed, busy_ns;
 		/* rq_time: the sectors of the requests in flight, the requests issued so far */
 		uint64_t sectors, issued;
+		/*
+		 * rq_time: who queued the requests in flight, BM_BY_PIDS at most;
+		 * the rest under pid BM_BY_OTHERS (--slowest's inflight_by)
+		 */
+		struct bm_by_pid { int32_t pid; uint32_t n; } by[BM_BY_PIDS];
 		double depth_ns;
 		struct bm_series *series;	/* shared among its bins too */
 		size_t busy_at, depth_at;	/* where in a bin */
@@ -217,6 +227,7 @@ struct bm_slow_row {
 	uint32_t inflight;		/* has_d: the device's other requests in flight at its issue */
 	uint64_t inflight_sectors;
 	uint32_t behind;		/* issued between its queue and its issue; UINT32_MAX unknown */
+	struct bm_by_pid by[BM_BY_SHOWN];	/* who queued those in flight, most first; n 0: none */
 	uint64_t took;			/* what it is ranked by: Q2C, else D2C */
 };
 

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blkmap/analyse/analyse.h"
+
 struct bm_inflight {
 	uint64_t sector;
 	uint64_t q, d;		/* queued, issued */
@@ -71,6 +73,7 @@ struct bm_inflight_cold {
 	 */
 	uint64_t g, i, issued_at_q, others_sectors;
 	uint32_t rq_sectors, others, behind;	/* behind: UINT32_MAX unknown */
+	struct bm_by_pid by[BM_BY_SHOWN];	/* who queued the others, most first */
 };
 
 struct bm_inflight_table {
