@@ -17,7 +17,7 @@
 struct heap {
 	const struct bm_disk_stats *disk;
 	struct bm_slow_row *rows;	/* a min-heap on took: the quickest kept on top */
-	size_t n;
+	size_t n, cap;			/* grown as rows come, to N at most */
 };
 
 struct slowest {
@@ -45,9 +45,7 @@ static struct heap *heap_of(struct slowest *s, const struct bm_disk_stats *d)
 	if (bm_grow(&s->heaps, s->nheaps, &s->cap, sizeof(*s->heaps), 8) < 0)
 		return NULL;
 	i = s->nheaps;
-	s->heaps[i] = (struct heap){ .disk = d, .rows = calloc(s->want, sizeof(struct bm_slow_row)) };
-	if (!s->heaps[i].rows)
-		return NULL;
+	s->heaps[i] = (struct heap){ .disk = d };
 	s->nheaps++;
 found:
 	s->last = i;
@@ -118,6 +116,8 @@ void an_slowest_done(void *state, const struct an_io *io)
 		return;
 	row_of(&r, io, took);
 	if (h->n < s->want) {
+		if (bm_grow(&h->rows, h->n, &h->cap, sizeof(*h->rows), 16) < 0)
+			return;
 		h->rows[h->n] = r;
 		sift_up(h->rows, h->n++);
 	} else if (quicker(&h->rows[0], &r)) {
