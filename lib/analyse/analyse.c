@@ -1231,13 +1231,15 @@ bool bm_analysis_merges_known(const struct bm_analysis *a)
 
 void bm_analysis_free(struct bm_analysis *a)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!a)
 		return;
 	for (i = 0; i < a->ndisks; i++) {
 		bm_hist_release(&a->disks[i]->q2c);
 		bm_hist_release(&a->disks[i]->d2c);
+		for (j = 0; j < 4; j++)
+			bm_hist_release(&a->disks[i]->lat_op[j / 2][j % 2]);
 		an_series_free(a->disks[i]->series);
 		an_phases_free(a->disks[i]->phases);
 		free(a->disks[i]);

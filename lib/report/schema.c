@@ -47,6 +47,12 @@
 	NUM(p "_p999_us", "us", 3, "99.9th percentile " #p " latency"), \
 	NUM(p "_max_us", "us", 3, "longest " #p " latency")
 
+/* One operation's tail (null without any of its latencies). */
+#define OP_LATENCY(o, p, who) \
+	NUM(o p "_p99_us", "us", 3, "99th percentile of the " who " " p " latency"), \
+	NUM(o p "_p999_us", "us", 3, "99.9th percentile of the " who " " p " latency"), \
+	NUM(o p "_max_us", "us", 3, "longest of the " who " " p " latency")
+
 /*
  * iostat -x's figures, in --disks (over an incarnation's life in the
  * window), blkmap top's intervals and --interval's: one key, one meaning.
@@ -184,6 +190,10 @@ static const struct bm_key disks_keys[] = {
 	IOSTAT,
 	LATENCY("q2c"),
 	LATENCY("d2c"),
+	OP_LATENCY("r_", "q2c", "reads'"),
+	OP_LATENCY("w_", "q2c", "writes'"),
+	OP_LATENCY("r_", "d2c", "reads'"),
+	OP_LATENCY("w_", "d2c", "writes'"),
 	INT("others", "", "requests completed without data (flushes, a driver's own)"),
 	BOOL("events_lost", "its life overlaps a gap in the recording: figures may lack I/O"),
 	INCARNATION,

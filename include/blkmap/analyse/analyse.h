@@ -112,6 +112,7 @@ struct bm_disk_stats {
 	 */
 	double queue_ns;
 	struct bm_hist q2c, d2c;
+	struct bm_hist lat_op[2][2];	/* [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE] */
 	struct bm_series *series;	/* with a series only: bm_analysis_new's bin */
 	struct bm_phases *phases;	/* with bm_analysis_phases() only (phases.h) */
 	bool events_lost;	/* its life overlaps a gap in the recording */
