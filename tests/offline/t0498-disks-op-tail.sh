@@ -2,12 +2,14 @@
 # --disks' tail of each operation: r_ and w_ d2c_max_us are the longest
 # block_rq_issue to block_rq_complete of that operation on the incarnation,
 # computed from the events themselves; p99.9 lies between the p99 and the max.
+# --interval's: the longest of an incarnation's intervals is that too.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
 rec=$top/tests/data/host-names.dat
 "$BLKMAP" report -q -f csv "$rec" >"$T/events.csv" || fail "report -f csv: exit $?"
 "$BLKMAP" report -q --disks -f csv "$rec" >"$T/disks.csv" || fail "report --disks: exit $?"
-python3 - "$T/events.csv" "$T/disks.csv" <<'PY' || fail "--disks' tails are not the events'"
+"$BLKMAP" report -q --interval=50ms -f csv "$rec" >"$T/interval.csv" || fail "report --interval: exit $?"
+python3 - "$T/events.csv" "$T/disks.csv" "$T/interval.csv" <<'PY' || fail "--disks' tails are not the events'"
 import csv, sys
 
 issued, worst = {}, {}
@@ -38,5 +40,19 @@ for r in csv.DictReader(open(sys.argv[2])):
         assert p99 <= p999 <= float(got) * 1.001, f"{r['incarnation']} {op}: p99 {p99} p99.9 {p999} max {got}"
         checked += 1
 assert checked >= 2, f"premise missing: {checked} checked"
+longest, rows = {}, 0
+for r in csv.DictReader(open(sys.argv[3])):
+    for op in "rw":
+        if r[op + "_d2c_max_us"] != "":
+            w = (r["incarnation"], op)
+            longest[w] = max(longest.get(w, 0), float(r[op + "_d2c_max_us"]))
+            p99, p999 = float(r[op + "_d2c_p99_us"]), float(r[op + "_d2c_p999_us"])
+            assert p99 <= p999 <= float(r[op + "_d2c_max_us"]) * 1.001, f"--interval {w}: {p99} {p999}"
+            rows += 1
+    if r["d2c_p999_us"] != "":
+        assert float(r["d2c_p99_us"]) <= float(r["d2c_p999_us"]) <= float(r["d2c_max_us"]) * 1.001
+for w, want in worst.items():
+    assert abs(longest.get(w, -1) - want / 1e3) < 0.0015, f"--interval {w}: longest {longest.get(w)}, the events' {want / 1e3}"
+assert rows > len(worst), f"premise missing: {rows} interval rows with a tail"
 print(f"# {checked} incarnation and operation tails as the events give them")
 PY

@@ -42,7 +42,9 @@ struct bm_bin {
 	uint64_t rmerges, wmerges;	/* bios and requests merged, as they merged */
 	double busy_ns, depth_ns, queue_ns, flush_ns;
 	/* [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE]; max and percentiles of both ops */
-	uint64_t lat_sum[2][2], lat_n[2][2], lat_max[2], lat_p50[2], lat_p99[2];
+	uint64_t lat_sum[2][2], lat_n[2][2], lat_max[2], lat_p50[2], lat_p99[2], lat_p999[2];
+	/* [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE]: each operation's tail */
+	uint64_t op_p99[2][2], op_p999[2][2], op_max[2][2];
 	/* internal: as seen by requests and by bios, until the model is known */
 	uint64_t rq_counts[6], bio_counts[6];
 	double rq_busy, bio_busy, rq_depth, bio_depth;
@@ -68,7 +70,7 @@ struct bm_series {
 	/* internal: as seen by requests and by bios, until the model is known */
 	struct bm_offsets *rq_offsets, *bio_offsets;
 	/* internal: the latencies of the bin being filled, for its percentiles */
-	struct bm_hist cur[2];
+	struct bm_hist cur[2], cur_op[2][2];
 	size_t cur_bin[2];
 };
 
