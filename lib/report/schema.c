@@ -223,6 +223,8 @@ static const struct bm_key latency_keys[] = {
 	INT("from_us", "us", "the bucket's lower bound"),
 	INT("to_us", "us", "the bucket's upper bound"),
 	INT("count", "", "latencies in the bucket"),
+	STR("marks", "the percentiles in the bucket, of p50, p99 and p99.9, separated by "
+	    "spaces (log2-linear histogram, within 3%); null for none"),
 	INCARNATION,
 	FROM_NS,
 	TO_NS,
