@@ -168,18 +168,32 @@ bool bm_iostat_bin(struct bm_iostat *s, const struct bm_disk_stats *d, size_t i)
 	return true;
 }
 
-void bm_iostat_row(struct bm_row *r, const struct bm_iostat *s, bool percentiles)
+void bm_iostat_op_tails(struct bm_row *r, const struct bm_iostat *s)
 {
-	static const char *const keys[2][4] = {
-		{ "q2c_p50_us", "q2c_p99_us", "q2c_max_us", "q2c_p999_us" },
-		{ "d2c_p50_us", "d2c_p99_us", "d2c_max_us", "d2c_p999_us" } };
-	static const char *const op_keys[2][2][3] = {
+	static const char *const keys[2][2][3] = {
 		{ { "r_q2c_p99_us", "r_q2c_p999_us", "r_q2c_max_us" },
 		  { "w_q2c_p99_us", "w_q2c_p999_us", "w_q2c_max_us" } },
 		{ { "r_d2c_p99_us", "r_d2c_p999_us", "r_d2c_max_us" },
 		  { "w_d2c_p99_us", "w_d2c_p999_us", "w_d2c_max_us" } },
 	};
 	int k, op;
+
+	for (k = 0; k < 2; k++)
+		for (op = 0; op < 2; op++) {
+			if (!s->op_count[k][op])
+				continue;
+			bm_row_num(r, keys[k][op][0], s->op_p99_us[k][op]);
+			bm_row_num(r, keys[k][op][1], s->op_p999_us[k][op]);
+			bm_row_num(r, keys[k][op][2], s->op_max_us[k][op]);
+		}
+}
+
+void bm_iostat_row(struct bm_row *r, const struct bm_iostat *s, bool percentiles)
+{
+	static const char *const keys[2][4] = {
+		{ "q2c_p50_us", "q2c_p99_us", "q2c_max_us", "q2c_p999_us" },
+		{ "d2c_p50_us", "d2c_p99_us", "d2c_max_us", "d2c_p999_us" } };
+	int k;
 
 	bm_row_num(r, "r_s", s->r_s);
 	bm_row_num(r, "w_s", s->w_s);
@@ -211,14 +225,9 @@ void bm_iostat_row(struct bm_row *r, const struct bm_iostat *s, bool percentiles
 		bm_row_num(r, keys[k][1], s->lat_p99_us[k]);
 		bm_row_num(r, keys[k][2], s->lat_max_us[k]);
 		bm_row_num(r, keys[k][3], s->lat_p999_us[k]);
-		for (op = 0; op < 2; op++) {
-			if (!s->op_count[k][op])
-				continue;
-			bm_row_num(r, op_keys[k][op][0], s->op_p99_us[k][op]);
-			bm_row_num(r, op_keys[k][op][1], s->op_p999_us[k][op]);
-			bm_row_num(r, op_keys[k][op][2], s->op_max_us[k][op]);
-		}
 	}
+	if (percentiles)
+		bm_iostat_op_tails(r, s);
 }
 
 void bm_iostat_text_header(FILE *out)

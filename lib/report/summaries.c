@@ -204,30 +204,6 @@ static void row_head(struct bm_row *r, const struct bm_stack_row *s)
 	bm_row_u64(r, "head_write_bytes", s->write_bytes);
 }
 
-/* Each operation's tail: its p99, p99.9 and max, where it has latencies. */
-static void op_tails(struct bm_row *r, const struct bm_disk_stats *d)
-{
-	static const char *const keys[2][2][3] = {
-		{ { "r_q2c_p99_us", "r_q2c_p999_us", "r_q2c_max_us" },
-		  { "w_q2c_p99_us", "w_q2c_p999_us", "w_q2c_max_us" } },
-		{ { "r_d2c_p99_us", "r_d2c_p999_us", "r_d2c_max_us" },
-		  { "w_d2c_p99_us", "w_d2c_p999_us", "w_d2c_max_us" } },
-	};
-	int which, op;
-
-	for (which = 0; which < 2; which++)
-		for (op = 0; op < 2; op++) {
-			const struct bm_hist *h = &d->lat_op[which][op];
-			const char *const *k = keys[which][op];
-
-			if (!h->count)
-				continue;
-			bm_row_num(r, k[0], us(bm_hist_percentile(h, 99)));
-			bm_row_num(r, k[1], us(bm_hist_percentile(h, 99.9)));
-			bm_row_num(r, k[2], us(h->max));
-		}
-}
-
 static void disks_row(struct bm_row *r, const struct bm_disk_stats *d,
 		      const struct bm_stack_row *head)
 {
@@ -272,7 +248,7 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d,
 			bm_row_num(r, pct_keys[j][k], us(bm_hist_percentile(h, percentiles[k])));
 		bm_row_num(r, keys[j][2], us(h->max));
 	}
-	op_tails(r, d);
+	bm_iostat_op_tails(r, &st);
 	bm_row_u64(r, "others", d->others);
 	bm_row_bool(r, "events_lost", d->events_lost);
 	row_head(r, head);

@@ -64,6 +64,8 @@ void bm_iostat_sort(struct bm_iostat_item *items, size_t n, int sort);
 struct bm_row;
 
 /* The IOSTAT keys of the schema (and the latencies' p50, p99, max with @percentiles). */
+/* Each operation's tail (r_ and w_ q2c and d2c p99, p99.9, max), where it has latencies. */
+void bm_iostat_op_tails(struct bm_row *r, const struct bm_iostat *s);
 void bm_iostat_row(struct bm_row *r, const struct bm_iostat *s, bool percentiles);
 
 /* The text columns, their names with units, and one row's. */
