@@ -38,11 +38,12 @@
  *        | struct an_queued: a bio entered a device
  *        | struct an_io: a finished I/O       (consumer.h)
  *        v  to each consumer in consumers[], in turn
- *   +----------+-----------+------------+- - - - - - - - - - - +
- *   | procs.c  | stacked.c | latency.c  | a new view: a file,  |
- *   | (--top)  | (--stack) | Q2C, D2C   | a line in consumers[]|
- *   +----------+-----------+------------+- - - - - - - - - - - +
- *        | bm_analysis_top, bm_analysis_stack, bm_analysis_disks
+ *   +----------+-----------+------------+-----------+- - - - - - - - - - - +
+ *   | procs.c  | stacked.c | latency.c  | slowest.c | a new view: a file,  |
+ *   | (--top)  | (--stack) | Q2C, D2C   | --slowest | a line in consumers[]|
+ *   +----------+-----------+------------+-----------+- - - - - - - - - - - +
+ *        | bm_analysis_top, bm_analysis_stack, bm_analysis_disks,
+ *        | bm_analysis_slowest_rows
  *        v  (the entry points, here)
  *      lib/report's views
  *
