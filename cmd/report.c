@@ -21,7 +21,7 @@ static char doc[] =
 	"Print the events of a recording (default blkmap.dat) in time order, each block "
 	"event with the name its device had at that moment; or, with --map, when each "
 	"device number carried which name; or per disk incarnation, with --disks, "
-	"--latency, --top or --stack, what it did. FILE may also be a recorder's spool directory, "
+	"--latency, --top, --stack or --slowest, what it did. FILE may also be a recorder's spool directory, "
 	"or - for standard input.\v"
 	"Times for --since and --until: as the report prints them, seconds (\"775.917350\") "
 	"or nanoseconds (\"775917350123ns\") of the trace clock; from the start of the "
@@ -39,7 +39,7 @@ static char doc[] =
 enum {
 	OPT_MAP = 256, OPT_CONFLICTS, OPT_NO_HEADER, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
 	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP, OPT_TIME, OPT_INTERVAL,
-	OPT_BINS, OPT_SORT, OPT_PHASES, OPT_NAMES,
+	OPT_BINS, OPT_SORT, OPT_PHASES, OPT_NAMES, OPT_SLOWEST,
 };
 
 /* Above this, more threads than a report can use: a typo, not a machine. */
@@ -56,6 +56,9 @@ static struct argp_option options[] = {
 	{ "top", OPT_TOP, NULL, 0, "Per incarnation: which processes did the I/O", 1 },
 	{ "stack", OPT_STACK, NULL, 0,
 	  "Per incarnation: the I/O that came down from a dm or md device or a partition", 1 },
+	{ "slowest", OPT_SLOWEST, "N", OPTION_ARG_OPTIONAL,
+	  "The N slowest I/Os (default 10) by Q2C, each with what was in flight on its device "
+	  "at its issue", 1 },
 	{ "interval", OPT_INTERVAL, "DURATION", 0,
 	  "The recording interval by interval (as sar -d): per incarnation and interval, "
 	  "iostat's figures; DURATION as 1s, 500ms, 2.5 (seconds)", 1 },
@@ -79,7 +82,7 @@ static struct argp_option options[] = {
 	  2 },
 	{ "schema", OPT_SCHEMA, "VIEW", OPTION_ARG_OPTIONAL,
 	  "Print the keys of every view's CSV and JSON (or of VIEW: events, map, conflicts, "
-	  "disks, latency, top, stack, phases, interval) as JSON Lines, and read no recording", 2 },
+	  "disks, latency, top, stack, slowest, phases, interval) as JSON Lines, and read no recording", 2 },
 	{ "sort", OPT_SORT, "KEY", 0,
 	  "--disks and --interval: the order of the rows, as blkmap top's: dev (the default), "
 	  "name, iops, bytes, util, latency (D2C p99, or Q2C where there is none); all but dev "
@@ -127,13 +130,26 @@ static void room(struct argp_state *state, unsigned n, const char *option)
 		argp_error(state, "at most %d %s filters", BM_FILTER_MAX, option);
 }
 
+/* --slowest's N: a count from 1. */
+static size_t slowest_count(struct argp_state *state, const char *arg)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !n || n > 1000000 || arg[0] == '-')
+		argp_error(state, "--slowest: a count from 1 to 1000000, not '%s'", arg);
+	return n;
+}
+
 static void set_view(struct argp_state *state, enum bm_view view)
 {
 	struct args *a = state->input;
 
 	if (a->view_set && a->opts.view != view)
 		argp_error(state, "one view at a time: --map, --conflicts, --disks, --interval, "
-			   "--latency, --top or --stack");
+			   "--latency, --top, --stack or --slowest");
 	a->opts.view = view;
 	a->view_set = true;
 }
@@ -192,6 +208,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_STACK:
 		set_view(state, BM_VIEW_STACK);
+		break;
+	case OPT_SLOWEST:
+		set_view(state, BM_VIEW_SLOWEST);
+		a->opts.slowest = arg ? slowest_count(state, arg) : 10;
 		break;
 	case OPT_PHASES:
 		set_view(state, BM_VIEW_PHASES);
@@ -285,7 +305,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_SCHEMA:
 		if (arg && !bm_schema_find(arg))
 			argp_error(state, "--schema takes a view: events, map, conflicts, disks, "
-				   "latency, top, stack, phases or interval, not '%s'", arg);
+				   "latency, top, stack, slowest, phases or interval, not '%s'", arg);
 		a->schema = true;
 		a->schema_view = arg;
 		break;

@@ -38,11 +38,12 @@
  *        | struct an_queued: a bio entered a device
  *        | struct an_io: a finished I/O       (consumer.h)
  *        v  to each consumer in consumers[], in turn
- *   +----------+-----------+------------+- - - - - - - - - - - +
- *   | procs.c  | stacked.c | latency.c  | a new view: a file,  |
- *   | (--top)  | (--stack) | Q2C, D2C   | a line in consumers[]|
- *   +----------+-----------+------------+- - - - - - - - - - - +
- *        | bm_analysis_top, bm_analysis_stack, bm_analysis_disks
+ *   +----------+-----------+------------+-----------+- - - - - - - - - - - +
+ *   | procs.c  | stacked.c | latency.c  | slowest.c | a new view: a file,  |
+ *   | (--top)  | (--stack) | Q2C, D2C   | --slowest | a line in consumers[]|
+ *   +----------+-----------+------------+-----------+- - - - - - - - - - - +
+ *        | bm_analysis_top, bm_analysis_stack, bm_analysis_disks,
+ *        | bm_analysis_slowest_rows
  *        v  (the entry points, here)
  *      lib/report's views
  *
@@ -158,6 +159,10 @@ void an_account(struct bm_inflight_time *t, uint64_t now, int delta)
 	if (delta < 0 && !t->inflight)
 		return;
 	t->inflight += delta;
+	if (!t->inflight) {	/* what a stale request left in the sectors goes too */
+		t->sectors = 0;
+		memset(t->by, 0, sizeof(t->by));
+	}
 }
 
 /* ---- the kernel's time in queue ---- */
@@ -287,6 +292,65 @@ static uint64_t starts_pop(struct bm_starts *s, uint64_t now)
 
 /* ---- in flight ---- */
 
+/*
+ * @pid's requests in flight on @t, by @delta: a slot of its own, or once
+ * the slots are taken, the last one's, which becomes the others' (a pid
+ * not found on the way down is one of them, or issued before the recording).
+ */
+static void by_pid(struct bm_inflight_time *t, int32_t pid, int delta)
+{
+	struct bm_by_pid *free_slot = NULL, *others = &t->by[BM_BY_PIDS - 1];
+	size_t i;
+
+	for (i = 0; i < BM_BY_PIDS; i++) {
+		struct bm_by_pid *b = &t->by[i];
+
+		if (b->n && b->pid == pid) {
+			b->n += delta;
+			return;
+		}
+		if (!b->n && !free_slot)
+			free_slot = b;
+	}
+	if (delta < 0) {
+		if (others->n && others->pid == BM_BY_OTHERS)
+			others->n--;
+		return;
+	}
+	if (free_slot) {
+		*free_slot = (struct bm_by_pid){ pid, 1 };
+		return;
+	}
+	others->pid = BM_BY_OTHERS;
+	others->n++;
+}
+
+/* The @BM_BY_SHOWN processes with the most requests in flight on @t, into @out. */
+static void by_most(const struct bm_inflight_time *t, struct bm_by_pid *out)
+{
+	size_t i, j;
+
+	memset(out, 0, BM_BY_SHOWN * sizeof(*out));
+	for (i = 0; i < BM_BY_PIDS; i++) {
+		struct bm_by_pid b = t->by[i];
+
+		for (j = 0; b.n && j < BM_BY_SHOWN; j++)
+			if (b.n > out[j].n) {
+				struct bm_by_pid t2 = out[j];
+
+				out[j] = b;
+				b = t2;
+			}
+	}
+}
+
+/* A request counted in @t's sectors in flight left it (completed, requeued, stale). */
+static void rq_left(struct bm_inflight_time *t, const struct bm_inflight_cold *c, int32_t pid)
+{
+	t->sectors -= c->rq_sectors < t->sectors ? c->rq_sectors : t->sectors;
+	by_pid(t, pid, -1);
+}
+
 /* @e leaves the table at @now without a completion: it is no longer in flight. */
 static void settle(void *ctx, const struct bm_inflight *e, uint64_t now)
 {
@@ -302,6 +366,7 @@ static void settle(void *ctx, const struct bm_inflight *e, uint64_t now)
 	if (e->has_q && e->part >= 0)
 		an_account(&a->disks[e->part]->bio_time, now, -1);
 	if (e->has_d) {
+		by_pid(&a->disks[e->rq_disk]->rq_time, e->pid, -1);
 		an_account(&a->disks[e->rq_disk]->rq_time, now, -1);
 		if (e->part >= 0)
 			an_account(&a->disks[e->part]->rq_time, now, -1);
@@ -401,6 +466,8 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 	[AN_STACKED] = { an_stacked_new, NULL, an_stacked_done, an_stacked_finish,
 			 an_stacked_keep, an_stacked_free },
 	[AN_LATENCY] = { .done = an_latency_done },
+	[AN_SLOWEST] = { an_slowest_new, NULL, an_slowest_done, an_slowest_finish,
+			 an_slowest_keep, an_slowest_free },
 };
 
 void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
@@ -432,11 +499,23 @@ static void io_done(struct bm_analysis *a, const struct bm_io *io, int disk,
 		.sector = e->sector,
 		.sectors = e->nr_sector ? e->nr_sector : sectors,
 		.q = e->q, .d = e->d, .c = io->ts,
-		.has_q = e->has_q, .has_d = e->has_d,
+		.has_q = e->has_q, .has_d = e->has_d, .has_g = e->has_g, .has_i = e->has_i,
 		.request = request, .merged = merged,
 	};
 	size_t i;
 
+	if (e->has_g || e->has_i || e->has_d) {
+		const struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
+
+		r.g = c->g;
+		r.i = c->i;
+		if (e->has_d) {
+			r.inflight = c->others;
+			r.inflight_sectors = c->others_sectors;
+			r.behind = c->behind;
+			memcpy(r.by, c->by, sizeof(r.by));
+		}
+	}
 #pragma GCC unroll 16
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].done)
@@ -506,6 +585,7 @@ static void queue(struct bm_analysis *a, const struct bm_io *io, int disk)
 	if (!e->has_q) {
 		e->q = io->ts;
 		e->has_q = true;
+		bm_inflight_cold(&a->inflight, e)->issued_at_q = a->disks[disk]->rq_time.issued;
 	}
 	e->nr_sector = io->nr_sector;
 	e->flush_seq = io->flags & BM_IO_FLUSH_SEQ;
@@ -561,6 +641,7 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 	}
 	if (request && e->has_d) {
 		an_account(&d->rq_time, io->ts, -1);
+		rq_left(&d->rq_time, bm_inflight_cold(&a->inflight, e), e->pid);
 		if (e->part >= 0)
 			an_account(&a->disks[e->part]->rq_time, io->ts, -1);
 	}
@@ -761,7 +842,40 @@ static void getrq(struct bm_analysis *a, const struct bm_io *io)
 		return;
 	piece_waited(a, e, io->ts);
 	bm_inflight_cold(&a->inflight, e)->start = io->ts;
-	e->has_start = true;
+	bm_inflight_cold(&a->inflight, e)->g = io->ts;
+	e->has_start = e->has_g = true;
+}
+
+/* A request put on the scheduler's or the dispatch list: btt's I. */
+static void insert(struct bm_analysis *a, const struct bm_io *io)
+{
+	struct bm_inflight *e = bm_inflight_find(&a->inflight, io->dev, io->sector, io->op);
+
+	if (!e || e->has_d || e->has_i)
+		return;
+	bm_inflight_cold(&a->inflight, e)->i = io->ts;
+	e->has_i = true;
+}
+
+/*
+ * What @e's request found at its issue on @disk: the others in flight
+ * (issued, not completed) and those issued since its queue there.
+ */
+static void in_flight_at_issue(struct bm_analysis *a, struct bm_inflight *e,
+			       const struct bm_io *io, int disk)
+{
+	struct bm_inflight_time *t = &a->disks[disk]->rq_time;
+	struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
+
+	c->others = t->inflight;
+	c->others_sectors = t->sectors;
+	c->rq_sectors = io->nr_sector;
+	c->behind = e->has_q && e->disk == disk && t->issued >= c->issued_at_q ?
+		    (uint32_t)(t->issued - c->issued_at_q) : UINT32_MAX;
+	by_most(t, c->by);
+	t->sectors += io->nr_sector;
+	t->issued++;
+	by_pid(t, e->pid, +1);
 }
 
 static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
@@ -775,6 +889,7 @@ static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
 	e->d = io->ts;
 	e->has_d = true;
 	e->rq_disk = disk;
+	in_flight_at_issue(a, e, io, disk);
 	an_account(&a->disks[disk]->rq_time, io->ts, +1);
 	if (e->part >= 0)	/* as the kernel counts a partition, by its requests */
 		an_account(&a->disks[e->part]->rq_time, io->ts, +1);
@@ -886,6 +1001,9 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 	case BM_EV_RQ_MERGE:
 		merged(a->disks[disk], io);
 		break;
+	case BM_EV_RQ_INSERT:
+		insert(a, io);
+		break;
 	case BM_EV_RQ_ISSUE:
 		issue(a, io, disk);
 		break;
@@ -894,6 +1012,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		if (e && e->has_d) {
 			e->has_d = false;
 			an_account(&a->disks[disk]->rq_time, io->ts, -1);
+			rq_left(&a->disks[disk]->rq_time, bm_inflight_cold(&a->inflight, e), e->pid);
 			if (e->part >= 0)
 				an_account(&a->disks[e->part]->rq_time, io->ts, -1);
 		}
@@ -1038,6 +1157,16 @@ size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row 
 	return an_stacked_rows(a->consumer[AN_STACKED], list);
 }
 
+void bm_analysis_slowest(struct bm_analysis *a, size_t n)
+{
+	an_slowest_want(a->consumer[AN_SLOWEST], n);
+}
+
+size_t bm_analysis_slowest_rows(const struct bm_analysis *a, const struct bm_slow_row **list)
+{
+	return an_slowest_rows(a->consumer[AN_SLOWEST], list);
+}
+
 size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list)
 {
 	*list = a->gaps;
@@ -1103,13 +1232,15 @@ bool bm_analysis_merges_known(const struct bm_analysis *a)
 
 void bm_analysis_free(struct bm_analysis *a)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!a)
 		return;
 	for (i = 0; i < a->ndisks; i++) {
 		bm_hist_release(&a->disks[i]->q2c);
 		bm_hist_release(&a->disks[i]->d2c);
+		for (j = 0; j < 4; j++)
+			bm_hist_release(&a->disks[i]->lat_op[j / 2][j % 2]);
 		an_series_free(a->disks[i]->series);
 		an_phases_free(a->disks[i]->phases);
 		free(a->disks[i]);

@@ -34,8 +34,7 @@ struct an_queued {
  * A finished I/O: a bio or request completed, or a bio that ended with the
  * request it was merged into. Phase stamps not seen are 0 and flagged off.
  * Room is left for what the coming views need, added here when the tracker
- * learns it: the in-flight count at issue and the processes behind those
- * (slowest I/O), the queuing task's cgroup (cgroups).
+ * learns it: the queuing task's cgroup (cgroups).
  */
 struct an_io {
 	/* the iostat consumers (latency.c) add their figures to @disk and @part */
@@ -48,7 +47,13 @@ struct an_io {
 	uint64_t sector;	/* where it completed */
 	uint32_t sectors;	/* the bio's size when queued, else the completion's */
 	uint64_t q, d, c;	/* queued, issued (the request's), completed */
-	bool has_q, has_d;
+	uint64_t g, i;		/* its request made (getrq), inserted */
+	/* has_d: the device's other requests in flight at its issue, their sectors */
+	uint32_t inflight;
+	uint64_t inflight_sectors;
+	uint32_t behind;	/* requests issued there between its queue and its issue; UINT32_MAX */
+	struct bm_by_pid by[BM_BY_SHOWN];	/* has_d: who queued those in flight, most first */
+	bool has_q, has_d, has_g, has_i;
 	bool request;		/* completed as a request, not a bio */
 	bool merged;		/* ended with the request it merged into: no figures of its own */
 };
@@ -80,6 +85,7 @@ enum an_which {
 	AN_PROCS,	/* procs.c: --top, who did the I/O */
 	AN_STACKED,	/* stacked.c: --stack, what came down from above */
 	AN_LATENCY,	/* latency.c: the iostat figures' Q2C and D2C */
+	AN_SLOWEST,	/* slowest.c: --slowest, the slowest I/Os and what was in flight */
 	AN_NCONSUMERS
 };
 
@@ -105,6 +111,14 @@ void an_stacked_free(void *state);
 size_t an_stacked_rows(const void *state, const struct bm_stack_row **list);
 /* latency.c (its figures are the incarnations': no state, nothing to finish) */
 void an_latency_done(void *state, const struct an_io *io);
+/* slowest.c (keeps nothing until told how many: an_slowest_want) */
+void *an_slowest_new(void);
+void an_slowest_done(void *state, const struct an_io *io);
+void an_slowest_finish(void *state);
+void an_slowest_keep(void *state, const struct bm_span_filter *f);
+void an_slowest_free(void *state);
+void an_slowest_want(void *state, size_t n);
+size_t an_slowest_rows(const void *state, const struct bm_slow_row **list);
 /* series.c: a latency of kind @which (BM_LAT_Q2C, BM_LAT_D2C) of an I/O of @op that completed at @ts. */
 void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v);
 

@@ -4,7 +4,8 @@
  * plot): each finished I/O's Q2C, from its queue, and its request's D2C,
  * from its issue, to its completion, as btt measures them. Into the
  * incarnation it completed on, by kind and operation (the await columns'
- * sums), as a log2 histogram (the percentiles), and into the bin of the
+ * sums), as a log2 histogram (the percentiles) of both operations and one
+ * of each (--disks' per operation tail), and into the bin of the
  * completion; a bio submitted to a partition has its Q2C there too. A
  * consumer of the tracker (consumer.h) whose state is these figures of
  * each incarnation, which nothing else writes; it keeps no memory of its own.
@@ -18,6 +19,7 @@ static void latency(struct bm_disk_stats *d, int which, int op, uint64_t ts, uin
 	if (op == BM_READ || op == BM_WRITE) {
 		d->lat_sum[which][op] += v;
 		d->lat_n[which][op]++;
+		bm_hist_add(&d->lat_op[which][op], v);
 	}
 	an_series_latency(d->series, which, op, ts, v);
 }

@@ -37,10 +37,14 @@ int an_series_new(struct bm_disk_stats *d, uint64_t first, uint64_t width, size_
 
 void an_series_free(struct bm_series *s)
 {
+	int i;
+
 	if (!s)
 		return;
 	bm_hist_release(&s->cur[0]);
 	bm_hist_release(&s->cur[1]);
+	for (i = 0; i < 4; i++)
+		bm_hist_release(&s->cur_op[i / 2][i % 2]);
 	free(s->offsets);
 	free(s->rq_offsets);
 	free(s->bio_offsets);
@@ -85,19 +89,35 @@ void an_spread(struct bm_series *s, size_t at, uint64_t from, uint64_t to, doubl
 	}
 }
 
-/* The percentiles of the bin whose latencies @h holds, and @h emptied for the next. */
+/* @h emptied for the next bin. */
+static void empty(struct bm_hist *h)
+{
+	memset(h->buckets, 0, BM_HIST_SIZE * sizeof(*h->buckets));
+	h->count = h->sum = h->max = 0;
+	h->min = UINT64_MAX;
+}
+
+/* The percentiles of the bin whose latencies cur holds (of both operations, of each), and cur emptied. */
 static void close_bin(struct bm_series *s, int which)
 {
 	struct bm_hist *h = &s->cur[which];
 	struct bm_bin *b = &s->bins[s->cur_bin[which]];
+	int op;
 
 	if (!h->count)
 		return;
 	b->lat_p50[which] = bm_hist_percentile(h, 50);
 	b->lat_p99[which] = bm_hist_percentile(h, 99);
-	memset(h->buckets, 0, BM_HIST_SIZE * sizeof(*h->buckets));
-	h->count = h->sum = h->max = 0;
-	h->min = UINT64_MAX;
+	b->lat_p999[which] = bm_hist_percentile(h, 99.9);
+	empty(h);
+	for (op = 0; op < 2; op++) {
+		h = &s->cur_op[which][op];
+		if (!h->count)
+			continue;
+		b->op_p99[which][op] = bm_hist_percentile(h, 99);
+		b->op_p999[which][op] = bm_hist_percentile(h, 99.9);
+		empty(h);
+	}
 }
 
 void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v)
@@ -112,6 +132,8 @@ void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint
 	if (op == BM_READ || op == BM_WRITE) {
 		b->lat_sum[which][op] += v;
 		b->lat_n[which][op]++;
+		if (v > b->op_max[which][op])
+			b->op_max[which][op] = v;
 	}
 	if (v > b->lat_max[which])
 		b->lat_max[which] = v;
@@ -121,6 +143,8 @@ void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint
 	if (i >= s->cur_bin[which])
 		s->cur_bin[which] = i;
 	bm_hist_add(&s->cur[which], v);
+	if (op == BM_READ || op == BM_WRITE)
+		bm_hist_add(&s->cur_op[which][op], v);
 }
 
 /* Twice the sectors a row holds: rows merged in pairs. */

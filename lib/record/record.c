@@ -102,6 +102,7 @@ struct recorder {
 	struct bm_trigger *trigger;
 	int trigger_fd;			/* a slow I/O was seen */
 	int64_t snapshot_at;		/* ms: a triggered snapshot is due; -1 none */
+	struct bm_trigger_hit hit;	/* the slow I/O it is due for */
 	int64_t triggered[64];		/* when the last triggered snapshots were written */
 	unsigned ntriggered;
 	uint64_t last_tick;		/* trace time the live view's interval starts */
@@ -573,7 +574,7 @@ void bm_snapshot_path(char *buf, size_t size, const char *output, unsigned n)
  * A flight recording's window so far, into the next free out.N.dat; the
  * recording goes on, whatever becomes of the snapshot.
  */
-static void snapshot(struct recorder *r)
+static void snapshot(struct recorder *r, const struct bm_trigger_hit *why)
 {
 	struct bm_ring *ring = bm_capture_ring(r->capture);
 	struct bm_output snap;
@@ -604,7 +605,17 @@ static void snapshot(struct recorder *r)
 	r->res->snapshots = n;
 	if (r->registered)
 		bm_registry_note("snapshot", path);
-	bm_tell(r->opts->notify, "snapshot %s (%.1f KiB)", path, bytes / 1024.0);
+	if (!why) {
+		bm_tell(r->opts->notify, "snapshot %s (%.1f KiB)", path, bytes / 1024.0);
+		return;
+	}
+	/* Which I/O it is for, as report --slowest prints it: its device, sector, completion. */
+	bm_tell(r->opts->notify, "snapshot %s (%.1f KiB) of the slow I/O: %u:%u sector %llu, "
+		"%s %.3f us, completed at ts_ns %llu (report --slowest=1 --dev %u:%u lists the "
+		"snapshot's slowest there)", path, bytes / 1024.0, BM_MAJOR(why->dev),
+		BM_MINOR(why->dev), (unsigned long long)why->sector, why->d2c ? "D2C" : "Q2C",
+		why->latency_ns / 1e3, (unsigned long long)why->end_ts, BM_MAJOR(why->dev),
+		BM_MINOR(why->dev));
 }
 
 /*
@@ -654,7 +665,7 @@ static void triggered_snapshot(struct recorder *r)
 {
 	uint64_t gen = bm_ring_hold_gen(bm_capture_ring(r->capture));
 
-	snapshot(r);
+	snapshot(r, &r->hit);
 	r->triggered[r->ntriggered++ % 64] = bm_now_ms();
 	r->snapshot_at = -1;
 	release(r, gen);
@@ -695,6 +706,7 @@ static void triggered(struct recorder *r)
 				hit.end_ts / 1e9, r->opts->snapshots_per_minute);
 		} else {
 			r->snapshot_at = now + (int64_t)(r->opts->post_s * 1000);
+			r->hit = hit;
 			bm_tell(r->opts->notify, "an I/O on %s took %.3f ms (%s), sector %llu, "
 				"ending at %.6f: snapshot in %.1f s", dev, hit.latency_ns / 1e6,
 				hit.d2c ? "D2C" : "Q2C", (unsigned long long)hit.sector,
@@ -792,7 +804,7 @@ static int wait_for_stop(struct recorder *r)
 				bm_tell(r->opts->warn, "the statedump on request failed: %s; "
 					"recording goes on", bm_error_message());
 			if (si.ssi_signo == SIGUSR2)
-				snapshot(r);
+				snapshot(r, NULL);
 			if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGUSR2)
 				continue;
 			if (!r->opts->argv || r->child <= 0 || ++signals > 1) {

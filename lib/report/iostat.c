@@ -90,7 +90,7 @@ static bool merges_known(const struct bm_disk_stats *d)
 void bm_iostat_disk(struct bm_iostat *s, const struct bm_disk_stats *d)
 {
 	const struct bm_hist *h[2] = { &d->q2c, &d->d2c };
-	int k;
+	int k, op;
 
 	memset(s, 0, sizeof(*s));
 	s->from = d->life_from;
@@ -102,7 +102,16 @@ void bm_iostat_disk(struct bm_iostat *s, const struct bm_disk_stats *d)
 		s->lat_count[k] = h[k]->count;
 		s->lat_p50_us[k] = bm_hist_percentile(h[k], 50) / 1e3;
 		s->lat_p99_us[k] = bm_hist_percentile(h[k], 99) / 1e3;
+		s->lat_p999_us[k] = bm_hist_percentile(h[k], 99.9) / 1e3;
 		s->lat_max_us[k] = h[k]->max / 1e3;
+		for (op = 0; op < 2; op++) {
+			const struct bm_hist *o = &d->lat_op[k][op];
+
+			s->op_count[k][op] = o->count;
+			s->op_p99_us[k][op] = bm_hist_percentile(o, 99) / 1e3;
+			s->op_p999_us[k][op] = bm_hist_percentile(o, 99.9) / 1e3;
+			s->op_max_us[k][op] = o->max / 1e3;
+		}
 	}
 	rates(s, d->lat_sum, d->lat_n, d->depth_ns,
 	      d->model == BM_IO_BIO ? 0 : d->flush_ns);
@@ -121,7 +130,7 @@ bool bm_iostat_bin(struct bm_iostat *s, const struct bm_disk_stats *d, size_t i)
 	const struct bm_series *ser = d->series;
 	const struct bm_bin *b;
 	uint64_t from, to;
-	int k;
+	int k, op;
 
 	if (!ser || i >= ser->nbins)
 		return false;
@@ -146,16 +155,44 @@ bool bm_iostat_bin(struct bm_iostat *s, const struct bm_disk_stats *d, size_t i)
 		s->lat_count[k] = b->lat_n[k][BM_READ] + b->lat_n[k][BM_WRITE];
 		s->lat_p50_us[k] = b->lat_p50[k] / 1e3;
 		s->lat_p99_us[k] = b->lat_p99[k] / 1e3;
+		s->lat_p999_us[k] = b->lat_p999[k] / 1e3;
 		s->lat_max_us[k] = b->lat_max[k] / 1e3;
+		for (op = 0; op < 2; op++) {
+			s->op_count[k][op] = b->lat_n[k][op];
+			s->op_p99_us[k][op] = b->op_p99[k][op] / 1e3;
+			s->op_p999_us[k][op] = b->op_p999[k][op] / 1e3;
+			s->op_max_us[k][op] = b->op_max[k][op] / 1e3;
+		}
 	}
 	rates(s, b->lat_sum, b->lat_n, b->depth_ns, d->model == BM_IO_BIO ? 0 : b->flush_ns);
 	return true;
 }
 
+void bm_iostat_op_tails(struct bm_row *r, const struct bm_iostat *s)
+{
+	static const char *const keys[2][2][3] = {
+		{ { "r_q2c_p99_us", "r_q2c_p999_us", "r_q2c_max_us" },
+		  { "w_q2c_p99_us", "w_q2c_p999_us", "w_q2c_max_us" } },
+		{ { "r_d2c_p99_us", "r_d2c_p999_us", "r_d2c_max_us" },
+		  { "w_d2c_p99_us", "w_d2c_p999_us", "w_d2c_max_us" } },
+	};
+	int k, op;
+
+	for (k = 0; k < 2; k++)
+		for (op = 0; op < 2; op++) {
+			if (!s->op_count[k][op])
+				continue;
+			bm_row_num(r, keys[k][op][0], s->op_p99_us[k][op]);
+			bm_row_num(r, keys[k][op][1], s->op_p999_us[k][op]);
+			bm_row_num(r, keys[k][op][2], s->op_max_us[k][op]);
+		}
+}
+
 void bm_iostat_row(struct bm_row *r, const struct bm_iostat *s, bool percentiles)
 {
-	static const char *const keys[2][3] = { { "q2c_p50_us", "q2c_p99_us", "q2c_max_us" },
-						{ "d2c_p50_us", "d2c_p99_us", "d2c_max_us" } };
+	static const char *const keys[2][4] = {
+		{ "q2c_p50_us", "q2c_p99_us", "q2c_max_us", "q2c_p999_us" },
+		{ "d2c_p50_us", "d2c_p99_us", "d2c_max_us", "d2c_p999_us" } };
 	int k;
 
 	bm_row_num(r, "r_s", s->r_s);
@@ -187,7 +224,10 @@ void bm_iostat_row(struct bm_row *r, const struct bm_iostat *s, bool percentiles
 		bm_row_num(r, keys[k][0], s->lat_p50_us[k]);
 		bm_row_num(r, keys[k][1], s->lat_p99_us[k]);
 		bm_row_num(r, keys[k][2], s->lat_max_us[k]);
+		bm_row_num(r, keys[k][3], s->lat_p999_us[k]);
 	}
+	if (percentiles)
+		bm_iostat_op_tails(r, s);
 }
 
 void bm_iostat_text_header(FILE *out)

@@ -512,6 +512,8 @@ static int analyse(struct report *r)
 		bm_analysis_tick(r->analysis, &r->pass.tick);
 	if (r->opts->view == BM_VIEW_PHASES)
 		bm_analysis_phases(r->analysis);
+	if (r->opts->view == BM_VIEW_SLOWEST)
+		bm_analysis_slowest(r->analysis, r->opts->slowest);
 	if (tep_find_event_by_name(r->tep, "block", "block_bio_backmerge"))
 		bm_analysis_merges(r->analysis);
 	if (analyse_events(r) < 0)
@@ -876,6 +878,9 @@ int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, F
 		break;
 	case BM_VIEW_STACK:
 		err = bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
+		break;
+	case BM_VIEW_SLOWEST:
+		err = bm_view_slowest(out, opts->format, r.analysis, !opts->no_header, r.tep);
 		break;
 	case BM_VIEW_PHASES:
 		if (!tep_find_event_by_name(r.tep, "block", "block_bio_backmerge"))

@@ -47,6 +47,12 @@
 	NUM(p "_p999_us", "us", 3, "99.9th percentile " #p " latency"), \
 	NUM(p "_max_us", "us", 3, "longest " #p " latency")
 
+/* One operation's tail (null without any of its latencies). */
+#define OP_LATENCY(o, p, who) \
+	NUM(o p "_p99_us", "us", 3, "99th percentile of the " who " " p " latency"), \
+	NUM(o p "_p999_us", "us", 3, "99.9th percentile of the " who " " p " latency"), \
+	NUM(o p "_max_us", "us", 3, "longest of the " who " " p " latency")
+
 /*
  * iostat -x's figures, in --disks (over an incarnation's life in the
  * window), blkmap top's intervals and --interval's: one key, one meaning.
@@ -184,6 +190,10 @@ static const struct bm_key disks_keys[] = {
 	IOSTAT,
 	LATENCY("q2c"),
 	LATENCY("d2c"),
+	OP_LATENCY("r_", "q2c", "reads'"),
+	OP_LATENCY("w_", "q2c", "writes'"),
+	OP_LATENCY("r_", "d2c", "reads'"),
+	OP_LATENCY("w_", "d2c", "writes'"),
 	INT("others", "", "requests completed without data (flushes, a driver's own)"),
 	BOOL("events_lost", "its life overlaps a gap in the recording: figures may lack I/O"),
 	INCARNATION,
@@ -213,6 +223,8 @@ static const struct bm_key latency_keys[] = {
 	INT("from_us", "us", "the bucket's lower bound"),
 	INT("to_us", "us", "the bucket's upper bound"),
 	INT("count", "", "latencies in the bucket"),
+	STR("marks", "the percentiles in the bucket, of p50, p99 and p99.9, separated by "
+	    "spaces (log2-linear histogram, within 3%); null for none"),
 	INCARNATION,
 	FROM_NS,
 	TO_NS,
@@ -238,6 +250,35 @@ static const struct bm_key top_keys[] = {
 	TO_NS,
 	STR("dm", "device-mapper devices: the dm name"),
 	NAMES("", "the device"),
+	FORMAT_VERSION,
+};
+
+static const struct bm_key slowest_keys[] = {
+	INT("ts_ns", "ns", "its completion, on the trace clock"),
+	STR("name", "the kernel name of the device it completed on"),
+	STR("dev", "the device number, MAJ:MIN"),
+	INCARNATION,
+	STR("op", "read, write or discard"),
+	INT("sector", "sectors", "where it completed"),
+	INT("bytes", "bytes", "its size (the bio's when queued, else the completion's)"),
+	INT("pid", "", "the process (at the top of a stack) that queued it"),
+	STR("comm", "its command"),
+	NUM("q2c_us", "us", 3, "from its queue on the device to its completion: what the rows "
+	    "are ranked by (by d2c_us where it was not queued there); null if not queued there"),
+	NUM("d2c_us", "us", 3, "from its request's issue (block_rq_issue) to its completion; "
+	    "null for a bio-based device's"),
+	NUM("q2g_us", "us", 3, "from its queue to its request's allocation (block_getrq)"),
+	NUM("g2i_us", "us", 3, "from its request's allocation to its insertion (block_rq_insert)"),
+	NUM("i2d_us", "us", 3, "from its insertion to its issue"),
+	INT("inflight", "", "the device's other requests issued before its issue and not yet "
+	    "completed then (those issued before the recording are not known)"),
+	INT("inflight_bytes", "bytes", "their bytes"),
+	STR("inflight_by", "the processes that queued those, most first, three at most: "
+	    "comm(pid):count;... (others:count: those of processes past the eighth at once)"),
+	INT("queued_behind", "", "the device's requests issued between its queue and its issue"),
+	STR("top_device", "I/O that came down a stack: the device it was submitted to"),
+	FROM_NS,
+	TO_NS,
 	FORMAT_VERSION,
 };
 
@@ -339,6 +380,12 @@ static const struct bm_key interval_keys[] = {
 	NUM("d2c_p50_us", "us", 3, "median D2C latency"),
 	NUM("d2c_p99_us", "us", 3, "99th percentile D2C latency"),
 	NUM("d2c_max_us", "us", 3, "longest D2C latency"),
+	NUM("q2c_p999_us", "us", 3, "99.9th percentile Q2C latency"),
+	NUM("d2c_p999_us", "us", 3, "99.9th percentile D2C latency"),
+	OP_LATENCY("r_", "q2c", "reads'"),
+	OP_LATENCY("w_", "q2c", "writes'"),
+	OP_LATENCY("r_", "d2c", "reads'"),
+	OP_LATENCY("w_", "d2c", "writes'"),
 	INCARNATION,
 	FROM_NS,
 	TO_NS,
@@ -368,6 +415,7 @@ static const struct bm_schema schemas[] = {
 	SCHEMA("latency", latency_keys),
 	SCHEMA("top", top_keys),
 	SCHEMA("stack", stack_keys),
+	SCHEMA("slowest", slowest_keys),
 	SCHEMA("phases", phases_keys),
 	SCHEMA("interval", interval_keys),
 };
@@ -376,7 +424,7 @@ static const struct bm_schema schemas[] = {
 
 static const struct bm_schema *const schema_list[NSCHEMAS] = {
 	&schemas[0], &schemas[1], &schemas[2], &schemas[3], &schemas[4], &schemas[5],
-	&schemas[6], &schemas[7], &schemas[8],
+	&schemas[6], &schemas[7], &schemas[8], &schemas[9],
 };
 
 size_t bm_schemas(const struct bm_schema *const **list)

@@ -248,6 +248,7 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d,
 			bm_row_num(r, pct_keys[j][k], us(bm_hist_percentile(h, percentiles[k])));
 		bm_row_num(r, keys[j][2], us(h->max));
 	}
+	bm_iostat_op_tails(r, &st);
 	bm_row_u64(r, "others", d->others);
 	bm_row_bool(r, "events_lost", d->events_lost);
 	row_head(r, head);
@@ -407,6 +408,30 @@ int bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analy
 	return 0;
 }
 
+/* The log2 bucket (bm_hist_log2_us) holding @ns: [2^k, 2^(k+1)) us, k = 0 for [0, 2). */
+static int log2_bucket(uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+	int k = 0;
+
+	while (us >> (k + 1))
+		k++;
+	return k;
+}
+
+/* Which of p50, p99, p99.9 fall in bucket @k of @h: "p50 p99", "" for none. */
+static void marks_of(const struct bm_hist *h, int k, char *buf, size_t size)
+{
+	static const double p[] = { 50, 99, 99.9 };
+	static const char *const name[] = { "p50", "p99", "p99.9" };
+	size_t j, len = 0;
+
+	buf[0] = '\0';
+	for (j = 0; j < 3; j++)
+		if (log2_bucket(bm_hist_percentile(h, p[j])) == k && len < size)
+			len += snprintf(buf + len, size - len, "%s%s", len ? " " : "", name[j]);
+}
+
 int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		    bool header)
 {
@@ -448,22 +473,26 @@ int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_ana
 				"usecs", "count", "distribution");
 		for (k = 0; k <= last; k++) {
 			uint64_t lo = k ? 1ULL << k : 0, hi = (2ULL << k) - 1;
-			char range[48], bar[41];
+			char range[48], bar[41], marks[16];
 			int w = most ? (int)(40 * buckets[k] / most) : 0;
 
+			marks_of(h, k, marks, sizeof(marks));
 			if (row) {
 				bm_row_span(row, d->span, d->dev);
 				bm_row_str(row, "latency", which);
 				bm_row_u64(row, "from_us", lo);
 				bm_row_u64(row, "to_us", hi);
 				bm_row_u64(row, "count", buckets[k]);
+				if (marks[0])
+					bm_row_str(row, "marks", marks);
 				bm_row_end(row);
 				continue;
 			}
 			memset(bar, '*', w);
 			bar[w] = '\0';
 			snprintf(range, sizeof(range), "%" PRIu64 " -> %" PRIu64, lo, hi);
-			fprintf(out, "%20s : %-8" PRIu64 " |%-40s|\n", range, buckets[k], bar);
+			fprintf(out, "%20s : %-8" PRIu64 " |%-40s|%s%s\n", range, buckets[k], bar,
+				marks[0] ? " " : "", marks);
 		}
 	}
 	free(row);

@@ -83,6 +83,7 @@ def run(args):
 # The views a recording has offline; interval is blkmap top's (tests/live/t2070).
 flags = {"events": [], "map": ["--map"], "conflicts": ["--conflicts"], "disks": ["--disks"],
          "latency": ["--latency"], "top": ["--top"], "stack": ["--stack"],
+         "slowest": ["--slowest"],
          "phases": ["--phases"]}
 assert set(flags) | {"interval"} == set(schema), f"views: {sorted(schema)}"
 rows_seen = {}

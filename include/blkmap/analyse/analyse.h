@@ -42,7 +42,9 @@ struct bm_bin {
 	uint64_t rmerges, wmerges;	/* bios and requests merged, as they merged */
 	double busy_ns, depth_ns, queue_ns, flush_ns;
 	/* [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE]; max and percentiles of both ops */
-	uint64_t lat_sum[2][2], lat_n[2][2], lat_max[2], lat_p50[2], lat_p99[2];
+	uint64_t lat_sum[2][2], lat_n[2][2], lat_max[2], lat_p50[2], lat_p99[2], lat_p999[2];
+	/* [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE]: each operation's tail */
+	uint64_t op_p99[2][2], op_p999[2][2], op_max[2][2];
 	/* internal: as seen by requests and by bios, until the model is known */
 	uint64_t rq_counts[6], bio_counts[6];
 	double rq_busy, bio_busy, rq_depth, bio_depth;
@@ -68,7 +70,7 @@ struct bm_series {
 	/* internal: as seen by requests and by bios, until the model is known */
 	struct bm_offsets *rq_offsets, *bio_offsets;
 	/* internal: the latencies of the bin being filled, for its percentiles */
-	struct bm_hist cur[2];
+	struct bm_hist cur[2], cur_op[2][2];
 	size_t cur_bin[2];
 };
 
@@ -78,6 +80,11 @@ enum bm_io_model {
 	BM_IO_BIO,	/* bio-based (zram, dm...): queue/complete only */
 	BM_IO_REMAP,	/* a partition: the bios remapped from it */
 };
+
+/* --slowest's inflight_by: the processes counted a device, those named a row. */
+#define BM_BY_PIDS	8
+#define BM_BY_SHOWN	3
+#define BM_BY_OTHERS	INT32_MIN
 
 struct bm_disk_stats {
 	const struct bm_span *span;	/* NULL: events no incarnation fits */
@@ -107,6 +114,7 @@ struct bm_disk_stats {
 	 */
 	double queue_ns;
 	struct bm_hist q2c, d2c;
+	struct bm_hist lat_op[2][2];	/* [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE] */
 	struct bm_series *series;	/* with a series only: bm_analysis_new's bin */
 	struct bm_phases *phases;	/* with bm_analysis_phases() only (phases.h) */
 	bool events_lost;	/* its life overlaps a gap in the recording */
@@ -124,6 +132,13 @@ struct bm_disk_stats {
 	struct bm_inflight_time {
 		unsigned inflight;
 		uint64_t changed, busy_ns;
+		/* rq_time: the sectors of the requests in flight, the requests issued so far */
+		uint64_t sectors, issued;
+		/*
+		 * rq_time: who queued the requests in flight, BM_BY_PIDS at most;
+		 * the rest under pid BM_BY_OTHERS (--slowest's inflight_by)
+		 */
+		struct bm_by_pid { int32_t pid; uint32_t n; } by[BM_BY_PIDS];
 		double depth_ns;
 		struct bm_series *series;	/* shared among its bins too */
 		size_t busy_at, depth_at;	/* where in a bin */
@@ -198,6 +213,30 @@ size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats
 size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **list);
 /* Stacked I/O, ordered by lower device, then upper device. */
 size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row **list);
+
+/*
+ * One of the slowest I/Os (--slowest): slowest first by Q2C, by D2C where
+ * it was not queued here. Stamps not seen are 0 and flagged off.
+ */
+struct bm_slow_row {
+	const struct bm_disk_stats *disk;	/* completed on */
+	const struct bm_disk_stats *top;	/* the top of its stack; NULL: submitted here */
+	int32_t pid;
+	int op;
+	uint64_t sector;
+	uint32_t sectors;
+	uint64_t q, g, i, d, c;
+	bool has_q, has_g, has_i, has_d;
+	uint32_t inflight;		/* has_d: the device's other requests in flight at its issue */
+	uint64_t inflight_sectors;
+	uint32_t behind;		/* issued between its queue and its issue; UINT32_MAX unknown */
+	struct bm_by_pid by[BM_BY_SHOWN];	/* who queued those in flight, most first; n 0: none */
+	uint64_t took;			/* what it is ranked by: Q2C, else D2C */
+};
+
+/* Keep the @n slowest I/Os, from the next event on (memory: @n rows). */
+void bm_analysis_slowest(struct bm_analysis *a, size_t n);
+size_t bm_analysis_slowest_rows(const struct bm_analysis *a, const struct bm_slow_row **list);
 /* The gaps given to bm_analysis_gaps(), in no particular order. */
 size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list);
 /* The series' bins: their number, and how long each is (0: no series). */

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blkmap/analyse/analyse.h"
+
 struct bm_inflight {
 	uint64_t sector;
 	uint64_t q, d;		/* queued, issued */
@@ -37,6 +39,7 @@ struct bm_inflight {
 	bool mapping : 1;	/* clones sent: its cold part counts them */
 	bool moved : 1;		/* has_up, and the bio itself, not a clone (an NVMe path's) */
 	bool has_start : 1;	/* its cold part says when the kernel started counting it */
+	bool has_g : 1, has_i : 1;	/* its cold part has its request's getrq, insert */
 };
 
 /*
@@ -63,6 +66,14 @@ struct bm_inflight_cold {
 	 */
 	double piece_starts, piece_ends;
 	uint64_t last_start, last_end;
+	/*
+	 * For --slowest: its request's getrq and insert (has_g, has_i); at its
+	 * queue, its device's requests issued so far; at its issue (has_d),
+	 * its sectors and the others in flight then, their number and sectors.
+	 */
+	uint64_t g, i, issued_at_q, others_sectors;
+	uint32_t rq_sectors, others, behind;	/* behind: UINT32_MAX unknown */
+	struct bm_by_pid by[BM_BY_SHOWN];	/* who queued the others, most first */
 };
 
 struct bm_inflight_table {

@@ -28,7 +28,10 @@ struct bm_iostat {
 	double r_await_ms, w_await_ms, r_d2c_ms, w_d2c_ms, f_await_ms;
 	/* [BM_LAT_Q2C or BM_LAT_D2C]: how many, percentiles and max (us); count 0: none */
 	uint64_t lat_count[2];
-	double lat_p50_us[2], lat_p99_us[2], lat_max_us[2];
+	double lat_p50_us[2], lat_p99_us[2], lat_p999_us[2], lat_max_us[2];
+	/* [BM_LAT_Q2C or BM_LAT_D2C][BM_READ or BM_WRITE]: each operation's tail; count 0: none */
+	uint64_t op_count[2][2];
+	double op_p99_us[2][2], op_p999_us[2][2], op_max_us[2][2];
 };
 
 /* @d over its life in the window. */
@@ -61,6 +64,8 @@ void bm_iostat_sort(struct bm_iostat_item *items, size_t n, int sort);
 struct bm_row;
 
 /* The IOSTAT keys of the schema (and the latencies' p50, p99, max with @percentiles). */
+/* Each operation's tail (r_ and w_ q2c and d2c p99, p99.9, max), where it has latencies. */
+void bm_iostat_op_tails(struct bm_row *r, const struct bm_iostat *s);
 void bm_iostat_row(struct bm_row *r, const struct bm_iostat *s, bool percentiles);
 
 /* The text columns, their names with units, and one row's. */

@@ -39,6 +39,7 @@ enum bm_view {
 	BM_VIEW_LATENCY,	/* per incarnation: log2 latency histograms */
 	BM_VIEW_TOP,		/* per incarnation and process */
 	BM_VIEW_STACK,		/* per incarnation and the device above it */
+	BM_VIEW_SLOWEST,	/* the slowest I/Os, with what was in flight */
 	BM_VIEW_PHASES,		/* per incarnation and operation: btt's phases, seeks */
 	BM_VIEW_INTERVAL,	/* blkmap top: one interval, per incarnation */
 	BM_VIEW_SERIES,		/* --interval: the recording interval by interval */
@@ -47,6 +48,7 @@ enum bm_view {
 
 struct bm_report_opts {
 	enum bm_view view;
+	size_t slowest;		/* BM_VIEW_SLOWEST: how many */
 	enum bm_output_format format;
 	bool explain;		/* say how each label was obtained */
 	enum bm_time_mode time;	/* how text prints times */

@@ -30,6 +30,9 @@ int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_ana
 ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		   bool header, struct tep_handle *tep,
 		   bool (*wanted)(int pid, const char *comm, void *ctx), void *ctx);
+/* The slowest I/Os (bm_analysis_slowest), slowest first, with what was in flight at their issue. */
+int bm_view_slowest(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
+		    bool header, struct tep_handle *tep);
 /* Per lower incarnation, the I/O that came down to it from each upper one (dm, md, partition). */
 int bm_view_stack(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		  bool header);
