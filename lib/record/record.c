@@ -259,7 +259,7 @@ static unsigned offered_sources(struct recorder *r)
 		mask |= BM_SRC_MODULE;
 	if (tracefs_file_exists(NULL, "kprobe_events"))
 		mask |= BM_SRC_KPROBE;
-	if (bm_session_has_event(r->session, "writeback", "writeback_bdi_register"))
+	if (tracefs_event_file_exists(NULL, "writeback", "writeback_bdi_register", "format"))
 		mask |= BM_SRC_TRACEPOINT;
 	return mask;
 }
@@ -427,15 +427,18 @@ static int arm(struct recorder *r)
 	 * Where the kernel sizes sub-buffers (6.8+), 16 KiB unless asked: they
 	 * are spliced into the spool, at two thirds of read(2)'s cost per
 	 * event (capture.c). A flight recording reads pages of the kernel's
-	 * size. The instance first: what the user asked of it, and the
-	 * sources asked for by name, are refused before the spool exists.
+	 * size. Sources asked for by name that this kernel lacks are refused
+	 * before anything is made; then the instance: what the user asked of
+	 * it is refused before the spool exists.
 	 */
+	if (check_named_sources(r) < 0)
+		return -1;
 	r->session = bm_session_create(&(struct bm_session_opts){
 		.buffer_kib = o->buffer_kib, .subbuf_kib = o->subbuf_kib,
 		.wish_buffer_kib = BM_DEFAULT_BUFFER_KIB,
 		.wish_subbuf_kib = o->ring_bytes ? 0 : DEFAULT_SUBBUF_KIB,
 		.warn = o->warn });
-	if (!r->session || check_named_sources(r) < 0)
+	if (!r->session)
 		return -1;
 	if (make_spool_dir(r) < 0)
 		return -1;

@@ -88,6 +88,11 @@ refused() {
 	assert_clean
 	note "$what: $(cat "$T/no.err")"
 }
+# alone FILE: a refused source is the only line said: nothing was set up
+# (nor warned of) for a recording that is not made.
+alone() {
+	[ "$(wc -l <"$1")" -eq 1 ] || fail "more than the refusal was said: $(cat "$1")"
+}
 refused "-S 16 refused" "refused -S 16 .*buffer_subbuf_size_kb.*leave out -S\|cannot change the sub-buffer size" \
 	BLKMAP_FAULT_TRACEFS=buffer_subbuf_size_kb "$BLKMAP" record -S 16
 refused "-b 8192 refused" "refused -b 8192 .*buffer_size_kb: Operation not permitted); it keeps its [0-9]* KiB: leave out -b" \
@@ -98,6 +103,7 @@ if [ ! -e "$(tracing_dir)/kprobe_events" ]; then
 	refused "--sources=kprobe without kprobes" \
 		"does not offer: kprobe: no kprobe_events.*use what it offers (.*uevent,sysfs)" \
 		"$BLKMAP" record --sources=kprobe
+	alone "$T/no.err"
 else
 	note "SKIP --sources=kprobe refused: this kernel has kprobe events"
 fi
@@ -105,6 +111,7 @@ if [ ! -e /sys/kernel/blkmap/control ]; then
 	refused "--sources=module,uevent without the module" \
 		"does not offer: module: the blkmap module is not loaded" \
 		"$BLKMAP" record --sources=module,uevent
+	alone "$T/no.err"
 else
 	note "SKIP --sources=module refused: the module is loaded"
 fi
