@@ -20,3 +20,15 @@ BLKMAP=$BLKMAP "$top/scripts/demo" "$T/demo.dat" >"$T/demo.out" 2>&1 ||
 grep -q "^== device map" "$T/demo.out" || fail "no device map in: $(cat "$T/demo.out")"
 grep -q "loop[0-9]*p1" "$T/demo.out" || fail "no partition in the demo's map: $(cat "$T/demo.out")"
 assert_clean
+# Each detail line of the map (a backing file, a mount) sits under the row
+# of its incarnation, as in the whole map: the rows the demo leaves out
+# take theirs with them.
+"$BLKMAP" report --map "$T/demo.dat" >"$T/map.txt" || fail "report --map failed"
+owners() {	# each detail line, after the row it stands under
+	awk '/^[^ ]/ { row = $1 } /^ / { print row " |" $0 }'
+}
+owners <"$T/map.txt" | sort >"$T/owners.full"
+sed -n '/^== device map/,/^==/p' "$T/demo.out" | sed '1d;$d' | owners | sort >"$T/owners.demo"
+[ -s "$T/owners.demo" ] || fail "premise: no detail line (backing file) in the demo's map"
+comm -13 "$T/owners.full" "$T/owners.demo" >"$T/orphans"
+[ ! -s "$T/orphans" ] || fail "detail lines under another row than their own: $(cat "$T/orphans")"
