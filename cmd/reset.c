@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "blkmap/record/reclaim.h"
-#include "blkmap/record/session.h"
+#include "blkmap/sources/session.h"
 
 #include "cmd.h"
 

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blkmap/record/session.h"
 #include "blkmap/sources/kmodule.h"
+#include "blkmap/sources/session.h"
 #include "blkmap/util/error.h"
 
 struct bm_kmodule {

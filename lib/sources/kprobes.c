@@ -17,10 +17,10 @@
 #include <bpf/btf.h>
 #include <tracefs.h>
 
-#include "blkmap/record/session.h"
 #include "blkmap/sources/btf.h"
 #include "blkmap/sources/kprobes.h"
 #include "blkmap/sources/marker.h"
+#include "blkmap/sources/session.h"
 #include "blkmap/util/error.h"
 #include "blkmap/util/kallsyms.h"
 

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BLKMAP_RECORD_SESSION_H
-#define BLKMAP_RECORD_SESSION_H
+#ifndef BLKMAP_SOURCES_SESSION_H
+#define BLKMAP_SOURCES_SESSION_H
 
 /*
  * A recording's own tracefs instance: created, configured and torn down
  * here, so nothing else on the system (the top-level instance, other
- * tools' instances) is ever touched.
+ * tools' instances) is ever touched. It sits with the sources, which
+ * enable their events in it (kprobes.c, kmodule.c); the recorder (lib/record)
+ * makes it, reads it and saves what it collects into the file.
  */
 #include <stdbool.h>
 #include <stddef.h>

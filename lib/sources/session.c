@@ -12,7 +12,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "blkmap/record/session.h"
+#include "blkmap/sources/session.h"
 #include "blkmap/tracefile/meta.h"
 #include "blkmap/util/error.h"
 #include "blkmap/util/kallsyms.h"
