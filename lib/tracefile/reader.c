@@ -19,10 +19,10 @@
 
 #include <event-parse.h>
 
-#include "blkmap/record/spool.h"
 #include "blkmap/tracefile/compress.h"
 #include "blkmap/tracefile/format.h"
 #include "blkmap/tracefile/reader.h"
+#include "blkmap/tracefile/spoolfile.h"
 #include "blkmap/util/error.h"
 #include "blkmap/util/sys.h"
 

@@ -97,7 +97,7 @@ struct bm_chunk {
 /*
  * A recording in progress keeps, in its spool directory, "meta.dat" (a
  * trace file without pages, written when tracing is armed) and its pages
- * (spool.h). bm_trace_open() reads such a directory as a recording, which
+ * (spoolfile.h). bm_trace_open() reads such a directory as a recording, which
  * is how a recording cut short is recovered.
  */
 #define BM_SPOOL_META "meta.dat"
