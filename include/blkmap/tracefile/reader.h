@@ -2,7 +2,7 @@
 #ifndef BLKMAP_TRACEFILE_READER_H
 #define BLKMAP_TRACEFILE_READER_H
 
-/* Reading a trace.dat version 6 file, or a recorder's spool (reader.c). */
+/* Reading a trace.dat version 6 or 7 file, or a recorder's spool (reader.c). */
 #include <stdbool.h>
 
 #include "blkmap/tracefile/meta.h"
