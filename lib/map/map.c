@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "blkmap/map/map.h"
-#include "blkmap/map/names.h"
 #include "blkmap/tracefile/decode.h"
 
 struct devstate {
@@ -1213,25 +1212,4 @@ const char *bm_span_key(const struct bm_span *s, char *buf, size_t size)
 {
 	snprintf(buf, size, "%u:%u#%u", BM_MAJOR(s->dev), BM_MINOR(s->dev), s->nth);
 	return buf;
-}
-
-bool bm_span_filter_match(const struct bm_span_filter *f, const struct bm_span *s, uint32_t dev)
-{
-	return bm_span_filter_match_at(f, s, dev, 0);
-}
-
-bool bm_span_filter_match_at(const struct bm_span_filter *f, const struct bm_span *s,
-			     uint32_t dev, uint64_t ts)
-{
-	bool ok = !f || !f->nnames;
-	unsigned i;
-
-	for (i = 0; s && !ok && i < f->nnames; i++)
-		ok = bm_span_named_at(s, f->names[i], ts);
-	if (!ok || !f || !f->ndevs)
-		return ok;
-	for (i = 0; i < f->ndevs; i++)
-		if (f->devs[i] == dev)
-			return true;
-	return false;
 }

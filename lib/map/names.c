@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* What `--disk NAME` matches, and the names text views show beside the kernel's. */
+/*
+ * What `--disk NAME` matches (and so a filter of names and numbers,
+ * bm_span_filter_match()), and the names text views show beside the kernel's.
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -136,5 +139,26 @@ bool bm_span_named_at(const struct bm_span *s, const char *name, uint64_t ts)
 		if (!strncmp(name, "/dev/mapper/", 12) && !strcmp(dm, name + 12))
 			return true;
 	}
+	return false;
+}
+
+bool bm_span_filter_match(const struct bm_span_filter *f, const struct bm_span *s, uint32_t dev)
+{
+	return bm_span_filter_match_at(f, s, dev, 0);
+}
+
+bool bm_span_filter_match_at(const struct bm_span_filter *f, const struct bm_span *s,
+			     uint32_t dev, uint64_t ts)
+{
+	bool ok = !f || !f->nnames;
+	unsigned i;
+
+	for (i = 0; s && !ok && i < f->nnames; i++)
+		ok = bm_span_named_at(s, f->names[i], ts);
+	if (!ok || !f || !f->ndevs)
+		return ok;
+	for (i = 0; i < f->ndevs; i++)
+		if (f->devs[i] == dev)
+			return true;
 	return false;
 }

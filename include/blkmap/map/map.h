@@ -205,7 +205,7 @@ struct bm_span_filter {
 	unsigned ndevs;
 };
 
-/* Does the incarnation @s of number @dev (@s NULL: none fits) pass @f? */
+/* Does the incarnation @s of number @dev (@s NULL: none fits) pass @f (names.c)? */
 bool bm_span_filter_match(const struct bm_span_filter *f, const struct bm_span *s, uint32_t dev);
 /* ... at @ts: a mount point names a device only while it is mounted there. */
 bool bm_span_filter_match_at(const struct bm_span_filter *f, const struct bm_span *s,
