@@ -8,6 +8,10 @@
  * the previous incarnation's removal began to be possible (its lower
  * bound), and after the last statedump that did not list the device; a
  * removal happened after the last moment the device was known to exist.
+ *
+ * This file reconciles the observations (the writing side); the lost
+ * events' gaps are gaps.c, the label query and the finished map's reading
+ * label.c (mapping.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,40 +21,7 @@
 #include "blkmap/map/map.h"
 #include "blkmap/tracefile/decode.h"
 
-struct devstate {
-	uint32_t dev;
-	struct bm_span *spans;
-	size_t n, capspans;
-	bool open;		/* spans[n - 1] is still present */
-	uint64_t registered;	/* exact time of a registration not yet paired */
-	uint64_t absent_since;	/* begin of the last dump that did not list it */
-	unsigned listed_in;	/* the last dump that listed it */
-	/* Mounts present when the recording began, seen before the device: its first span's. */
-	struct bm_mount *early_mounts;
-	unsigned nearly, capearly;
-};
-
-struct bm_map {
-	struct devstate *devs;	/* sorted by dev */
-	size_t ndevs, capdevs;
-	unsigned dump_seq;
-	uint64_t dump_begin;
-	unsigned dump_by;	/* the source of the current dump */
-	unsigned dump_listed;	/* devices the current dump listed */
-	uint64_t no_history_lo;	/* begin of the last complete dump */
-	struct bm_conflict *conflicts;
-	size_t nconflicts, capconflicts;
-	struct gap { uint64_t from, to; } *gaps;	/* lost events; merged at finish */
-	size_t ngaps, capgaps;
-	const struct bm_span **sorted;
-	size_t nsorted;
-	/* NVMe controllers added (uevents): the last add of each name */
-	struct ctrl_add { char name[32]; uint64_t ts, after; } *ctrls;
-	size_t nctrls, capctrls;
-};
-
-static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
-static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+#include "mapping.h"
 
 /* A conflict at @ts; concerning incarnation @s of @d (or none: NULL) if told. */
 static void conflict(struct bm_map *m, uint64_t ts, const struct devstate *d,
@@ -78,7 +49,7 @@ static void conflict(struct bm_map *m, uint64_t ts, const struct devstate *d,
 	va_end(ap);
 }
 
-static ssize_t find_index(const struct bm_map *m, uint32_t dev, size_t *insert_at)
+ssize_t map_find_index(const struct bm_map *m, uint32_t dev, size_t *insert_at)
 {
 	size_t lo = 0, hi = m->ndevs;
 
@@ -98,7 +69,7 @@ static ssize_t find_index(const struct bm_map *m, uint32_t dev, size_t *insert_a
 static struct devstate *get_dev(struct bm_map *m, uint32_t dev)
 {
 	size_t at;
-	ssize_t i = find_index(m, dev, &at);
+	ssize_t i = map_find_index(m, dev, &at);
 
 	if (i >= 0)
 		return &m->devs[i];
@@ -916,69 +887,6 @@ void bm_map_observe(struct bm_map *m, const struct bm_obs *o)
 	}
 }
 
-void bm_map_lost(struct bm_map *m, uint64_t from, uint64_t to)
-{
-	if (m->ngaps == m->capgaps) {
-		size_t cap = m->capgaps ? 2 * m->capgaps : 16;
-		struct gap *g = realloc(m->gaps, cap * sizeof(*g));
-
-		if (!g)
-			return;
-		m->gaps = g;
-		m->capgaps = cap;
-	}
-	m->gaps[m->ngaps++] = (struct gap){ .from = min64(from, to), .to = max64(from, to) };
-}
-
-static int compare_gaps(const void *a, const void *b)
-{
-	const struct gap *x = a, *y = b;
-
-	return (x->from > y->from) - (x->from < y->from);
-}
-
-/* In time order, overlapping ones merged. */
-static void merge_gaps(struct bm_map *m)
-{
-	size_t i, n = 0;
-
-	if (!m->ngaps)
-		return;
-	qsort(m->gaps, m->ngaps, sizeof(*m->gaps), compare_gaps);
-	for (i = 1; i < m->ngaps; i++) {
-		if (m->gaps[i].from <= m->gaps[n].to)
-			m->gaps[n].to = max64(m->gaps[n].to, m->gaps[i].to);
-		else
-			m->gaps[++n] = m->gaps[i];
-	}
-	m->ngaps = n + 1;
-}
-
-/*
- * Is @ts in a gap? If not, narrow [*from, *to] to the times around it
- * that are in none.
- */
-static bool in_gap(const struct bm_map *m, uint64_t ts, uint64_t *from, uint64_t *to)
-{
-	size_t lo = 0, hi = m->ngaps;
-
-	while (lo < hi) {	/* the first gap that starts after ts */
-		size_t mid = (lo + hi) / 2;
-
-		if (m->gaps[mid].from <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0 && m->gaps[lo - 1].to >= ts)
-		return true;
-	if (lo > 0)
-		*from = max64(*from, m->gaps[lo - 1].to + 1);
-	if (lo < m->ngaps)
-		*to = min64(*to, m->gaps[lo].from - 1);
-	return false;
-}
-
 static int compare_spans(const void *a, const void *b)
 {
 	const struct bm_span *x = *(const struct bm_span *const *)a;
@@ -1013,151 +921,7 @@ void bm_map_finish(struct bm_map *m, uint64_t first, uint64_t last)
 	}
 	(void)last;
 	qsort(m->sorted, m->nsorted, sizeof(*m->sorted), compare_spans);
-	merge_gaps(m);
-}
-
-static bool possible(const struct bm_span *s, uint64_t ts)
-{
-	uint64_t lo = s->from.known ? s->from.lo : 0;
-	uint64_t hi = s->to.known ? s->to.hi : UINT64_MAX;
-
-	return lo <= ts && ts <= hi;
-}
-
-static bool certain(const struct bm_span *s, uint64_t ts)
-{
-	return ts >= s->from.hi && (!s->to.known || ts < s->to.lo);
-}
-
-/*
- * bm_map_label(), and when the answer is the only possible incarnation, the
- * times [*hold_from, *hold_to] around @ts over which it stays so.
- */
-static const struct bm_span *label(const struct bm_map *m, uint32_t dev, uint64_t ts,
-				   uint32_t disk_dev, enum bm_label_basis *basis,
-				   uint64_t *hold_from, uint64_t *hold_to)
-{
-	const struct bm_span *cand[16], *pick = NULL, *older = NULL;
-	const struct devstate *d;
-	ssize_t i = find_index(m, dev, NULL);
-	size_t lo, hi, k, n = 0;
-
-	*basis = BM_LABEL_UNKNOWN;
-	if (i < 0)
-		return NULL;
-	d = &m->devs[i];
-	/* Spans are in time order: find the last that can have started by ts. */
-	lo = 0;
-	hi = d->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct bm_span *s = &d->spans[mid];
-
-		if ((s->from.known ? s->from.lo : 0) <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (k = lo; k-- > 0 && n < 16;) {
-		if (possible(&d->spans[k], ts)) {
-			cand[n++] = &d->spans[k];
-		} else if (d->spans[k].to.known && d->spans[k].to.hi < ts) {
-			older = &d->spans[k];
-			break;	/* removals are in time order: older ones too */
-		}
-	}
-	if (!n)
-		return NULL;
-	if (n == 1) {
-		const struct bm_span *s = cand[0];
-
-		/* Until the next span may start, or this one may be gone. */
-		*hold_from = s->from.known ? s->from.lo : 0;
-		if (older && older->to.hi + 1 > *hold_from)
-			*hold_from = older->to.hi + 1;
-		*hold_to = s->to.known ? s->to.hi : UINT64_MAX;
-		if (lo < d->n && d->spans[lo].from.lo - 1 < *hold_to)
-			*hold_to = d->spans[lo].from.lo - 1;
-		/* Where events were lost, another incarnation may have come unseen. */
-		*basis = in_gap(m, ts, hold_from, hold_to) ? BM_LABEL_GUESS : BM_LABEL_ONLY;
-		return s;
-	}
-	if (disk_dev) {
-		enum bm_label_basis b;
-		const struct bm_span *disk = bm_map_label(m, disk_dev, ts, 0, &b);
-		size_t matches = 0;
-
-		for (k = 0; disk && k < n; k++) {
-			if (!strcmp(cand[k]->parent, disk->name)) {
-				pick = cand[k];
-				matches++;
-			}
-		}
-		if (matches == 1) {
-			*basis = BM_LABEL_PARENT;
-			return pick;
-		}
-	}
-	/* Candidates are newest first: prefer one certainly present, else the oldest. */
-	*basis = BM_LABEL_GUESS;
-	for (k = 0; k < n; k++)
-		if (certain(cand[k], ts))
-			return cand[k];
-	/*
-	 * Within the window of a diskseq change, the newer: the kernel counts
-	 * the new diskseq before the I/O of the new medium (a loop device's
-	 * partition scan), and the old one (detached) does none. But when the
-	 * newer has no medium (a loop detach), the older: it may still write.
-	 */
-	if (n == 2 && cand[0]->reseq && cand[1] == cand[0] - 1)
-		return cand[0]->empty ? cand[1] : cand[0];	/* a detach: the older */
-	return cand[n - 1];
-}
-
-const struct bm_span *bm_map_label(const struct bm_map *m, uint32_t dev, uint64_t ts,
-				   uint32_t disk_dev, enum bm_label_basis *basis)
-{
-	uint64_t from, to;
-
-	return label(m, dev, ts, disk_dev, basis, &from, &to);
-}
-
-const struct bm_span *bm_map_label_cached(const struct bm_map *m, struct bm_label_cache *c,
-					  uint32_t dev, uint64_t ts, uint32_t disk_dev,
-					  enum bm_label_basis *basis)
-{
-	struct bm_label_hold *h = &c->slot[(dev ^ dev >> 20) % BM_LABEL_CACHE_SLOTS];
-	const struct bm_span *s;
-	uint64_t from, to;
-
-	if (h->span && h->dev == dev && ts >= h->from && ts <= h->to) {
-		*basis = BM_LABEL_ONLY;
-		return h->span;
-	}
-	s = label(m, dev, ts, disk_dev, basis, &from, &to);
-	if (*basis == BM_LABEL_ONLY) {
-		h->dev = dev;
-		h->from = from;
-		h->to = to;
-		h->span = s;
-	}
-	return s;
-}
-
-size_t bm_map_count(const struct bm_map *m)
-{
-	return m->nsorted;
-}
-
-const struct bm_span *bm_map_span(const struct bm_map *m, size_t i)
-{
-	return i < m->nsorted ? m->sorted[i] : NULL;
-}
-
-size_t bm_map_conflicts(const struct bm_map *m, const struct bm_conflict **list)
-{
-	*list = m->conflicts;
-	return m->nconflicts;
+	map_merge_gaps(m);
 }
 
 struct bm_map *bm_map_new(void)
@@ -1183,33 +947,4 @@ void bm_map_free(struct bm_map *m)
 	free(m->sorted);
 	free(m->gaps);
 	free(m);
-}
-
-const char *bm_label_basis_name(enum bm_label_basis basis)
-{
-	switch (basis) {
-	case BM_LABEL_ONLY:
-		return "only";
-	case BM_LABEL_PARENT:
-		return "parent";
-	case BM_LABEL_GUESS:
-		return "guess";
-	default:
-		return "unknown";
-	}
-}
-
-const char *bm_span_dm_at(const struct bm_span *s, uint64_t ts)
-{
-	unsigned i = s->ndm;
-
-	while (i > 1 && s->dm_names[i - 1].hi > ts)
-		i--;
-	return i ? s->dm_names[i - 1].name : "";
-}
-
-const char *bm_span_key(const struct bm_span *s, char *buf, size_t size)
-{
-	snprintf(buf, size, "%u:%u#%u", BM_MAJOR(s->dev), BM_MINOR(s->dev), s->nth);
-	return buf;
 }
