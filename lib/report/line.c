@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Lines of output built by hand, without printf. */
+/*
+ * Lines of output built by hand, without printf; what depends on the
+ * output's settings (times as --time says, CSV and JSON strings) is
+ * output.c's.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "blkmap/report/line.h"
-#include "blkmap/report/output.h"
 #include "blkmap/tracefile/decode.h"
 
 void bm_line_write(struct bm_line *l)
@@ -104,19 +107,6 @@ void bm_line_i64(struct bm_line *l, int64_t v)
 	} else {
 		bm_line_u64(l, v);
 	}
-}
-
-void bm_line_ts(struct bm_line *l, uint64_t ns)
-{
-	char buf[64];
-
-	if (!bm_time_abs()) {
-		bm_line_str(l, bm_ts_str(ns, buf, sizeof(buf)));
-		return;
-	}
-	bm_line_u64(l, ns / 1000000000);
-	bm_line_char(l, '.');
-	bm_line_u64w(l, ns % 1000000000, 9, true);
 }
 
 void bm_line_dev(struct bm_line *l, uint32_t dev)

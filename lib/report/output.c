@@ -300,6 +300,19 @@ bad:
 	return -1;
 }
 
+void bm_line_ts(struct bm_line *l, uint64_t ns)
+{
+	char buf[64];
+
+	if (!bm_time_abs()) {
+		bm_line_str(l, bm_ts_str(ns, buf, sizeof(buf)));
+		return;
+	}
+	bm_line_u64(l, ns / 1000000000);
+	bm_line_char(l, '.');
+	bm_line_u64w(l, ns % 1000000000, 9, true);
+}
+
 /* The characters that make a CSV field quoted. */
 static bool csv_special(char c)
 {

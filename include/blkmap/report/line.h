@@ -32,7 +32,6 @@ void bm_line_u64(struct bm_line *l, uint64_t v);
 void bm_line_i64(struct bm_line *l, int64_t v);
 /* The number padded to @width: zeros if @zeros, else spaces on the left. */
 void bm_line_u64w(struct bm_line *l, uint64_t v, int width, bool zeros);
-void bm_line_ts(struct bm_line *l, uint64_t ns);
 void bm_line_dev(struct bm_line *l, uint32_t dev);
 /* Write out what the buffer holds. */
 void bm_line_write(struct bm_line *l);

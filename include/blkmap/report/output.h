@@ -81,6 +81,8 @@ bool bm_time_abs(void);
 void bm_names_show(bool all);
 bool bm_names_all(void);
 
+/* A time as bm_ts_str() prints it. */
+void bm_line_ts(struct bm_line *l, uint64_t ns);
 /* A CSV field, quoted as bm_csv_str() does. */
 void bm_line_csv(struct bm_line *l, const char *s);
 /* A JSON string literal, as bm_json_str() writes it. */
