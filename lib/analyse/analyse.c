@@ -424,35 +424,6 @@ struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sect
 	return queued_here(e) ? e : NULL;
 }
 
-static uint64_t gap_edge(const struct bm_analysis *a, size_t i)
-{
-	return a->gap_edges[i];
-}
-
-/* Nothing in flight is known to be so past a gap: its completion may be lost there. */
-static void cross_gap(struct bm_analysis *a, uint64_t at)
-{
-	size_t i;
-
-	for (i = 0; i < a->inflight.size; i++) {
-		struct bm_inflight *e = &a->inflight.slots[i];
-
-		if (e->used && !e->tail) {
-			settle(a, e, at);
-			e->has_q = e->has_d = e->active = e->mapping = e->has_start = false;
-			e->disk = e->part = -1;
-		}
-	}
-	for (i = 0; i < a->ranges.ndevs; i++)
-		a->ranges.devs[i].n = 0;
-	/* Flushes issued before it may have completed inside. */
-	for (i = 0; i < a->ndisks; i++) {
-		an_phases_gap(a->disks[i]->phases);
-		a->disks[i]->flush_starts.n = a->disks[i]->preflush_starts.n = 0;
-		a->disks[i]->flush_starts.requeued = 0;
-	}
-}
-
 /* ---- the consumers ---- */
 
 /*
@@ -468,7 +439,22 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 	[AN_LATENCY] = { .done = an_latency_done },
 	[AN_SLOWEST] = { an_slowest_new, NULL, an_slowest_done, an_slowest_finish,
 			 an_slowest_keep, an_slowest_free },
+	[AN_PHASES] = { .new = an_phases_new, .free = an_phases_free, .step = an_phases_step,
+			.gap = an_phases_gap },
 };
+
+/* @io, of incarnation @disk (NULL: a plug's) and a remap's @from, to who follows events. */
+static void step(struct bm_analysis *a, const struct bm_io *io, int disk, int from)
+{
+	struct an_step st = { io, disk >= 0 ? a->disks[disk] : NULL,
+			      from >= 0 ? a->disks[from] : NULL };
+	size_t i;
+
+#pragma GCC unroll 16
+	for (i = 0; i < AN_NCONSUMERS; i++)
+		if (consumers[i].step)
+			consumers[i].step(a->consumer[i], &st);
+}
 
 void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
 {
@@ -520,6 +506,37 @@ static void io_done(struct bm_analysis *a, const struct bm_io *io, int disk,
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].done)
 			consumers[i].done(a->consumer[i], &r);
+}
+
+static uint64_t gap_edge(const struct bm_analysis *a, size_t i)
+{
+	return a->gap_edges[i];
+}
+
+/* Nothing in flight is known to be so past a gap: its completion may be lost there. */
+static void cross_gap(struct bm_analysis *a, uint64_t at)
+{
+	size_t i;
+
+	for (i = 0; i < a->inflight.size; i++) {
+		struct bm_inflight *e = &a->inflight.slots[i];
+
+		if (e->used && !e->tail) {
+			settle(a, e, at);
+			e->has_q = e->has_d = e->active = e->mapping = e->has_start = false;
+			e->disk = e->part = -1;
+		}
+	}
+	for (i = 0; i < a->ranges.ndevs; i++)
+		a->ranges.devs[i].n = 0;
+	/* Flushes issued before it may have completed inside. */
+	for (i = 0; i < a->ndisks; i++) {
+		a->disks[i]->flush_starts.n = a->disks[i]->preflush_starts.n = 0;
+		a->disks[i]->flush_starts.requeued = 0;
+	}
+	for (i = 0; i < AN_NCONSUMERS; i++)
+		if (consumers[i].gap)
+			consumers[i].gap(a->consumer[i]);
 }
 
 /* ---- events ---- */
@@ -932,8 +949,8 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 
 	/* A plug is a task's, of no device. */
 	if (io->kind == BM_EV_PLUG || io->kind == BM_EV_UNPLUG) {
-		if (a->phases)
-			an_phases_plug(a, io);
+		if (a->steps)
+			step(a, io, -1, -1);
 		return;
 	}
 	disk = an_disk_of(a, io->dev, span, BM_IO_REQUEST);
@@ -948,9 +965,9 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		bm_inflight_sweep(&a->links, io->ts);
 		a->next_sweep = io->ts + STALE_NS;
 	}
-	if (a->phases)
-		an_phases_event(a, disk, io->kind == BM_EV_BIO_REMAP ?
-				an_disk_of(a, io->old_dev, old_span, BM_IO_REQUEST) : -1, io);
+	if (a->steps)
+		step(a, io, disk, io->kind == BM_EV_BIO_REMAP ?
+		     an_disk_of(a, io->old_dev, old_span, BM_IO_REQUEST) : -1);
 	/*
 	 * No data: a flush, or a driver's own command (N: a serial number, a
 	 * SCSI VPD page). Issued at sector 0, completed at 2^64 - 1, so never
@@ -1213,7 +1230,7 @@ struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_
 
 void bm_analysis_phases(struct bm_analysis *a)
 {
-	a->phases = true;
+	a->steps = true;	/* phases.c follows the events */
 }
 
 void bm_analysis_merges(struct bm_analysis *a)
@@ -1242,7 +1259,6 @@ void bm_analysis_free(struct bm_analysis *a)
 		for (j = 0; j < 4; j++)
 			bm_hist_release(&a->disks[i]->lat_op[j / 2][j % 2]);
 		an_series_free(a->disks[i]->series);
-		an_phases_free(a->disks[i]->phases);
 		free(a->disks[i]);
 	}
 	free(a->disks);

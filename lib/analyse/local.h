@@ -16,16 +16,9 @@
  */
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/analyse/inflight.h"
-#include "blkmap/analyse/phases.h"
 #include "blkmap/tracefile/merge.h"
 #include "consumer.h"
 
-/* A task's last request's disk and its plug's (phases.c), -1 if none. */
-struct an_task {
-	int pid, disk, plugged;
-};
-
-#define AN_TASKS	256
 /*
  * The counts as rq_counts and bio_counts hold them (reads, writes, their
  * bytes, others, flushes), set into the fields of those names of @to (a
@@ -45,9 +38,8 @@ struct bm_analysis {
 	uint64_t first, last;
 	uint64_t bin_ns;	/* a series' bins: how long, how many (0: none) */
 	size_t nbins;
-	bool phases;		/* --phases: btt's phases, seeks, plugs */
+	bool steps;		/* hand every event to the consumers (--phases) */
 	bool merges;		/* the merge events are recorded */
-	struct an_task tasks[AN_TASKS];
 	struct bm_tick tick;	/* ns 0: unknown, times in queue in ns */
 	struct bm_disk_stats **disks;
 	size_t ndisks, capdisks;
@@ -102,15 +94,6 @@ void an_spread(struct bm_series *s, size_t at, uint64_t from, uint64_t to, doubl
 void an_series_offset(struct bm_series *s, bool bio, int op, uint64_t ts, uint64_t sector,
 		      uint64_t n, uint64_t size);
 void an_series_finish(struct bm_disk_stats *d, bool requests);
-/* phases.c */
-/* A block event of @disk (and a remap's source @old_disk, else -1) for the phases. */
-void an_phases_event(struct bm_analysis *a, int disk, int old_disk, const struct bm_io *io);
-/* A plug or unplug, which names no device. */
-void an_phases_plug(struct bm_analysis *a, const struct bm_io *io);
-/* A gap in the recording: the bios followed so far may have ended inside it. */
-void an_phases_gap(struct bm_phases *ph);
-void an_phases_free(struct bm_phases *ph);
-
 /* stack.c */
 void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_span *old_span);
 void an_split(struct bm_analysis *a, const struct bm_io *io);
