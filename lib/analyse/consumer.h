@@ -5,13 +5,19 @@
 /*
  * What the tracker (analyse.c, stack.c) hands its consumers, and how. A
  * consumer is a file with its own state that sees the records below and
- * nothing of the tracker's: no struct bm_analysis, no entry in flight.
- * Adding one is a file, a name in enum an_which, its callbacks declared
- * below and a line in analyse.c's table (consumers[]).
+ * nothing of the tracker's (struct an_tracker, local.h: no entry in flight,
+ * no incarnation table). Adding one is a file, a name in enum an_which, its
+ * callbacks declared below and a line in analyse.c's table (consumers[]).
  *
- * Cost: the tracker fills one record on the stack an I/O and calls each
- * consumer that has the callback, directly (see below); a consumer's memory is its own to bound
- * (processes a disk, pairs of stacked devices; never the number of events).
+ * The records: struct an_queued as a bio enters a device, struct an_io as
+ * an I/O finishes, and, for a consumer that follows the events by rules of
+ * its own (phases.c), struct an_step at each event while one asks for them.
+ *
+ * Cost: the tracker fills one record on the stack an I/O (an event, for
+ * steps) and calls each consumer that has the callback, directly (see
+ * below); a consumer's memory is its own to bound (processes a disk, pairs
+ * of stacked devices, bios in flight by btt's rules; never the number of
+ * events).
  */
 #include <stdbool.h>
 #include <stdint.h>
