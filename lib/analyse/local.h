@@ -92,11 +92,12 @@ void an_series_free(struct bm_series *s);
 struct bm_bin *an_bin(struct bm_series *s, uint64_t ts);
 /* @total, of the double at offset @at of a bin, shared among the bins from @from to @to. */
 void an_spread(struct bm_series *s, size_t at, uint64_t from, uint64_t to, double total);
-/* Each bin's figures as @d's model counts them (@requests: its time in flight is its requests'). */
 /* @n reads or writes (@op) completed at @ts at @sector of a device of @size sectors. */
 void an_series_offset(struct bm_series *s, bool bio, int op, uint64_t ts, uint64_t sector,
 		      uint64_t n, uint64_t size);
+/* Each bin's figures as @d's model counts them (@requests: its time in flight is its requests'). */
 void an_series_finish(struct bm_disk_stats *d, bool requests);
+
 /* stack.c */
 void an_remap(struct an_tracker *a, const struct bm_io *io, const struct bm_span *old_span);
 void an_split(struct an_tracker *a, const struct bm_io *io);
