@@ -24,33 +24,37 @@
  * state provider from the analyses that subscribe to it:
  *
  *      labelled block events (iofeed.c, lib/report)
- *                 |  bm_analysis_event
- *                 v
- *   +-------------------------------------+   inflight, links, ranges
- *   | the tracker: analyse.c, stack.c     |   (inflight.c): what is in
- *   |  queue merge getrq insert issue     |   flight, by (device, sector),
- *   |  split remap requeue complete loss  |   and where it came from
- *   |  and, still inside it: the rest of  |
- *   |  the iostat figures (counts, time   |
- *   |  in queue, busy, depth; series.c),  |
- *   |  phases.c and seek.c                |
+ *                 |  bm_analysis_event (struct bm_analysis, here: the
+ *                 v  tracker and the views' list of incarnations)
+ *   +-------------------------------------+   struct an_tracker (local.h):
+ *   | the tracker: analyse.c, stack.c     |   the incarnations; inflight,
+ *   |  queue merge getrq insert issue     |   links, ranges (inflight.c):
+ *   |  split remap requeue complete loss  |   what is in flight, by
+ *   |  and, inside it still: the iostat   |   (device, sector), and where
+ *   |  counts, merges, time in queue,     |   it came from
+ *   |  busy time, depth (series.c)        |
  *   +-------------------------------------+
  *        | struct an_queued: a bio entered a device
- *        | struct an_io: a finished I/O       (consumer.h)
+ *        | struct an_io: a finished I/O
+ *        | struct an_step: each event, while asked for; gaps  (consumer.h)
  *        v  to each consumer in consumers[], in turn
- *   +----------+-----------+------------+-----------+- - - - - - - - - - - +
- *   | procs.c  | stacked.c | latency.c  | slowest.c | a new view: a file,  |
- *   | (--top)  | (--stack) | Q2C, D2C   | --slowest | a line in consumers[]|
- *   +----------+-----------+------------+-----------+- - - - - - - - - - - +
- *        | bm_analysis_top, bm_analysis_stack, bm_analysis_disks,
- *        | bm_analysis_slowest_rows
+ *   +---------+-----------+-----------+-----------+------------+- - - - - - - - -+
+ *   | procs.c | stacked.c | latency.c | slowest.c | phases.c,  | a new view: a   |
+ *   | (--top) | (--stack) | Q2C, D2C  | --slowest | seek.c     | file, a line in |
+ *   |         |           |           |           | (--phases) | consumers[]     |
+ *   +---------+-----------+-----------+-----------+------------+- - - - - - - - -+
+ *        | bm_analysis_top, bm_analysis_stack, bm_analysis_disks (with
+ *        | each incarnation's phases), bm_analysis_slowest_rows
  *        v  (the entry points, here)
  *      lib/report's views
  *
- * A consumer keeps its own state and sees the records alone. Besides the
- * tracker and its entry points, only phases.c still names struct
- * bm_analysis: it follows btt's phases from the events themselves, a
- * tracker of its own, until the finished-I/O record carries every stamp.
+ * A consumer keeps its own state and sees the records alone: only this
+ * file names struct bm_analysis, and only it and stack.c the tracker's
+ * state. phases.c follows btt's rules, not the tracker's (bios matched by
+ * sector range, a second bio queued at one's start ignored, merges and
+ * plugs counted as they come), so it is handed the events themselves
+ * (struct an_step) rather than the finished I/Os; seek.c measures its
+ * distances.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -64,10 +68,20 @@
 
 #define STALE_NS	(30ULL * 1000000000)
 
+/*
+ * The entry points' handle: the tracker, which holds the consumers' states
+ * too, and the incarnations in the views' order, as the filter keeps them.
+ */
+struct bm_analysis {
+	struct an_tracker t;
+	const struct bm_disk_stats **sorted;
+	size_t nsorted;
+};
+
 /* ---- incarnations ---- */
 
 /* Incarnations are found through a hash of their span (or device, if none). */
-static size_t disk_slot(const struct bm_analysis *a, uint32_t dev, const struct bm_span *span)
+static size_t disk_slot(const struct an_tracker *a, uint32_t dev, const struct bm_span *span)
 {
 	uint64_t key = span ? (uintptr_t)span : ((uint64_t)dev << 1 | 1);
 
@@ -79,7 +93,7 @@ static bool is_disk(const struct bm_disk_stats *d, uint32_t dev, const struct bm
 	return d->span == span && (span || d->dev == dev);
 }
 
-static int grow_index(struct bm_analysis *a)
+static int grow_index(struct an_tracker *a)
 {
 	size_t size = a->index_size ? 2 * a->index_size : 64, i;
 	int *index = malloc(size * sizeof(*index));
@@ -100,7 +114,7 @@ static int grow_index(struct bm_analysis *a)
 	return 0;
 }
 
-int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
+int an_disk_of(struct an_tracker *a, uint32_t dev, const struct bm_span *span,
 	       enum bm_io_model model)
 {
 	struct bm_disk_stats *d;
@@ -167,19 +181,19 @@ void an_account(struct bm_inflight_time *t, uint64_t now, int delta)
 
 /* ---- the kernel's time in queue ---- */
 
-void bm_analysis_tick(struct bm_analysis *a, const struct bm_tick *tick)
+void bm_analysis_tick(struct bm_analysis *h, const struct bm_tick *tick)
 {
-	a->tick = *tick;
+	h->t.tick = *tick;
 }
 
 /* @t as a bio-based device's time in queue sees it: in jiffies (bdev_start_io_acct). */
-static uint64_t jiffy(const struct bm_analysis *a, uint64_t t)
+static uint64_t jiffy(const struct an_tracker *a, uint64_t t)
 {
 	return bm_tick_floor(&a->tick, t);
 }
 
 /* When the kernel started counting @e: see bm_inflight_cold's start. */
-static uint64_t start_of(const struct bm_analysis *a, const struct bm_inflight *e)
+static uint64_t start_of(const struct an_tracker *a, const struct bm_inflight *e)
 {
 	if (e->has_start)
 		return bm_inflight_cold(&a->inflight, e)->start;
@@ -190,7 +204,7 @@ static uint64_t start_of(const struct bm_analysis *a, const struct bm_inflight *
  * @t, in jiffies for a bio-based device, from @e's queue: the pieces' sums
  * stay small numbers, exact in a double.
  */
-static double since_base(const struct bm_analysis *a, const struct bm_inflight *e, uint64_t t)
+static double since_base(const struct an_tracker *a, const struct bm_inflight *e, uint64_t t)
 {
 	return (double)jiffy(a, t) - (double)jiffy(a, e->q);
 }
@@ -207,7 +221,7 @@ static double since_base(const struct bm_analysis *a, const struct bm_inflight *
  * the target's work after a piece's clones is taken to be the last piece's:
  * from its last clone's end to the bio's. Sums are kept (bm_inflight_cold).
  */
-void an_piece_done(struct bm_analysis *a, struct bm_inflight *e, uint32_t sectors, uint64_t now)
+void an_piece_done(struct an_tracker *a, struct bm_inflight *e, uint32_t sectors, uint64_t now)
 {
 	struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
 
@@ -221,7 +235,7 @@ void an_piece_done(struct bm_analysis *a, struct bm_inflight *e, uint32_t sector
 		c->last_end = now;
 }
 
-void an_piece_split(struct bm_analysis *a, struct bm_inflight *e, uint64_t now)
+void an_piece_split(struct an_tracker *a, struct bm_inflight *e, uint64_t now)
 {
 	struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
 
@@ -237,7 +251,7 @@ void an_piece_split(struct bm_analysis *a, struct bm_inflight *e, uint64_t now)
  * @now: if dm sent it before the last piece of its bio began, that piece
  * began after this.
  */
-static void piece_waited(struct bm_analysis *a, const struct bm_inflight *clone, uint64_t now)
+static void piece_waited(struct an_tracker *a, const struct bm_inflight *clone, uint64_t now)
 {
 	const struct bm_inflight_cold *from = bm_inflight_cold(&a->inflight, clone);
 	struct bm_inflight_cold *c;
@@ -256,7 +270,7 @@ static void piece_waited(struct bm_analysis *a, const struct bm_inflight *clone,
 }
 
 /* @e, a bio device-mapper split, ended at @now: its pieces' time in queue. */
-static double pieces_in_queue(const struct bm_analysis *a, const struct bm_inflight *e,
+static double pieces_in_queue(const struct an_tracker *a, const struct bm_inflight *e,
 			      uint64_t now)
 {
 	const struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
@@ -354,7 +368,7 @@ static void rq_left(struct bm_inflight_time *t, const struct bm_inflight_cold *c
 /* @e leaves the table at @now without a completion: it is no longer in flight. */
 static void settle(void *ctx, const struct bm_inflight *e, uint64_t now)
 {
-	struct bm_analysis *a = ctx;
+	struct an_tracker *a = ctx;
 	struct bm_range_dev *r;
 
 	if (e->has_q && e->disk >= 0) {
@@ -378,7 +392,7 @@ static void drop_link(void *ctx, const struct bm_inflight *e, uint64_t now)
 {
 }
 
-void an_forget(struct bm_analysis *a, struct bm_inflight *e)
+void an_forget(struct an_tracker *a, struct bm_inflight *e)
 {
 	struct bm_range_dev *r;
 
@@ -387,7 +401,7 @@ void an_forget(struct bm_analysis *a, struct bm_inflight *e)
 	bm_inflight_erase(&a->inflight, e);
 }
 
-struct bm_range_dev *an_watch(struct bm_analysis *a, uint32_t dev)
+struct bm_range_dev *an_watch(struct an_tracker *a, uint32_t dev)
 {
 	struct bm_range_dev *r = bm_ranges_of(&a->ranges, dev);
 	size_t i;
@@ -408,7 +422,7 @@ static bool queued_here(const struct bm_inflight *e)
 	return e && e->has_q && e->disk >= 0;
 }
 
-struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sector, int op,
+struct bm_inflight *an_bio_at(struct an_tracker *a, uint32_t dev, uint64_t sector, int op,
 			      bool watch)
 {
 	struct bm_inflight *e = bm_inflight_find(&a->inflight, dev, sector, op);
@@ -422,35 +436,6 @@ struct bm_inflight *an_bio_at(struct bm_analysis *a, uint32_t dev, uint64_t sect
 		return NULL;
 	e = bm_inflight_find(&a->inflight, dev, start, op);
 	return queued_here(e) ? e : NULL;
-}
-
-static uint64_t gap_edge(const struct bm_analysis *a, size_t i)
-{
-	return a->gap_edges[i];
-}
-
-/* Nothing in flight is known to be so past a gap: its completion may be lost there. */
-static void cross_gap(struct bm_analysis *a, uint64_t at)
-{
-	size_t i;
-
-	for (i = 0; i < a->inflight.size; i++) {
-		struct bm_inflight *e = &a->inflight.slots[i];
-
-		if (e->used && !e->tail) {
-			settle(a, e, at);
-			e->has_q = e->has_d = e->active = e->mapping = e->has_start = false;
-			e->disk = e->part = -1;
-		}
-	}
-	for (i = 0; i < a->ranges.ndevs; i++)
-		a->ranges.devs[i].n = 0;
-	/* Flushes issued before it may have completed inside. */
-	for (i = 0; i < a->ndisks; i++) {
-		an_phases_gap(a->disks[i]->phases);
-		a->disks[i]->flush_starts.n = a->disks[i]->preflush_starts.n = 0;
-		a->disks[i]->flush_starts.requeued = 0;
-	}
 }
 
 /* ---- the consumers ---- */
@@ -468,9 +453,24 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 	[AN_LATENCY] = { .done = an_latency_done },
 	[AN_SLOWEST] = { an_slowest_new, NULL, an_slowest_done, an_slowest_finish,
 			 an_slowest_keep, an_slowest_free },
+	[AN_PHASES] = { .new = an_phases_new, .free = an_phases_free, .step = an_phases_step,
+			.gap = an_phases_gap },
 };
 
-void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
+/* @io, of incarnation @disk (NULL: a plug's) and a remap's @from, to who follows events. */
+static void step(struct an_tracker *a, const struct bm_io *io, int disk, int from)
+{
+	struct an_step st = { io, disk >= 0 ? a->disks[disk] : NULL,
+			      from >= 0 ? a->disks[from] : NULL };
+	size_t i;
+
+#pragma GCC unroll 16
+	for (i = 0; i < AN_NCONSUMERS; i++)
+		if (consumers[i].step)
+			consumers[i].step(a->consumer[i], &st);
+}
+
+void an_queued(struct an_tracker *a, int disk, int pid, const struct bm_io *io)
 {
 	struct an_queued q = { a->disks[disk], pid, io->op, io->nr_sector, io->ts };
 	size_t i;
@@ -486,7 +486,7 @@ void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
  * @disk at @io (as a request, if @request; with the request it merged into,
  * if @merged): the finished-I/O record, to each consumer.
  */
-static void io_done(struct bm_analysis *a, const struct bm_io *io, int disk,
+static void io_done(struct an_tracker *a, const struct bm_io *io, int disk,
 		    const struct bm_inflight *e, uint32_t sectors, bool request, bool merged)
 {
 	struct an_io r = {
@@ -520,6 +520,37 @@ static void io_done(struct bm_analysis *a, const struct bm_io *io, int disk,
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].done)
 			consumers[i].done(a->consumer[i], &r);
+}
+
+static uint64_t gap_edge(const struct an_tracker *a, size_t i)
+{
+	return a->gap_edges[i];
+}
+
+/* Nothing in flight is known to be so past a gap: its completion may be lost there. */
+static void cross_gap(struct an_tracker *a, uint64_t at)
+{
+	size_t i;
+
+	for (i = 0; i < a->inflight.size; i++) {
+		struct bm_inflight *e = &a->inflight.slots[i];
+
+		if (e->used && !e->tail) {
+			settle(a, e, at);
+			e->has_q = e->has_d = e->active = e->mapping = e->has_start = false;
+			e->disk = e->part = -1;
+		}
+	}
+	for (i = 0; i < a->ranges.ndevs; i++)
+		a->ranges.devs[i].n = 0;
+	/* Flushes issued before it may have completed inside. */
+	for (i = 0; i < a->ndisks; i++) {
+		a->disks[i]->flush_starts.n = a->disks[i]->preflush_starts.n = 0;
+		a->disks[i]->flush_starts.requeued = 0;
+	}
+	for (i = 0; i < AN_NCONSUMERS; i++)
+		if (consumers[i].gap)
+			consumers[i].gap(a->consumer[i]);
 }
 
 /* ---- events ---- */
@@ -571,7 +602,7 @@ static void renew(struct bm_inflight *e)
 				   .disk = -1, .part = -1, .top = -1 };
 }
 
-static void queue(struct bm_analysis *a, const struct bm_io *io, int disk)
+static void queue(struct an_tracker *a, const struct bm_io *io, int disk)
 {
 	struct bm_inflight *e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->op, io->ts);
 	struct bm_range_dev *r;
@@ -604,7 +635,7 @@ static void queue(struct bm_analysis *a, const struct bm_io *io, int disk)
 }
 
 /* The bios merged into a completed request: from @pos, bio after bio, to @end. */
-static void end_merged(struct bm_analysis *a, int disk, const struct bm_io *io, uint64_t pos)
+static void end_merged(struct an_tracker *a, int disk, const struct bm_io *io, uint64_t pos)
 {
 	uint64_t end = io->sector + io->nr_sector;
 	struct bm_inflight *m;
@@ -624,7 +655,7 @@ static void end_merged(struct bm_analysis *a, int disk, const struct bm_io *io, 
  * in flight, its time in queue, its counts on the partition; then to the
  * consumers (its latencies, its process, its stack).
  */
-static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool request,
+static void ended(struct an_tracker *a, const struct bm_io *io, int disk, bool request,
 		  struct bm_inflight *e, uint64_t bytes, uint32_t sectors)
 {
 	struct bm_disk_stats *d = a->disks[disk];
@@ -658,13 +689,13 @@ static void ended(struct bm_analysis *a, const struct bm_io *io, int disk, bool 
 	io_done(a, io, disk, e, sectors, request, false);
 }
 
-static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk);
+static void complete_bio(struct an_tracker *a, const struct bm_io *io, int disk);
 
 /*
  * @t of a bio-based device's time in queue, @e's, to @d and to the
  * partition it was submitted to (the kernel's part_stat_add).
  */
-static void add_queue(struct bm_analysis *a, struct bm_disk_stats *d, const struct bm_inflight *e,
+static void add_queue(struct an_tracker *a, struct bm_disk_stats *d, const struct bm_inflight *e,
 		      uint64_t now, double t)
 {
 	uint64_t from = start_of(a, e);
@@ -677,7 +708,7 @@ static void add_queue(struct bm_analysis *a, struct bm_disk_stats *d, const stru
 }
 
 /* nvme counts a head's bio from its path's request's issue (nvme_mpath_start_request). */
-static void path_started(struct bm_analysis *a, struct bm_inflight *head,
+static void path_started(struct an_tracker *a, struct bm_inflight *head,
 			 const struct bm_inflight *path)
 {
 	if (!path->has_d)
@@ -691,7 +722,7 @@ static void path_started(struct bm_analysis *a, struct bm_inflight *head,
  * with it, if nvme did not trace that (6.1 leaves the head's completion
  * out; 6.12 traces it just before, with the path's number).
  */
-static void head_done(struct bm_analysis *a, const struct bm_io *io, const struct bm_inflight *e)
+static void head_done(struct an_tracker *a, const struct bm_io *io, const struct bm_inflight *e)
 {
 	const struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
 	struct bm_inflight *up = bm_inflight_find(&a->inflight, c->up_dev, c->up_sector, io->op);
@@ -706,7 +737,7 @@ static void head_done(struct bm_analysis *a, const struct bm_io *io, const struc
 	complete_bio(a, &at, up->disk);
 }
 
-static void complete_request(struct bm_analysis *a, const struct bm_io *io, int disk)
+static void complete_request(struct an_tracker *a, const struct bm_io *io, int disk)
 {
 	struct bm_inflight *e = bm_inflight_find(&a->inflight, io->dev, io->sector, io->op);
 	struct bm_disk_stats *d = a->disks[disk];
@@ -761,7 +792,7 @@ static void complete_request(struct bm_analysis *a, const struct bm_io *io, int 
  * piece, and counts each piece; md's pieces complete one by one, each an
  * I/O of its own.
  */
-static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk)
+static void complete_bio(struct an_tracker *a, const struct bm_io *io, int disk)
 {
 	/* A device whose bios are split or cloned piece by piece is watched already. */
 	struct bm_inflight *e = bm_inflight_find(&a->inflight, io->dev, io->sector, io->op);
@@ -815,7 +846,7 @@ static void complete_bio(struct bm_analysis *a, const struct bm_io *io, int disk
 }
 
 /* The entry of a request made or issued at @io, not queued here: NULL if issued already. */
-static struct bm_inflight *request_at(struct bm_analysis *a, const struct bm_io *io)
+static struct bm_inflight *request_at(struct an_tracker *a, const struct bm_io *io)
 {
 	struct bm_inflight *e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->op, io->ts);
 
@@ -834,7 +865,7 @@ static struct bm_inflight *request_at(struct bm_analysis *a, const struct bm_io 
  * A request made for the bio at its sector: the kernel counts its time in
  * queue from here (a bio merged into a request adds none of its own).
  */
-static void getrq(struct bm_analysis *a, const struct bm_io *io)
+static void getrq(struct an_tracker *a, const struct bm_io *io)
 {
 	struct bm_inflight *e = request_at(a, io);
 
@@ -847,7 +878,7 @@ static void getrq(struct bm_analysis *a, const struct bm_io *io)
 }
 
 /* A request put on the scheduler's or the dispatch list: btt's I. */
-static void insert(struct bm_analysis *a, const struct bm_io *io)
+static void insert(struct an_tracker *a, const struct bm_io *io)
 {
 	struct bm_inflight *e = bm_inflight_find(&a->inflight, io->dev, io->sector, io->op);
 
@@ -861,7 +892,7 @@ static void insert(struct bm_analysis *a, const struct bm_io *io)
  * What @e's request found at its issue on @disk: the others in flight
  * (issued, not completed) and those issued since its queue there.
  */
-static void in_flight_at_issue(struct bm_analysis *a, struct bm_inflight *e,
+static void in_flight_at_issue(struct an_tracker *a, struct bm_inflight *e,
 			       const struct bm_io *io, int disk)
 {
 	struct bm_inflight_time *t = &a->disks[disk]->rq_time;
@@ -878,7 +909,7 @@ static void in_flight_at_issue(struct bm_analysis *a, struct bm_inflight *e,
 	by_pid(t, e->pid, +1);
 }
 
-static void issue(struct bm_analysis *a, const struct bm_io *io, int disk)
+static void issue(struct an_tracker *a, const struct bm_io *io, int disk)
 {
 	struct bm_inflight *e = request_at(a, io);
 
@@ -924,16 +955,17 @@ static void flush_done(struct bm_disk_stats *d, uint64_t t, uint64_t now)
 		b->flush_ns += t;
 }
 
-void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
+void bm_analysis_event(struct bm_analysis *h, const struct bm_io *io,
 		       const struct bm_span *span, const struct bm_span *old_span)
 {
+	struct an_tracker *a = &h->t;
 	struct bm_inflight *e;
 	int disk;
 
 	/* A plug is a task's, of no device. */
 	if (io->kind == BM_EV_PLUG || io->kind == BM_EV_UNPLUG) {
-		if (a->phases)
-			an_phases_plug(a, io);
+		if (a->steps)
+			step(a, io, -1, -1);
 		return;
 	}
 	disk = an_disk_of(a, io->dev, span, BM_IO_REQUEST);
@@ -948,9 +980,9 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		bm_inflight_sweep(&a->links, io->ts);
 		a->next_sweep = io->ts + STALE_NS;
 	}
-	if (a->phases)
-		an_phases_event(a, disk, io->kind == BM_EV_BIO_REMAP ?
-				an_disk_of(a, io->old_dev, old_span, BM_IO_REQUEST) : -1, io);
+	if (a->steps)
+		step(a, io, disk, io->kind == BM_EV_BIO_REMAP ?
+		     an_disk_of(a, io->old_dev, old_span, BM_IO_REQUEST) : -1);
 	/*
 	 * No data: a flush, or a driver's own command (N: a serial number, a
 	 * SCSI VPD page). Issued at sector 0, completed at 2^64 - 1, so never
@@ -1036,8 +1068,9 @@ static int by_time(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-int bm_analysis_gaps(struct bm_analysis *a, const struct bm_loss *losses, size_t n)
+int bm_analysis_gaps(struct bm_analysis *h, const struct bm_loss *losses, size_t n)
 {
+	struct an_tracker *a = &h->t;
 	size_t i;
 
 	free(a->gaps);
@@ -1072,8 +1105,9 @@ static int by_device_then_time(const void *x, const void *y)
 			     *(const struct bm_disk_stats *const *)y);
 }
 
-void bm_analysis_finish(struct bm_analysis *a)
+void bm_analysis_finish(struct bm_analysis *h)
 {
+	struct an_tracker *a = &h->t;
 	size_t i, j;
 
 	for (i = 0; i < a->ndisks; i++) {
@@ -1111,13 +1145,13 @@ void bm_analysis_finish(struct bm_analysis *a)
 		d->depth_ns = t->depth_ns;
 		an_series_finish(d, t == &d->rq_time);
 	}
-	free(a->sorted);
-	a->sorted = malloc((a->ndisks ? a->ndisks : 1) * sizeof(*a->sorted));
-	for (i = 0; a->sorted && i < a->ndisks; i++)
-		a->sorted[i] = a->disks[i];
-	if (a->sorted)
-		qsort(a->sorted, a->ndisks, sizeof(*a->sorted), by_device_then_time);
-	a->nsorted = a->sorted ? a->ndisks : 0;
+	free(h->sorted);
+	h->sorted = malloc((a->ndisks ? a->ndisks : 1) * sizeof(*h->sorted));
+	for (i = 0; h->sorted && i < a->ndisks; i++)
+		h->sorted[i] = a->disks[i];
+	if (h->sorted)
+		qsort(h->sorted, a->ndisks, sizeof(*h->sorted), by_device_then_time);
+	h->nsorted = h->sorted ? a->ndisks : 0;
 	for (i = 0; i < AN_NCONSUMERS; i++)	/* the disks' life is known now */
 		if (consumers[i].finish)
 			consumers[i].finish(a->consumer[i]);
@@ -1128,74 +1162,77 @@ static bool kept(const struct bm_disk_stats *d, const struct bm_span_filter *f)
 	return bm_span_filter_match(f, d->span, d->dev);
 }
 
-void bm_analysis_keep(struct bm_analysis *a, const struct bm_span_filter *f)
+void bm_analysis_keep(struct bm_analysis *h, const struct bm_span_filter *f)
 {
+	struct an_tracker *a = &h->t;
 	size_t i, n = 0;
 
-	for (i = 0; a->sorted && i < a->ndisks; i++)
-		if (kept(a->sorted[i], f))
-			a->sorted[n++] = a->sorted[i];
-	a->nsorted = a->sorted ? n : 0;
+	for (i = 0; h->sorted && i < a->ndisks; i++)
+		if (kept(h->sorted[i], f))
+			h->sorted[n++] = h->sorted[i];
+	h->nsorted = h->sorted ? n : 0;
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].keep)
 			consumers[i].keep(a->consumer[i], f);
 }
 
-size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats *const **list)
+size_t bm_analysis_disks(const struct bm_analysis *h, const struct bm_disk_stats *const **list)
 {
-	*list = a->sorted;
-	return a->nsorted;
+	*list = h->sorted;
+	return h->nsorted;
 }
 
-size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **list)
+size_t bm_analysis_top(const struct bm_analysis *h, const struct bm_top_row **list)
 {
-	return an_procs_rows(a->consumer[AN_PROCS], list);
+	return an_procs_rows(h->t.consumer[AN_PROCS], list);
 }
 
-size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row **list)
+size_t bm_analysis_stack(const struct bm_analysis *h, const struct bm_stack_row **list)
 {
-	return an_stacked_rows(a->consumer[AN_STACKED], list);
+	return an_stacked_rows(h->t.consumer[AN_STACKED], list);
 }
 
-void bm_analysis_slowest(struct bm_analysis *a, size_t n)
+void bm_analysis_slowest(struct bm_analysis *h, size_t n)
 {
-	an_slowest_want(a->consumer[AN_SLOWEST], n);
+	an_slowest_want(h->t.consumer[AN_SLOWEST], n);
 }
 
-size_t bm_analysis_slowest_rows(const struct bm_analysis *a, const struct bm_slow_row **list)
+size_t bm_analysis_slowest_rows(const struct bm_analysis *h, const struct bm_slow_row **list)
 {
-	return an_slowest_rows(a->consumer[AN_SLOWEST], list);
+	return an_slowest_rows(h->t.consumer[AN_SLOWEST], list);
 }
 
-size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list)
+size_t bm_analysis_gap_list(const struct bm_analysis *h, const struct bm_loss **list)
 {
-	*list = a->gaps;
-	return a->ngaps;
+	*list = h->t.gaps;
+	return h->t.ngaps;
 }
 
-size_t bm_analysis_bins(const struct bm_analysis *a, uint64_t *width)
+size_t bm_analysis_bins(const struct bm_analysis *h, uint64_t *width)
 {
-	*width = a->bin_ns;
-	return a->nbins;
+	*width = h->t.bin_ns;
+	return h->t.nbins;
 }
 
 struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_ns)
 {
 	/* The window holds @last itself: last - first + 1 ns, the last bin may be 1 ns. */
 	uint64_t nbins = bin_ns ? (last > first ? (last - first + bin_ns) / bin_ns : 1) : 0;
-	struct bm_analysis *a;
+	struct bm_analysis *h;
+	struct an_tracker *a;
 	size_t i;
 
 	if (nbins > BM_SERIES_MAX_BINS) {
 		errno = EINVAL;
 		return NULL;
 	}
-	a = calloc(1, sizeof(*a));
-	if (!a)
+	h = calloc(1, sizeof(*h));
+	if (!h)
 		return NULL;
+	a = &h->t;
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].new && !(a->consumer[i] = consumers[i].new())) {
-			bm_analysis_free(a);
+			bm_analysis_free(h);
 			return NULL;
 		}
 	a->first = first;
@@ -1208,16 +1245,17 @@ struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_
 	a->inflight.ctx = a;
 	a->links.stale_ns = STALE_NS;
 	a->links.drop = drop_link;
-	return a;
+	return h;
 }
 
-void bm_analysis_phases(struct bm_analysis *a)
+void bm_analysis_phases(struct bm_analysis *h)
 {
-	a->phases = true;
+	h->t.steps = true;	/* phases.c follows the events */
 }
 
-void bm_analysis_merges(struct bm_analysis *a)
+void bm_analysis_merges(struct bm_analysis *h)
 {
+	struct an_tracker *a = &h->t;
 	size_t i;
 
 	a->merges = true;
@@ -1225,29 +1263,30 @@ void bm_analysis_merges(struct bm_analysis *a)
 		a->disks[i]->merges_known = true;
 }
 
-bool bm_analysis_merges_known(const struct bm_analysis *a)
+bool bm_analysis_merges_known(const struct bm_analysis *h)
 {
-	return a->merges;
+	return h->t.merges;
 }
 
-void bm_analysis_free(struct bm_analysis *a)
+void bm_analysis_free(struct bm_analysis *h)
 {
+	struct an_tracker *a;
 	size_t i, j;
 
-	if (!a)
+	if (!h)
 		return;
+	a = &h->t;
 	for (i = 0; i < a->ndisks; i++) {
 		bm_hist_release(&a->disks[i]->q2c);
 		bm_hist_release(&a->disks[i]->d2c);
 		for (j = 0; j < 4; j++)
 			bm_hist_release(&a->disks[i]->lat_op[j / 2][j % 2]);
 		an_series_free(a->disks[i]->series);
-		an_phases_free(a->disks[i]->phases);
 		free(a->disks[i]);
 	}
 	free(a->disks);
 	free(a->index);
-	free(a->sorted);
+	free(h->sorted);
 	bm_inflight_release(&a->inflight);
 	an_stack_free(a);
 	free(a->gaps);
@@ -1255,5 +1294,5 @@ void bm_analysis_free(struct bm_analysis *a)
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].free)
 			consumers[i].free(a->consumer[i]);
-	free(a);
+	free(h);
 }

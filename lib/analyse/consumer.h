@@ -5,13 +5,19 @@
 /*
  * What the tracker (analyse.c, stack.c) hands its consumers, and how. A
  * consumer is a file with its own state that sees the records below and
- * nothing of the tracker's: no struct bm_analysis, no entry in flight.
- * Adding one is a file, a name in enum an_which, its callbacks declared
- * below and a line in analyse.c's table (consumers[]).
+ * nothing of the tracker's (struct an_tracker, local.h: no entry in flight,
+ * no incarnation table). Adding one is a file, a name in enum an_which, its
+ * callbacks declared below and a line in analyse.c's table (consumers[]).
  *
- * Cost: the tracker fills one record on the stack an I/O and calls each
- * consumer that has the callback, directly (see below); a consumer's memory is its own to bound
- * (processes a disk, pairs of stacked devices; never the number of events).
+ * The records: struct an_queued as a bio enters a device, struct an_io as
+ * an I/O finishes, and, for a consumer that follows the events by rules of
+ * its own (phases.c), struct an_step at each event while one asks for them.
+ *
+ * Cost: the tracker fills one record on the stack an I/O (an event, for
+ * steps) and calls each consumer that has the callback, directly (see
+ * below); a consumer's memory is its own to bound (processes a disk, pairs
+ * of stacked devices, bios in flight by btt's rules; never the number of
+ * events).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -59,9 +65,24 @@ struct an_io {
 };
 
 /*
+ * A block event as the tracker met it, with its incarnations, for a
+ * consumer that follows the events by rules of its own (phases.c: btt
+ * matches bios by sector range, counts merges, plugs and the requests
+ * waiting at each queue). Handed before the tracker acts on the event, and
+ * only once a consumer asked for them (bm_analysis_phases): no cost without.
+ */
+struct an_step {
+	const struct bm_io *io;
+	struct bm_disk_stats *disk;	/* its incarnation; NULL: a plug or unplug (a task's) */
+	struct bm_disk_stats *from;	/* a remap's source; else NULL */
+};
+
+/*
  * A consumer's callbacks, each optional. @new makes its state (NULL: no
  * memory), @finish readies it for reading at the recording's end, @keep
  * drops what the filter does not pass (after @finish), @free releases it.
+ * @step hears every event (struct an_step) while steps are asked for, @gap
+ * that the recording lost events here: what it follows may have ended there.
  */
 struct an_consumer {
 	void *(*new)(void);
@@ -70,6 +91,8 @@ struct an_consumer {
 	void (*finish)(void *state);
 	void (*keep)(void *state, const struct bm_span_filter *f);
 	void (*free)(void *state);
+	void (*step)(void *state, const struct an_step *s);
+	void (*gap)(void *state);
 };
 
 /* Incarnations in the views' order: by device number, then time. */
@@ -86,6 +109,7 @@ enum an_which {
 	AN_STACKED,	/* stacked.c: --stack, what came down from above */
 	AN_LATENCY,	/* latency.c: the iostat figures' Q2C and D2C */
 	AN_SLOWEST,	/* slowest.c: --slowest, the slowest I/Os and what was in flight */
+	AN_PHASES,	/* phases.c, seek.c: --phases, btt's phases, seeks, merges, plugs */
 	AN_NCONSUMERS
 };
 
@@ -119,6 +143,11 @@ void an_slowest_keep(void *state, const struct bm_span_filter *f);
 void an_slowest_free(void *state);
 void an_slowest_want(void *state, size_t n);
 size_t an_slowest_rows(const void *state, const struct bm_slow_row **list);
+/* phases.c (hears steps and gaps only) */
+void *an_phases_new(void);
+void an_phases_step(void *state, const struct an_step *s);
+void an_phases_gap(void *state);
+void an_phases_free(void *state);
 /* series.c: a latency of kind @which (BM_LAT_Q2C, BM_LAT_D2C) of an I/O of @op that completed at @ts. */
 void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v);
 

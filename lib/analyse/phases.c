@@ -19,17 +19,40 @@
  * Plugs carry no device: a plug is the device of the request its task made
  * last (block_getrq comes just before it), an unplug that of its task's
  * plug.
+ *
+ * A consumer of the tracker (consumer.h) that follows the events it is
+ * handed (struct an_step) by btt's rules, not the tracker's: its state is
+ * each incarnation's struct bm_phases (hung on the incarnation for the
+ * views), the list of them and the tasks' last devices. Memory: per
+ * incarnation a few histograms, the bios in flight and the distinct seek
+ * distances, and AN_TASKS tasks.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "local.h"
+#include "blkmap/analyse/phases.h"
+#include "blkmap/util/sys.h"
+#include "consumer.h"
 
 #define STALE_NS	(30ULL * 1000000000)
 #define MISS_STEPS	4096	/* sectors a range walk steps over without a bio */
 
+#define AN_TASKS	256
+
 enum { HAS_G = 1, HAS_I = 2, HAS_M = 4, HAS_D = 8 };
+
+/* A task's last request's incarnation and its plug's, NULL if none. */
+struct task {
+	int pid;
+	struct bm_disk_stats *disk, *plugged;
+};
+
+struct phases {
+	struct task tasks[AN_TASKS];	/* by pid, the last one seen in each slot */
+	struct bm_phases **all;		/* every incarnation's, for gaps and the end */
+	size_t n, cap;
+};
 
 struct pending {
 	uint64_t start, end;
@@ -126,13 +149,18 @@ static struct pending *add(struct bm_phases *ph, uint64_t start, uint64_t now)
 	return &p->slots[j];
 }
 
-static struct bm_phases *phases_of(struct bm_analysis *a, int disk)
+/* @d's phases, made on first use; NULL: no memory. */
+static struct bm_phases *phases_of(struct phases *p, struct bm_disk_stats *d)
 {
-	struct bm_disk_stats *d = a->disks[disk];
+	struct bm_phases *ph;
 
-	if (!d->phases)
-		d->phases = calloc(1, sizeof(*d->phases));
-	return d->phases;
+	if (d->phases)
+		return d->phases;
+	if (bm_grow(&p->all, p->n, &p->cap, sizeof(*p->all), 16) < 0 ||
+	    !(ph = calloc(1, sizeof(*ph))))
+		return NULL;
+	p->all[p->n++] = ph;
+	return d->phases = ph;
 }
 
 static int op_of(const struct bm_io *io)
@@ -279,64 +307,68 @@ static void completed(struct bm_phases *ph, const struct bm_io *io)
 	each_within(ph, io, completed_one);
 }
 
-/* A bio remapped from @old_disk: Q2A if it was queued there (dm, md). */
-static void remapped(struct bm_analysis *a, int old_disk, const struct bm_io *io)
+/* A bio remapped from @from: Q2A if it was queued there (dm, md). */
+static void remapped(const struct bm_disk_stats *from, const struct bm_io *io)
 {
 	struct bm_phases *ph;
 	struct pending *e;
 
-	if (old_disk < 0 || !a->disks[old_disk]->phases)
+	if (!from || !from->phases)
 		return;
-	ph = a->disks[old_disk]->phases;
+	ph = from->phases;
 	e = find(ph->pending, io->old_sector);
 	if (e && e->q <= io->ts)
 		account(ph, e->op, BM_Q2A, e->q, io->ts);
 }
 
-/* The last request's disk of task @pid, and whether it holds a plug. */
-static struct an_task *task_of(struct bm_analysis *a, int pid)
+/* The last request's incarnation of task @pid, and the one its plug holds. */
+static struct task *task_of(struct phases *p, int pid)
 {
-	struct an_task *t = &a->tasks[(unsigned)pid % AN_TASKS];
+	struct task *t = &p->tasks[(unsigned)pid % AN_TASKS];
 
-	if (t->pid != pid) {
-		t->pid = pid;
-		t->disk = -1;
-		t->plugged = -1;
-	}
+	if (t->pid != pid)
+		*t = (struct task){ .pid = pid };
 	return t;
 }
 
-void an_phases_plug(struct bm_analysis *a, const struct bm_io *io)
+/* A plug or unplug, which names no device. */
+static void plug(struct phases *p, const struct bm_io *io)
 {
-	struct an_task *t = task_of(a, io->pid);
+	struct task *t = task_of(p, io->pid);
 	struct bm_phases *ph;
 
 	if (io->kind == BM_EV_PLUG) {
-		if (t->disk >= 0 && (ph = phases_of(a, t->disk))) {
+		if (t->disk && (ph = phases_of(p, t->disk))) {
 			ph->plugs++;
 			t->plugged = t->disk;
 		}
 		return;
 	}
-	if (t->plugged >= 0 && (ph = phases_of(a, t->plugged))) {
+	if (t->plugged && (ph = phases_of(p, t->plugged))) {
 		ph->unplugs++;
 		ph->unplugged += io->nr_sector;	/* nr_rq */
 	}
-	t->plugged = -1;
+	t->plugged = NULL;
 }
 
-void an_phases_event(struct bm_analysis *a, int disk, int old_disk, const struct bm_io *io)
+void an_phases_step(void *state, const struct an_step *s)
 {
+	const struct bm_io *io = s->io;
+	struct phases *p = state;
 	struct bm_phases *ph;
 
-	if (io->kind == BM_EV_BIO_REMAP) {
-		remapped(a, old_disk, io);
+	if (!s->disk) {
+		plug(p, io);
 		return;
 	}
-	if (!(ph = phases_of(a, disk)))
+	if (io->kind == BM_EV_BIO_REMAP) {
+		remapped(s->from, io);
+		return;
+	}
+	if (!(ph = phases_of(p, s->disk)))
 		return;
 	if (io->kind == BM_EV_RQ_GETRQ)
-		task_of(a, io->pid)->disk = disk;
+		task_of(p, io->pid)->disk = s->disk;
 	if (io->kind == BM_EV_RQ_REQUEUE) {
 		ph->requeues++;
 		return;
@@ -366,22 +398,33 @@ void an_phases_event(struct bm_analysis *a, int disk, int old_disk, const struct
 	}
 }
 
-void an_phases_gap(struct bm_phases *ph)
+void *an_phases_new(void)
 {
-	if (!ph || !ph->pending)
-		return;
-	memset(ph->pending->slots, 0, ph->pending->size * sizeof(*ph->pending->slots));
-	ph->pending->used = 0;
-	ph->active = 0;
-	memset(ph->last_q, 0, sizeof(ph->last_q));
+	return calloc(1, sizeof(struct phases));
 }
 
-void an_phases_free(struct bm_phases *ph)
+/* Past a gap the bios followed so far may have ended inside it. */
+void an_phases_gap(void *state)
+{
+	struct phases *p = state;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		struct bm_phases *ph = p->all[i];
+
+		if (!ph->pending)	/* nothing queued yet */
+			continue;
+		memset(ph->pending->slots, 0, ph->pending->size * sizeof(*ph->pending->slots));
+		ph->pending->used = 0;
+		ph->active = 0;
+		memset(ph->last_q, 0, sizeof(ph->last_q));
+	}
+}
+
+static void phases_free(struct bm_phases *ph)
 {
 	int i, j;
 
-	if (!ph)
-		return;
 	for (i = 0; i < BM_PH_NOPS; i++)
 		for (j = 0; j < BM_NPHASES; j++)
 			bm_hist_release(&ph->h[i][j]);
@@ -391,6 +434,19 @@ void an_phases_free(struct bm_phases *ph)
 		free(ph->pending->slots);
 	free(ph->pending);
 	free(ph);
+}
+
+void an_phases_free(void *state)
+{
+	struct phases *p = state;
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++)
+		phases_free(p->all[i]);
+	free(p->all);
+	free(p);
 }
 
 /* Which phases @ph has: "Q2G,G2I,..." into @buf. */

@@ -29,7 +29,7 @@
 #include "blkmap/map/map.h"
 #include "local.h"
 
-void an_adopt_link(struct bm_analysis *a, struct bm_inflight *e)
+void an_adopt_link(struct an_tracker *a, struct bm_inflight *e)
 {
 	struct bm_inflight *l;
 
@@ -49,7 +49,7 @@ void an_adopt_link(struct bm_analysis *a, struct bm_inflight *e)
 }
 
 /* A clone of @up's is on its way down: @up has a piece in flight. */
-static void clone_sent(struct bm_analysis *a, struct bm_inflight *up, const struct bm_io *io)
+static void clone_sent(struct an_tracker *a, struct bm_inflight *up, const struct bm_io *io)
 {
 	struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, up);
 	uint64_t mapped = io->old_sector + io->nr_sector - up->sector;
@@ -71,7 +71,7 @@ static void clone_sent(struct bm_analysis *a, struct bm_inflight *up, const stru
 		c->mapped = mapped;
 }
 
-void an_clone_done(struct bm_analysis *a, const struct bm_inflight *e, uint64_t now)
+void an_clone_done(struct an_tracker *a, const struct bm_inflight *e, uint64_t now)
 {
 	const struct bm_inflight_cold *from;
 	struct bm_inflight_cold *c;
@@ -96,7 +96,7 @@ void an_clone_done(struct bm_analysis *a, const struct bm_inflight *e, uint64_t 
 }
 
 /* Is the remap's source a partition? Its span says; without one, whether it queued bios. */
-static bool from_partition(const struct bm_analysis *a, int src, const struct bm_span *old_span)
+static bool from_partition(const struct an_tracker *a, int src, const struct bm_span *old_span)
 {
 	const struct bm_disk_stats *d = a->disks[src];
 
@@ -115,7 +115,7 @@ struct origin {
 };
 
 /* The link a remap of (dev, old_sector) from @old_dev continues, taken up into @o. */
-static bool take_link(struct bm_analysis *a, const struct bm_io *io, struct origin *o)
+static bool take_link(struct an_tracker *a, const struct bm_io *io, struct origin *o)
 {
 	struct bm_inflight *l;
 
@@ -151,7 +151,7 @@ static void set_origin(struct bm_inflight_table *t, struct bm_inflight *e, const
 	c->up_sector = o->up_sector;
 }
 
-void an_remap(struct bm_analysis *a, const struct bm_io *io, const struct bm_span *old_span)
+void an_remap(struct an_tracker *a, const struct bm_io *io, const struct bm_span *old_span)
 {
 	int src = an_disk_of(a, io->old_dev, old_span, BM_IO_REQUEST);
 	struct bm_inflight *e, *up;
@@ -206,7 +206,7 @@ static uint64_t split_rest(const struct bm_io *io)
 	return rest;
 }
 
-void an_split(struct bm_analysis *a, const struct bm_io *io)
+void an_split(struct an_tracker *a, const struct bm_io *io)
 {
 	uint64_t rest = split_rest(io), start;
 	struct bm_inflight *e, piece;
@@ -265,7 +265,7 @@ void an_split(struct bm_analysis *a, const struct bm_io *io)
 	}
 }
 
-void an_stack_free(struct bm_analysis *a)
+void an_stack_free(struct an_tracker *a)
 {
 	bm_inflight_release(&a->links);
 	bm_ranges_release(&a->ranges);

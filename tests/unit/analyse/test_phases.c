@@ -103,6 +103,31 @@ START_TEST(phases_follow_each_bio_as_btt_does)
 }
 END_TEST
 
+/*
+ * A plug and an unplug by a task that made no request are no disk's, pid 0
+ * too (whose slot in the table of tasks starts out zeroed).
+ */
+START_TEST(a_plug_of_a_task_without_requests_is_no_disks)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 10000 * US, false);
+	const struct bm_phases *ph;
+
+	bm_analysis_phases(a);
+	ev(a, BM_EV_BIO_QUEUE, 100, 0, 8, "W", 7);
+	ev(a, BM_EV_PLUG, 101, 0, 0, "", 0);
+	ev(a, BM_EV_UNPLUG, 102, 0, 1, "", 0);
+	ev(a, BM_EV_PLUG, 103, 0, 0, "", 9);
+	ev(a, BM_EV_UNPLUG, 104, 0, 1, "", 9);
+	bm_analysis_finish(a);
+	ph = phases_of(a, DISK);
+	ck_assert_ptr_nonnull(ph);
+	ck_assert_uint_eq(ph->plugs, 0);
+	ck_assert_uint_eq(ph->unplugs, 0);
+	ck_assert_uint_eq(ph->unplugged, 0);
+	bm_analysis_free(a);
+}
+END_TEST
+
 /* A second bio at the start of one in flight is ignored, as btt ignores it. */
 START_TEST(a_bio_at_a_busy_start_is_ignored)
 {
@@ -208,6 +233,7 @@ Suite *suite_phases(void)
 	tcase_add_test(tc, phases_follow_each_bio_as_btt_does);
 	tcase_add_test(tc, a_bio_at_a_busy_start_is_ignored);
 	tcase_add_test(tc, nothing_is_followed_across_a_gap);
+	tcase_add_test(tc, a_plug_of_a_task_without_requests_is_no_disks);
 	tcase_add_test(tc, a_bio_based_device_has_q2a_and_q2c);
 	tcase_add_test(tc, seek_distances_follow_btt);
 	suite_add_tcase(s, tc);
