@@ -266,6 +266,16 @@ int bm_cgroups_moved(struct bm_cgroups *cg, uint64_t ts, int pid, uint64_t id,
 	return 0;
 }
 
+int bm_cgroups_seen(struct bm_cgroups *cg, uint64_t ts, int pid, uint64_t id,
+		    const char *path)
+{
+	const struct life *l = newest(cg, pid);
+
+	if (l && l->to == UINT64_MAX && l->nstays)
+		return 0;
+	return bm_cgroups_moved(cg, ts, pid, id, path);
+}
+
 /* The stay of @l at @ts, or NULL if none began by then. */
 static const struct stay *stay_at(const struct life *l, uint64_t ts)
 {

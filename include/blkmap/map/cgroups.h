@@ -51,6 +51,13 @@ void bm_cgroups_removed(struct bm_cgroups *cg, uint64_t ts, uint64_t id);
 int bm_cgroups_renamed(struct bm_cgroups *cg, uint64_t ts, uint64_t id, const char *path);
 int bm_cgroups_moved(struct bm_cgroups *cg, uint64_t ts, int pid, uint64_t id,
 		     const char *path);
+/*
+ * A task a statedump saw in cgroup @id: as bm_cgroups_moved(), unless the
+ * kernel's events already told where it is (they come first: the dump
+ * read its files after the events were on).
+ */
+int bm_cgroups_seen(struct bm_cgroups *cg, uint64_t ts, int pid, uint64_t id,
+		    const char *path);
 int bm_cgroups_forked(struct bm_cgroups *cg, uint64_t ts, int parent, int child);
 void bm_cgroups_exited(struct bm_cgroups *cg, uint64_t ts, int pid);
 /* Events may have been lost from @from to @to: what changed then is not known. */

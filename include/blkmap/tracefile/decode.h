@@ -85,7 +85,10 @@ struct bm_event {
 	int error;
 	char rwbs[12];
 	int op;			/* from rwbs: 0 read, 1 write, -1 neither (flush, discard) */
-	/* print: the text, without its trailing newline; bdi: the bdi name */
+	/*
+	 * print: the text, without its trailing newline; bdi: the bdi name;
+	 * the cgroup events: the cgroup's path
+	 */
 	const char *text;
 	int text_len;
 	/* probe and module events: the device's name, its disk's, partno... */
@@ -97,6 +100,15 @@ struct bm_event {
 		uint32_t op;		/* module: what happened (kmodule.h) */
 		uint64_t sectors;
 	} k;
+	/*
+	 * The cgroup map's events: the hierarchy and cgroup id (its path in
+	 * text), the task moved or gone (a fork's parent) and a fork's child.
+	 */
+	struct {
+		uint64_t id;
+		int root;
+		int pid, child;
+	} cg;
 };
 
 /*
