@@ -468,13 +468,23 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 	[AN_LATENCY] = { .done = an_latency_done },
 	[AN_SLOWEST] = { an_slowest_new, NULL, an_slowest_done, an_slowest_finish,
 			 an_slowest_keep, an_slowest_free },
+	[AN_CGROUPS] = { an_cgroups_new, an_cgroups_queued, an_cgroups_done, an_cgroups_finish,
+			 an_cgroups_keep, an_cgroups_free },
 };
+
+/* The cgroup @pid was in at @ts, if asked (bm_analysis_cgroups). */
+static void cgroup_of(const struct bm_analysis *a, int pid, uint64_t ts, struct an_cgroup *out)
+{
+	out->basis = a->cgroups ? bm_cgroups_of(a->cgroups, pid, ts, &out->cg) : BM_CG_UNKNOWN;
+}
 
 void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
 {
-	struct an_queued q = { a->disks[disk], pid, io->op, io->nr_sector, io->ts };
+	struct an_queued q = { .disk = a->disks[disk], .pid = pid, .op = io->op,
+			       .sectors = io->nr_sector, .ts = io->ts };
 	size_t i;
 
+	cgroup_of(a, pid, io->ts, &q.cgroup);
 #pragma GCC unroll 16
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].queued)
@@ -504,6 +514,7 @@ static void io_done(struct bm_analysis *a, const struct bm_io *io, int disk,
 	};
 	size_t i;
 
+	cgroup_of(a, e->pid, e->has_q ? e->q : io->ts, &r.cgroup);
 	if (e->has_g || e->has_i || e->has_d) {
 		const struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
 
@@ -1165,6 +1176,17 @@ void bm_analysis_slowest(struct bm_analysis *a, size_t n)
 size_t bm_analysis_slowest_rows(const struct bm_analysis *a, const struct bm_slow_row **list)
 {
 	return an_slowest_rows(a->consumer[AN_SLOWEST], list);
+}
+
+void bm_analysis_cgroups(struct bm_analysis *a, const struct bm_cgroups *cgroups)
+{
+	a->cgroups = cgroups;
+	an_cgroups_want(a->consumer[AN_CGROUPS]);
+}
+
+size_t bm_analysis_cgroup_rows(const struct bm_analysis *a, const struct bm_cgroup_row **list)
+{
+	return an_cgroups_rows(a->consumer[AN_CGROUPS], list);
 }
 
 size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list)

@@ -17,6 +17,17 @@
 #include <stdint.h>
 
 #include "blkmap/analyse/analyse.h"
+#include "blkmap/map/cgroups.h"
+
+/*
+ * The cgroup of the task that queued an I/O, at its queue (bm_cgroups_of):
+ * basis BM_CG_UNKNOWN where the task's is not known, or not asked
+ * (bm_analysis_cgroups).
+ */
+struct an_cgroup {
+	struct bm_cgroup cg;
+	enum bm_cgroup_basis basis;
+};
 
 /*
  * A bio entering a device: queued on it, or remapped from a partition
@@ -28,13 +39,12 @@ struct an_queued {
 	int op;			/* BM_READ, BM_WRITE, -1 neither (a flush) */
 	uint32_t sectors;
 	uint64_t ts;
+	struct an_cgroup cgroup;	/* of @pid at @ts */
 };
 
 /*
  * A finished I/O: a bio or request completed, or a bio that ended with the
  * request it was merged into. Phase stamps not seen are 0 and flagged off.
- * Room is left for what the coming views need, added here when the tracker
- * learns it: the queuing task's cgroup (cgroups).
  */
 struct an_io {
 	/* the iostat consumers (latency.c) add their figures to @disk and @part */
@@ -43,6 +53,7 @@ struct an_io {
 	struct bm_disk_stats *part;		/* the partition it was submitted to; NULL */
 	const struct bm_disk_stats *top;	/* the top of its stack; NULL: submitted here */
 	int32_t pid;		/* who submitted it (at the top of its stack) */
+	struct an_cgroup cgroup;	/* of @pid at its queue (at @c if not queued here) */
 	int op;			/* BM_READ, BM_WRITE, -1 neither */
 	uint64_t sector;	/* where it completed */
 	uint32_t sectors;	/* the bio's size when queued, else the completion's */
@@ -86,6 +97,7 @@ enum an_which {
 	AN_STACKED,	/* stacked.c: --stack, what came down from above */
 	AN_LATENCY,	/* latency.c: the iostat figures' Q2C and D2C */
 	AN_SLOWEST,	/* slowest.c: --slowest, the slowest I/Os and what was in flight */
+	AN_CGROUPS,	/* cgroups.c: --cgroups, which cgroup did the I/O */
 	AN_NCONSUMERS
 };
 
@@ -119,6 +131,15 @@ void an_slowest_keep(void *state, const struct bm_span_filter *f);
 void an_slowest_free(void *state);
 void an_slowest_want(void *state, size_t n);
 size_t an_slowest_rows(const void *state, const struct bm_slow_row **list);
+/* cgroups.c */
+void *an_cgroups_new(void);
+void an_cgroups_queued(void *state, const struct an_queued *q);
+void an_cgroups_done(void *state, const struct an_io *io);
+void an_cgroups_finish(void *state);
+void an_cgroups_keep(void *state, const struct bm_span_filter *f);
+void an_cgroups_free(void *state);
+void an_cgroups_want(void *state);	/* keeps nothing until asked */
+size_t an_cgroups_rows(const void *state, const struct bm_cgroup_row **list);
 /* series.c: a latency of kind @which (BM_LAT_Q2C, BM_LAT_D2C) of an I/O of @op that completed at @ts. */
 void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v);
 

@@ -62,6 +62,7 @@ struct bm_analysis {
 	uint64_t *gap_edges;	/* their starts and ends, in time order */
 	size_t ngaps, next_gap;	/* next_gap: the next edge to cross */
 	void *consumer[AN_NCONSUMERS];	/* each consumer's state (consumer.h) */
+	const struct bm_cgroups *cgroups;	/* whose I/O: NULL, not asked */
 	/* the last lookup, as events of one disk come in runs */
 	const struct bm_span *last_span;
 	uint32_t last_dev;

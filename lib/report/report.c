@@ -13,7 +13,9 @@
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/analyse/iofeed.h"
 #include "blkmap/map/build.h"
+#include "blkmap/map/cgroups.h"
 #include "blkmap/map/map.h"
+#include "blkmap/report/cgroupsview.h"
 #include "blkmap/report/events.h"
 #include "blkmap/report/mapview.h"
 #include "blkmap/report/phasesview.h"
@@ -514,6 +516,8 @@ static int analyse(struct report *r)
 		bm_analysis_phases(r->analysis);
 	if (r->opts->view == BM_VIEW_SLOWEST)
 		bm_analysis_slowest(r->analysis, r->opts->slowest);
+	if (r->opts->view == BM_VIEW_CGROUPS || r->opts->view == BM_VIEW_TOP)
+		bm_analysis_cgroups(r->analysis, r->pass.cgroups);
 	if (tep_find_event_by_name(r->tep, "block", "block_bio_backmerge"))
 		bm_analysis_merges(r->analysis);
 	if (analyse_events(r) < 0)
@@ -876,6 +880,9 @@ int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, F
 		if (!err && process_filter_set(opts) && !r.listed)
 			top_matched_nothing(&r);
 		break;
+	case BM_VIEW_CGROUPS:
+		err = bm_view_cgroups(out, opts->format, r.analysis, !opts->no_header, opts->cgroup);
+		break;
 	case BM_VIEW_STACK:
 		err = bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
 		break;
@@ -920,6 +927,7 @@ out:
 	bm_events_view_free(r.listing);
 	bm_printer_free(r.printer);
 	free(r.pass.losses);
+	bm_cgroups_free(r.pass.cgroups);
 	bm_analysis_free(r.analysis);
 	bm_stream_close(r.stream);
 	bm_map_free(r.map);

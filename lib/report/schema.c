@@ -253,6 +253,39 @@ static const struct bm_key top_keys[] = {
 	FORMAT_VERSION,
 };
 
+static const struct bm_key cgroups_keys[] = {
+	STR("cgroup", "the cgroup (of cgroup v2) charged, its path from the hierarchy's root as "
+	    "it was at the I/O (a container's, docker-ID.scope, libpod-ID.scope or a kubepods "
+	    "pod, with its id shortened to 12 characters); null: not known"),
+	STR("cgroup_incarnation", "the cgroup: its path, then #N, the Nth cgroup made on that "
+	    "path in the recording (one removed and made again is the next); null as cgroup"),
+	STR("cgroup_basis", "how the cgroup was told: task (the cgroup the queuing task was in "
+	    "at its queue, which the kernel charges direct and synchronous I/O to; a flusher's "
+	    "writeback the kernel charges to the cgroup it writes back for, which the recording "
+	    "does not tell: that I/O counts for the flusher's cgroup), guess (events were lost "
+	    "since the task's last known move) or unknown (the task was not seen)"),
+	STR("name", "the kernel name"),
+	STR("dev", "the device number, MAJ:MIN"),
+	INT("reads", "", "read bios queued by the cgroup's tasks (block_bio_queue, as the "
+	    "kernel's io.stat counts rios)"),
+	INT("writes", "", "write bios queued, as reads (io.stat's wios)"),
+	INT("read_bytes", "bytes", "bytes read (io.stat's rbytes)"),
+	INT("write_bytes", "bytes", "bytes written (io.stat's wbytes)"),
+	INT("q2c_count", "", "Q2C latencies of its I/O measured on the incarnation (0: none; "
+	    "the other q2c keys null)"),
+	NUM("q2c_avg_us", "us", 3, "mean Q2C latency of its I/O, from queueing to completion"),
+	NUM("q2c_p99_us", "us", 3, "99th percentile Q2C latency of its I/O"),
+	INT("d2c_count", "", "D2C latencies of its requests measured on the incarnation (0: "
+	    "none, as on a bio-based device; the other d2c keys null)"),
+	NUM("d2c_avg_us", "us", 3, "mean D2C latency of its requests, from issue to completion"),
+	NUM("d2c_p99_us", "us", 3, "99th percentile D2C latency of its requests"),
+	INCARNATION,
+	FROM_NS,
+	TO_NS,
+	STR("dm", "device-mapper devices: the dm name"),
+	FORMAT_VERSION,
+};
+
 static const struct bm_key slowest_keys[] = {
 	INT("ts_ns", "ns", "its completion, on the trace clock"),
 	STR("name", "the kernel name of the device it completed on"),
@@ -418,13 +451,14 @@ static const struct bm_schema schemas[] = {
 	SCHEMA("slowest", slowest_keys),
 	SCHEMA("phases", phases_keys),
 	SCHEMA("interval", interval_keys),
+	SCHEMA("cgroups", cgroups_keys),
 };
 
 #define NSCHEMAS (sizeof(schemas) / sizeof(schemas[0]))
 
 static const struct bm_schema *const schema_list[NSCHEMAS] = {
 	&schemas[0], &schemas[1], &schemas[2], &schemas[3], &schemas[4], &schemas[5],
-	&schemas[6], &schemas[7], &schemas[8], &schemas[9],
+	&schemas[6], &schemas[7], &schemas[8], &schemas[9], &schemas[10],
 };
 
 size_t bm_schemas(const struct bm_schema *const **list)
