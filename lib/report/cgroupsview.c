@@ -16,13 +16,20 @@
 #define ID_MIN		32
 #define ID_SHOWN	12
 
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
 /* How long the id at @p is (hex digits, and - or _ in a pod's UID); 0 if it is not one. */
 static size_t id_len(const char *p, bool pod)
 {
 	size_t n = 0, digits = 0;
 
+	if (!is_hex(p[0]))
+		return 0;
 	for (; p[n]; n++) {
-		bool hex = (p[n] >= '0' && p[n] <= '9') || (p[n] >= 'a' && p[n] <= 'f');
+		bool hex = is_hex(p[n]);
 
 		if (!hex && !(pod && (p[n] == '-' || p[n] == '_')))
 			break;
@@ -38,7 +45,9 @@ const char *bm_cgroup_shown(const char *path, char *buf, size_t size)
 	if (!size)
 		return buf;
 	while (path[i] && len + 1 < size) {
-		bool pod = i >= 3 && !strncmp(path + i - 3, "pod", 3);
+		/* "pod" as a word of its own: kubepods-besteffort-podUID, /podUID */
+		bool pod = i >= 4 && !strncmp(path + i - 3, "pod", 3) &&
+			   (path[i - 4] == '/' || path[i - 4] == '-');
 		bool start = !i || path[i - 1] == '/' || path[i - 1] == '-' || pod;
 		size_t n = start ? id_len(path + i, pod) : 0;
 
@@ -96,8 +105,7 @@ static const char *basis_name(enum bm_cgroup_basis basis)
 	return basis == BM_CG_EXACT ? "task" : basis == BM_CG_GUESS ? "guess" : "unknown";
 }
 
-/* The cgroup as shown, with its incarnation: "/web#2", or "?" if not known. */
-static const char *cgroup_key(const struct bm_cgroup *cg, char *buf, size_t size)
+const char *bm_cgroup_key(const struct bm_cgroup *cg, char *buf, size_t size)
 {
 	char shown[4000];
 
@@ -114,7 +122,7 @@ void bm_row_cgroup(struct bm_row *r, const struct bm_cgroup *cg, enum bm_cgroup_
 
 	if (cg && basis != BM_CG_UNKNOWN) {
 		bm_row_str(r, "cgroup", bm_cgroup_shown(cg->path, buf, sizeof(buf)));
-		bm_row_str(r, "cgroup_incarnation", cgroup_key(cg, buf, sizeof(buf)));
+		bm_row_str(r, "cgroup_incarnation", bm_cgroup_key(cg, buf, sizeof(buf)));
 	}
 	bm_row_str(r, "cgroup_basis", basis_name(basis));
 }
@@ -194,7 +202,7 @@ int bm_view_cgroups(FILE *out, enum bm_output_format format, const struct bm_ana
 		name = widen(name, rows[i].disk->span ? rows[i].disk->span->name : "?");
 		key = widen(key, rows[i].disk->span ?
 				 bm_span_key(rows[i].disk->span, buf, sizeof(buf)) : "?");
-		cg = widen(cg, cgroup_key(known(&rows[i]), buf, sizeof(buf)));
+		cg = widen(cg, bm_cgroup_key(known(&rows[i]), buf, sizeof(buf)));
 	}
 	if (!row)
 		fprintf(out, "%-*s %-*s %-*s %-7s %8s %8s %10s %10s %10s %10s %10s %10s\n", name,
@@ -214,7 +222,7 @@ int bm_view_cgroups(FILE *out, enum bm_output_format format, const struct bm_ana
 		fprintf(out, "%-*s ", key, c->disk->span ?
 			bm_span_key(c->disk->span, buf, sizeof(buf)) : "?");
 		fprintf(out, "%-*s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f", cg,
-			cgroup_key(known(c), buf, sizeof(buf)), basis_name(c->basis), c->reads,
+			bm_cgroup_key(known(c), buf, sizeof(buf)), basis_name(c->basis), c->reads,
 			c->writes, c->read_bytes / 1024.0, c->write_bytes / 1024.0);
 		latency_text(out, &c->q2c);
 		latency_text(out, &c->d2c);

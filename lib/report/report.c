@@ -254,9 +254,20 @@ static bool ops_wanted(struct report *r, const struct bm_event *ev)
 	return ops & r->opts->ops;
 }
 
+/* Is @pid, at @ts, in a cgroup --cgroup keeps? */
+static bool cgroup_wanted(const struct report *r, int pid, uint64_t ts)
+{
+	struct bm_cgroup cg;
+
+	if (!r->opts->cgroup)
+		return true;
+	return bm_cgroups_of(r->pass.cgroups, pid, ts, &cg) != BM_CG_UNKNOWN &&
+	       bm_cgroup_wanted(r->opts->cgroup, &cg);
+}
+
 static bool event_wanted(struct report *r, const struct bm_event *ev, const struct bm_labelled *l)
 {
-	return ops_wanted(r, ev) &&
+	return ops_wanted(r, ev) && cgroup_wanted(r, ev->pid, ev->ts) &&
 	       (!process_filter_set(r->opts) ||
 		process_wanted(r->opts, bm_decoder_tep(r->dec), ev->pid, NULL)) &&
 	       device_wanted(r, ev, l);
@@ -334,8 +345,12 @@ static int fill_listed(void *ctx, void *state, int cpu, struct bm_lane_batch *b)
 	struct bm_rec rec;
 	int ret = 1;
 
-	if (!ls->view && !(ls->view = bm_events_view_lines(r->opts->format, r->dec, r->printer)))
-		goto nomem;
+	if (!ls->view) {
+		ls->view = bm_events_view_lines(r->opts->format, r->dec, r->printer);
+		if (!ls->view)
+			goto nomem;
+		bm_events_view_cgroups(ls->view, r->pass.cgroups);
+	}
 	while (b->n < b->cap && b->nbytes < LISTED_BYTES &&
 	       (ret = bm_stream_next_cpu(r->stream, cpu, &rec)) > 0) {
 		const char *line;
@@ -347,9 +362,10 @@ static int fill_listed(void *ctx, void *state, int cpu, struct bm_lane_batch *b)
 			/* A listing filtered by device or operation holds block events only. */
 			if (bm_span_filter_set(&r->opts->devices) || r->opts->ops)
 				continue;
-			if (process_filter_set(r->opts)) {
+			if (process_filter_set(r->opts) || r->opts->cgroup) {
 				bm_decode(r->dec, &rec, &ev);
-				if (!process_wanted(r->opts, bm_decoder_tep(r->dec), ev.pid, NULL))
+				if (!process_wanted(r->opts, bm_decoder_tep(r->dec), ev.pid, NULL) ||
+				    !cgroup_wanted(r, ev.pid, ev.ts))
 					continue;
 			}
 			if (add_listed(b, &rec, rec.type, rec.data, rec.size) < 0)
@@ -441,6 +457,7 @@ static int list_events(struct report *r)
 		bm_error_errno("cannot list the events of '%s'", bm_trace_path(r->trace));
 		return -1;
 	}
+	bm_events_view_cgroups(r->listing, r->pass.cgroups);
 	/*
 	 * --explain writes as it goes: in one thread. So does a file with
 	 * events a plugin prints: the plugin learns commands (sched_switch's)
@@ -873,7 +890,7 @@ int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, F
 		err = bm_view_latency(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_TOP:
-		listed = bm_view_top(out, opts->format, r.analysis, !opts->no_header, r.tep,
+		listed = bm_view_top(out, opts->format, r.analysis, !opts->no_header, r.tep, opts->cgroup,
 				     process_filter_set(opts) ? top_wanted : NULL, &r);
 		err = listed < 0 ? -1 : 0;
 		r.listed = listed < 0 ? 0 : listed;

@@ -47,6 +47,21 @@
 	NUM(p "_p999_us", "us", 3, "99.9th percentile " #p " latency"), \
 	NUM(p "_max_us", "us", 3, "longest " #p " latency")
 
+/* The cgroup of cgroup v2 charged with the I/O, @which. */
+#define CGROUP(which) \
+	STR("cgroup", "the cgroup (of cgroup v2) " which ", its path from the " \
+	    "hierarchy's root as it was then (a container's, docker-ID.scope, libpod-ID.scope, " \
+	    "cri-containerd-ID.scope, a kubepods pod's podUID, with its id cut to 12 " \
+	    "characters); null: not known"), \
+	STR("cgroup_incarnation", "the cgroup: its path, then #N, the Nth cgroup made on that " \
+	    "path in the recording (one removed and made again is the next); null as cgroup"), \
+	STR("cgroup_basis", "how the cgroup was told: task (the cgroup the queuing task was " \
+	    "in at its queue, which the kernel charges direct and synchronous I/O to; a " \
+	    "flusher thread's writeback the kernel charges to the cgroup it writes back for, " \
+	    "which the recording does not tell: that I/O counts for the flusher's cgroup), " \
+	    "guess (events were lost since the task's last known move) or unknown (the task " \
+	    "was not seen, or the recording has no cgroup records)")
+
 /* One operation's tail (null without any of its latencies). */
 #define OP_LATENCY(o, p, who) \
 	NUM(o p "_p99_us", "us", 3, "99th percentile of the " who " " p " latency"), \
@@ -123,6 +138,10 @@ static const struct bm_key events_keys[] = {
 	STR("mount", "the mount points of dev's file system then (within a mount's or "
 	    "unmount's window: it may have been), separated by ';'"),
 	STR("old_mount", "block_bio_remap: the mount points of old_dev then"),
+	STR("cgroup", "the cgroup (of cgroup v2) pid was in at the event, shown as --cgroups "
+	    "shows it: on block_bio_queue, the cgroup the kernel charges a direct or "
+	    "synchronous bio to; on a completion, the task the interrupt came in, not the "
+	    "I/O's; null: not known (a task not seen, a recording without cgroup records)"),
 	FORMAT_VERSION,
 };
 
@@ -250,20 +269,12 @@ static const struct bm_key top_keys[] = {
 	TO_NS,
 	STR("dm", "device-mapper devices: the dm name"),
 	NAMES("", "the device"),
+	CGROUP("the process was in when it queued the I/O (a row each it queued from)"),
 	FORMAT_VERSION,
 };
 
 static const struct bm_key cgroups_keys[] = {
-	STR("cgroup", "the cgroup (of cgroup v2) charged, its path from the hierarchy's root as "
-	    "it was at the I/O (a container's, docker-ID.scope, libpod-ID.scope or a kubepods "
-	    "pod, with its id shortened to 12 characters); null: not known"),
-	STR("cgroup_incarnation", "the cgroup: its path, then #N, the Nth cgroup made on that "
-	    "path in the recording (one removed and made again is the next); null as cgroup"),
-	STR("cgroup_basis", "how the cgroup was told: task (the cgroup the queuing task was in "
-	    "at its queue, which the kernel charges direct and synchronous I/O to; a flusher's "
-	    "writeback the kernel charges to the cgroup it writes back for, which the recording "
-	    "does not tell: that I/O counts for the flusher's cgroup), guess (events were lost "
-	    "since the task's last known move) or unknown (the task was not seen)"),
+	CGROUP("whose tasks queued the I/O, as they were in at its queue"),
 	STR("name", "the kernel name"),
 	STR("dev", "the device number, MAJ:MIN"),
 	INT("reads", "", "read bios queued by the cgroup's tasks (block_bio_queue, as the "

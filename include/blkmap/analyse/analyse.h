@@ -149,6 +149,9 @@ struct bm_disk_stats {
 struct bm_top_row {
 	const struct bm_disk_stats *disk;
 	int pid;
+	/* the cgroup it queued from (a row each it moved through); basis unknown: not asked */
+	struct bm_cgroup cgroup;
+	enum bm_cgroup_basis cgroup_basis;
 	uint64_t reads, writes, read_bytes, write_bytes;	/* queued */
 	struct bm_hist q2c;	/* its bios' Q2C, as they completed */
 };

@@ -32,6 +32,9 @@ const char *bm_cgroup_shown(const char *path, char *buf, size_t size);
  */
 bool bm_cgroup_wanted(const char *want, const struct bm_cgroup *cg);
 
+/* The cgroup as shown, with its incarnation: "/web#2"; "?" for NULL. */
+const char *bm_cgroup_key(const struct bm_cgroup *cg, char *buf, size_t size);
+
 /* The cgroup keys of a row: cgroup, cgroup_incarnation, cgroup_basis. */
 void bm_row_cgroup(struct bm_row *r, const struct bm_cgroup *cg, enum bm_cgroup_basis basis);
 

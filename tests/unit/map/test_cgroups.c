@@ -134,6 +134,19 @@ START_TEST(many_tasks_each_keep_their_own_cgroup)
 }
 END_TEST
 
+START_TEST(a_statedump_does_not_undo_a_move_the_events_told_first)
+{
+	/* The dump read the task's file before the move, its marker came after. */
+	ck_assert_int_eq(bm_cgroups_made(cg, 0, 20, "/web"), 0);
+	ck_assert_int_eq(bm_cgroups_moved(cg, 100, 700, 20, "/web"), 0);
+	ck_assert_int_eq(bm_cgroups_seen(cg, 110, 700, 1, "/"), 0);
+	ck_assert_str_eq(at(700, 120), "/web#1");
+	/* A task the events did not place is where the dump saw it. */
+	ck_assert_int_eq(bm_cgroups_seen(cg, 110, 701, 20, "/web"), 0);
+	ck_assert_str_eq(at(701, 120), "/web#1");
+}
+END_TEST
+
 Suite *suite_cgroups(void)
 {
 	Suite *s = suite_create("cgroups");
@@ -146,6 +159,7 @@ Suite *suite_cgroups(void)
 	tcase_add_test(tc, a_rename_changes_the_path_from_then_on);
 	tcase_add_test(tc, after_a_loss_a_cgroup_known_from_before_is_a_guess);
 	tcase_add_test(tc, many_tasks_each_keep_their_own_cgroup);
+	tcase_add_test(tc, a_statedump_does_not_undo_a_move_the_events_told_first);
 	suite_add_tcase(s, tc);
 	return s;
 }
