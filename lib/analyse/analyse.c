@@ -472,10 +472,11 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 			 an_cgroups_keep, an_cgroups_free },
 };
 
-/* The cgroup @pid was in at @ts, if asked (bm_analysis_cgroups). */
+/* The cgroup the kernel charges what @pid queued at @ts to, if asked (bm_analysis_cgroups). */
 static void cgroup_of(const struct bm_analysis *a, int pid, uint64_t ts, struct an_cgroup *out)
 {
-	out->basis = a->cgroups ? bm_cgroups_of(a->cgroups, pid, ts, &out->cg) : BM_CG_UNKNOWN;
+	out->basis = a->cgroups ? bm_cgroups_charged(a->cgroups, pid, ts, &out->cg) :
+				  BM_CG_UNKNOWN;
 }
 
 void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)

@@ -79,8 +79,7 @@ void an_cgroups_queued(void *state, const struct an_queued *q)
 
 	if (!s->wanted || q->op < 0 || !(r = row_of(s, q->disk, &q->cgroup)))
 		return;
-	if (q->cgroup.basis == BM_CG_GUESS)
-		r->basis = BM_CG_GUESS;
+	r->basis = bm_cgroup_basis_merge(r->basis, q->cgroup.basis);
 	if (q->op) {
 		r->writes++;
 		r->write_bytes += (uint64_t)q->sectors * 512;

@@ -20,8 +20,9 @@
 #include "blkmap/map/cgroups.h"
 
 /*
- * The cgroup of the task that queued an I/O, at its queue (bm_cgroups_of):
- * basis BM_CG_UNKNOWN where the task's is not known, or not asked
+ * The cgroup the kernel charged an I/O to (bm_cgroups_charged): its queuing
+ * task's at its queue, or the one a flusher wrote back for. Basis
+ * BM_CG_UNKNOWN where the task's is not known, or not asked
  * (bm_analysis_cgroups).
  */
 struct an_cgroup {

@@ -68,8 +68,7 @@ static struct bm_top_row *row_of(struct procs *p, const struct bm_disk_stats *di
 		if (cg->basis != BM_CG_UNKNOWN)
 			r->cgroup = cg->cg;
 	}
-	if (cg->basis == BM_CG_GUESS)
-		r->cgroup_basis = BM_CG_GUESS;
+	r->cgroup_basis = bm_cgroup_basis_merge(r->cgroup_basis, cg->basis);
 	p->last = r - p->rows;
 	return r;
 }

@@ -240,6 +240,12 @@ static void feed_cgroup_event(struct bm_feeder *f, const struct bm_event *ev)
 	case BM_EV_EXIT:
 		bm_cgroups_exited(f->cgroups, ev->ts, ev->cg.pid);
 		return;
+	case BM_EV_WB_START:
+		bm_cgroups_writing(f->cgroups, ev->ts, ev->cg.pid, ev->cg.id);
+		return;
+	case BM_EV_WB_END:
+		bm_cgroups_written(f->cgroups, ev->ts, ev->cg.pid);
+		return;
 	default:
 		break;
 	}

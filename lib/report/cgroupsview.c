@@ -102,7 +102,18 @@ bool bm_cgroup_wanted(const char *want, const struct bm_cgroup *cg)
 
 static const char *basis_name(enum bm_cgroup_basis basis)
 {
-	return basis == BM_CG_EXACT ? "task" : basis == BM_CG_GUESS ? "guess" : "unknown";
+	switch (basis) {
+	case BM_CG_EXACT:
+		return "task";
+	case BM_CG_WRITEBACK:
+		return "writeback";
+	case BM_CG_BOTH:
+		return "task+writeback";
+	case BM_CG_GUESS:
+		return "guess";
+	default:
+		return "unknown";
+	}
 }
 
 const char *bm_cgroup_key(const struct bm_cgroup *cg, char *buf, size_t size)

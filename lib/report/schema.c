@@ -56,11 +56,12 @@
 	STR("cgroup_incarnation", "the cgroup: its path, then #N, the Nth cgroup made on that " \
 	    "path in the recording (one removed and made again is the next); null as cgroup"), \
 	STR("cgroup_basis", "how the cgroup was told: task (the cgroup the queuing task was " \
-	    "in at its queue, which the kernel charges direct and synchronous I/O to; a " \
-	    "flusher thread's writeback the kernel charges to the cgroup it writes back for, " \
-	    "which the recording does not tell: that I/O counts for the flusher's cgroup), " \
-	    "guess (events were lost since the task's last known move) or unknown (the task " \
-	    "was not seen, or the recording has no cgroup records)")
+	    "in at its queue, which the kernel charges direct and synchronous I/O to), " \
+	    "writeback (a flusher writing an inode back: the cgroup the kernel charges that " \
+	    "to, its writeback_single_inode_start's cgroup_ino), task+writeback (some of " \
+	    "each), guess (events were lost since the task's last known move, or during a " \
+	    "writeback) or unknown (the task was not seen, or the recording has no cgroup " \
+	    "records)")
 
 /* One operation's tail (null without any of its latencies). */
 #define OP_LATENCY(o, p, who) \

@@ -67,6 +67,8 @@ static const struct {
 	{ "cgroup", "cgroup_mkdir", BM_EV_CG_MKDIR },
 	{ "cgroup", "cgroup_rmdir", BM_EV_CG_RMDIR },
 	{ "cgroup", "cgroup_rename", BM_EV_CG_RENAME },
+	{ "writeback", "writeback_single_inode_start", BM_EV_WB_START },
+	{ "writeback", "writeback_single_inode", BM_EV_WB_END },
 	{ "sched", "sched_process_fork", BM_EV_FORK },
 	{ "sched", "sched_process_exit", BM_EV_EXIT },
 	{ "synthetic", "blkmap_dev", BM_EV_M_DEV },
@@ -167,10 +169,11 @@ static void resolve(struct layout *l, struct tep_event *e)
 	}
 	if (l->kind >= BM_EV_CG_MOVE && l->kind <= BM_EV_EXIT) {
 		bool move = l->kind == BM_EV_CG_MOVE;
+		bool wb = l->kind == BM_EV_WB_START || l->kind == BM_EV_WB_END;
 
 		l->cg_root = find(e, move ? "dst_root" : "root");
-		l->cg_id = find(e, move ? "dst_id" : "id");
-		l->cg_pid = find(e, l->kind == BM_EV_FORK ? "parent_pid" : "pid");
+		l->cg_id = find(e, move ? "dst_id" : wb ? "cgroup_ino" : "id");
+		l->cg_pid = find(e, l->kind == BM_EV_FORK ? "parent_pid" : wb ? "common_pid" : "pid");
 		l->cg_child = find(e, "child_pid");
 		l->text = find(e, move ? "dst_path" : "path");
 	}

@@ -37,6 +37,8 @@ enum bm_kind {
 	BM_EV_CG_MKDIR,
 	BM_EV_CG_RMDIR,
 	BM_EV_CG_RENAME,
+	BM_EV_WB_START,		/* writeback:writeback_single_inode_start: a flusher's inode, its cgroup */
+	BM_EV_WB_END,		/* writeback:writeback_single_inode: its end */
 	BM_EV_FORK,		/* sched:sched_process_fork */
 	BM_EV_EXIT,		/* sched:sched_process_exit */
 	/* blkmap's probe events, system "blkmap_PID" (see kprobes.h) */
