@@ -469,7 +469,7 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 	[AN_SLOWEST] = { an_slowest_new, NULL, an_slowest_done, an_slowest_finish,
 			 an_slowest_keep, an_slowest_free },
 	[AN_CGROUPS] = { an_cgroups_new, an_cgroups_queued, an_cgroups_done, an_cgroups_finish,
-			 an_cgroups_keep, an_cgroups_free },
+			 an_cgroups_keep, an_cgroups_free, an_cgroups_split },
 };
 
 /* The cgroup the kernel charges what @pid queued at @ts to, if asked (bm_analysis_cgroups). */
@@ -490,6 +490,20 @@ void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].queued)
 			consumers[i].queued(a->consumer[i], &q);
+}
+
+void an_split_off(struct bm_analysis *a, int disk, int pid, uint64_t q, uint32_t sectors,
+		  const struct bm_io *io)
+{
+	struct an_queued piece = { .disk = a->disks[disk], .pid = pid, .op = io->op,
+				   .sectors = sectors, .ts = io->ts };
+	size_t i;
+
+	cgroup_of(a, pid, q, &piece.cgroup);
+#pragma GCC unroll 16
+	for (i = 0; i < AN_NCONSUMERS; i++)
+		if (consumers[i].split)
+			consumers[i].split(a->consumer[i], &piece);
 }
 
 /*

@@ -2,10 +2,11 @@
 /*
  * Which cgroup did each incarnation's I/O (--cgroups): a row a
  * (incarnation, cgroup), counted as the kernel's io.stat counts: each bio
- * queued there (a partition's remapped bios on the partition), its bytes
- * to the cgroup of the task that queued it, at its queue (blk-cgroup
- * associates a bio with its submitter's cgroup then); a bio that came down
- * a stack is its top's task's. Its Q2C and D2C as it completed, as
+ * queued there (a partition's remapped bios on the partition) and each
+ * piece the block layer split one into, its bytes once, to the cgroup the
+ * kernel charged (bm_cgroups_charged: the queuing task's at its queue, or
+ * the one a flusher wrote back for); a bio that came down a stack is its
+ * top's task's. Its Q2C and D2C as it completed, as
  * --disks takes them. A consumer of the tracker (consumer.h); memory grows
  * with (incarnation, cgroup) pairs, never with the events.
  */
@@ -87,6 +88,24 @@ void an_cgroups_queued(void *state, const struct an_queued *q)
 		r->reads++;
 		r->read_bytes += (uint64_t)q->sectors * 512;
 	}
+}
+
+/*
+ * The block layer split a bio: io.stat counts the piece as one more I/O of
+ * its cgroup (the kernel counts every bio that starts, split ones too) but
+ * its bytes once, with the bio's.
+ */
+void an_cgroups_split(void *state, const struct an_queued *q)
+{
+	struct cgroups *s = state;
+	struct bm_cgroup_row *r;
+
+	if (!s->wanted || q->op < 0 || !(r = row_find(s, q->disk, &q->cgroup)))
+		return;
+	if (q->op)
+		r->writes++;
+	else
+		r->reads++;
 }
 
 /* Its Q2C where it was queued (and on its partition), its request's D2C where it completed. */

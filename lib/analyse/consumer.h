@@ -74,6 +74,9 @@ struct an_io {
  * A consumer's callbacks, each optional. @new makes its state (NULL: no
  * memory), @finish readies it for reading at the recording's end, @keep
  * drops what the filter does not pass (after @finish), @free releases it.
+ * @split: the block layer split a bio queued on @q->disk, and the piece
+ * split off (@q->sectors long, at @q->ts; its cgroup at the bio's queue)
+ * goes on as a bio of its own.
  */
 struct an_consumer {
 	void *(*new)(void);
@@ -82,6 +85,7 @@ struct an_consumer {
 	void (*finish)(void *state);
 	void (*keep)(void *state, const struct bm_span_filter *f);
 	void (*free)(void *state);
+	void (*split)(void *state, const struct an_queued *q);
 };
 
 /* Incarnations in the views' order: by device number, then time. */
@@ -135,6 +139,7 @@ size_t an_slowest_rows(const void *state, const struct bm_slow_row **list);
 /* cgroups.c */
 void *an_cgroups_new(void);
 void an_cgroups_queued(void *state, const struct an_queued *q);
+void an_cgroups_split(void *state, const struct an_queued *q);
 void an_cgroups_done(void *state, const struct an_io *io);
 void an_cgroups_finish(void *state);
 void an_cgroups_keep(void *state, const struct bm_span_filter *f);

@@ -278,9 +278,10 @@ static const struct bm_key cgroups_keys[] = {
 	CGROUP("whose tasks queued the I/O, as they were in at its queue"),
 	STR("name", "the kernel name"),
 	STR("dev", "the device number, MAJ:MIN"),
-	INT("reads", "", "read bios queued by the cgroup's tasks (block_bio_queue, as the "
-	    "kernel's io.stat counts rios)"),
-	INT("writes", "", "write bios queued, as reads (io.stat's wios)"),
+	INT("reads", "", "read bios queued by the cgroup's tasks and the pieces the block "
+	    "layer split them into (block_bio_queue, block_split), as the kernel's io.stat "
+	    "counts rios"),
+	INT("writes", "", "write bios queued and their pieces, as reads (io.stat's wios)"),
 	INT("read_bytes", "bytes", "bytes read (io.stat's rbytes)"),
 	INT("write_bytes", "bytes", "bytes written (io.stat's wbytes)"),
 	INT("q2c_count", "", "Q2C latencies of its I/O measured on the incarnation (0: none; "
