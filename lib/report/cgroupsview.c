@@ -216,7 +216,7 @@ int bm_view_cgroups(FILE *out, enum bm_output_format format, const struct bm_ana
 		cg = widen(cg, bm_cgroup_key(known(&rows[i]), buf, sizeof(buf)));
 	}
 	if (!row)
-		fprintf(out, "%-*s %-*s %-*s %-7s %8s %8s %10s %10s %10s %10s %10s %10s\n", name,
+		fprintf(out, "%-*s %-*s %-*s %-14s %8s %8s %10s %10s %10s %10s %10s %10s\n", name,
 			"NAME", key, "DEV#N", cg, "CGROUP#N", "BASIS", "R_BIOS", "W_BIOS",
 			"READ_KB", "WRITE_KB", "Q2C_AVG_US", "Q2C_P99_US", "D2C_AVG_US",
 			"D2C_P99_US");
@@ -232,7 +232,7 @@ int bm_view_cgroups(FILE *out, enum bm_output_format format, const struct bm_ana
 		fprintf(out, "%-*s ", name, c->disk->span ? c->disk->span->name : "?");
 		fprintf(out, "%-*s ", key, c->disk->span ?
 			bm_span_key(c->disk->span, buf, sizeof(buf)) : "?");
-		fprintf(out, "%-*s %-7s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f", cg,
+		fprintf(out, "%-*s %-14s %8" PRIu64 " %8" PRIu64 " %10.1f %10.1f", cg,
 			bm_cgroup_key(known(c), buf, sizeof(buf)), basis_name(c->basis), c->reads,
 			c->writes, c->read_bytes / 1024.0, c->write_bytes / 1024.0);
 		latency_text(out, &c->q2c);
