@@ -492,14 +492,13 @@ void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
 			consumers[i].queued(a->consumer[i], &q);
 }
 
-void an_split_off(struct bm_analysis *a, int disk, int pid, uint64_t q, uint32_t sectors,
-		  const struct bm_io *io)
+void an_split_off(struct bm_analysis *a, int disk, const struct bm_io *io)
 {
-	struct an_queued piece = { .disk = a->disks[disk], .pid = pid, .op = io->op,
-				   .sectors = sectors, .ts = io->ts };
+	struct an_queued piece = { .disk = a->disks[disk], .pid = io->pid, .op = io->op,
+				   .ts = io->ts };
 	size_t i;
 
-	cgroup_of(a, pid, q, &piece.cgroup);
+	cgroup_of(a, io->pid, io->ts, &piece.cgroup);
 #pragma GCC unroll 16
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].split)
@@ -1014,6 +1013,7 @@ void bm_analysis_event(struct bm_analysis *a, const struct bm_io *io,
 		an_remap(a, io, old_span);
 		break;
 	case BM_EV_BIO_SPLIT:
+		an_split_off(a, disk, io);
 		an_split(a, io);
 		break;
 	case BM_EV_BIO_QUEUE:

@@ -74,9 +74,9 @@ struct an_io {
  * A consumer's callbacks, each optional. @new makes its state (NULL: no
  * memory), @finish readies it for reading at the recording's end, @keep
  * drops what the filter does not pass (after @finish), @free releases it.
- * @split: the block layer split a bio queued on @q->disk, and the piece
- * split off (@q->sectors long, at @q->ts; its cgroup at the bio's queue)
- * goes on as a bio of its own.
+ * @split: a bio on @q->disk was split (block_split, in the submitting
+ * task, @q->pid, at @q->ts; @q->sectors 0): the piece split off goes on
+ * as a bio of its own.
  */
 struct an_consumer {
 	void *(*new)(void);

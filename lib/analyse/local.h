@@ -75,9 +75,8 @@ int an_disk_of(struct bm_analysis *a, uint32_t dev, const struct bm_span *span,
 void an_account(struct bm_inflight_time *t, uint64_t now, int delta);
 /* A bio of @io's entered incarnation @disk, submitted by @pid: to the consumers. */
 void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io);
-/* A piece of @sectors split off a bio @pid queued on @disk at @q: to the consumers. */
-void an_split_off(struct bm_analysis *a, int disk, int pid, uint64_t q, uint32_t sectors,
-		  const struct bm_io *io);
+/* @io split a bio on incarnation @disk: to the consumers. */
+void an_split_off(struct bm_analysis *a, int disk, const struct bm_io *io);
 /* @sectors of @e, a bio device-mapper split, completed below at @now (its clones'). */
 void an_piece_done(struct bm_analysis *a, struct bm_inflight *e, uint32_t sectors, uint64_t now);
 /* Device-mapper split @e at @now: one more piece of it, taken up now. */

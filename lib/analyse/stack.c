@@ -250,8 +250,6 @@ void an_split(struct bm_analysis *a, const struct bm_io *io)
 		if (above && above->mapping)
 			bm_inflight_cold(&a->inflight, above)->clones++;
 	}
-	if (e->disk >= 0)
-		an_split_off(a, e->disk, e->pid, e->q, e->nr_sector, io);
 	if (e->active)
 		an_account(&a->disks[e->disk]->bio_time, io->ts, +1);
 	if (e->part >= 0)
