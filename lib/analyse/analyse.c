@@ -472,11 +472,12 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 			 an_cgroups_keep, an_cgroups_free, an_cgroups_split },
 };
 
-/* The cgroup the kernel charges what @pid queued at @ts to, if asked (bm_analysis_cgroups). */
-static void cgroup_of(const struct bm_analysis *a, int pid, uint64_t ts, struct an_cgroup *out)
+/* The cgroup the kernel charges what @pid queued at @ts (of @op) to, if asked (bm_analysis_cgroups). */
+static void cgroup_of(const struct bm_analysis *a, int pid, uint64_t ts, int op,
+		      struct an_cgroup *out)
 {
-	out->basis = a->cgroups ? bm_cgroups_charged(a->cgroups, pid, ts, &out->cg) :
-				  BM_CG_UNKNOWN;
+	out->basis = a->cgroups ? bm_cgroups_charged(a->cgroups, pid, ts, op == BM_WRITE,
+						     &out->cg) : BM_CG_UNKNOWN;
 }
 
 void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
@@ -485,7 +486,7 @@ void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
 			       .sectors = io->nr_sector, .ts = io->ts };
 	size_t i;
 
-	cgroup_of(a, pid, io->ts, &q.cgroup);
+	cgroup_of(a, pid, io->ts, io->op, &q.cgroup);
 #pragma GCC unroll 16
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].queued)
@@ -498,7 +499,7 @@ void an_split_off(struct bm_analysis *a, int disk, const struct bm_io *io)
 				   .ts = io->ts };
 	size_t i;
 
-	cgroup_of(a, io->pid, io->ts, &piece.cgroup);
+	cgroup_of(a, io->pid, io->ts, io->op, &piece.cgroup);
 #pragma GCC unroll 16
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].split)
@@ -528,7 +529,7 @@ static void io_done(struct bm_analysis *a, const struct bm_io *io, int disk,
 	};
 	size_t i;
 
-	cgroup_of(a, e->pid, e->has_q ? e->q : io->ts, &r.cgroup);
+	cgroup_of(a, e->pid, e->has_q ? e->q : io->ts, io->op, &r.cgroup);
 	if (e->has_g || e->has_i || e->has_d) {
 		const struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
 

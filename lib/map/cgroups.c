@@ -408,9 +408,9 @@ enum bm_cgroup_basis bm_cgroups_of(const struct bm_cgroups *cg, int pid, uint64_
 }
 
 enum bm_cgroup_basis bm_cgroups_charged(const struct bm_cgroups *cg, int pid, uint64_t ts,
-					struct bm_cgroup *out)
+					bool write, struct bm_cgroup *out)
 {
-	const struct life *l = life_at(cg, pid, ts);
+	const struct life *l = write ? life_at(cg, pid, ts) : NULL;
 	size_t lo = 0, hi = l ? l->nwrites : 0;
 
 	while (lo < hi) {	/* the first writeback beginning after @ts */

@@ -20,6 +20,7 @@
  * Memory grows with the tasks, their moves and the cgroups of a recording,
  * never with the number of I/O events.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 struct bm_cgroups;
@@ -91,12 +92,14 @@ void bm_cgroups_lost(struct bm_cgroups *cg, uint64_t from, uint64_t to);
 enum bm_cgroup_basis bm_cgroups_of(const struct bm_cgroups *cg, int pid, uint64_t ts,
 				   struct bm_cgroup *out);
 /*
- * The cgroup the kernel charges a bio @pid queued at @ts to: while it writes
- * an inode back, the cgroup it writes back for (BM_CG_WRITEBACK; a guess if
- * events were lost since that began); else its own (bm_cgroups_of).
+ * The cgroup the kernel charges a bio @pid queued at @ts to: a write while
+ * it writes an inode back, the cgroup it writes back for (BM_CG_WRITEBACK;
+ * a guess if events were lost since that began: the pages' bios carry the
+ * writeback's cgroup); else its own (bm_cgroups_of), as for the metadata
+ * a file system reads meanwhile.
  */
 enum bm_cgroup_basis bm_cgroups_charged(const struct bm_cgroups *cg, int pid, uint64_t ts,
-					struct bm_cgroup *out);
+					bool write, struct bm_cgroup *out);
 /* The cgroup of id @id as it was at @ts; 0 if the id is not known. */
 int bm_cgroups_by_id(const struct bm_cgroups *cg, uint64_t id, uint64_t ts,
 		     struct bm_cgroup *out);

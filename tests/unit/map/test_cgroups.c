@@ -152,7 +152,7 @@ static const char *charged(int pid, uint64_t ts)
 {
 	static char buf[128];
 	struct bm_cgroup c;
-	enum bm_cgroup_basis b = bm_cgroups_charged(cg, pid, ts, &c);
+	enum bm_cgroup_basis b = bm_cgroups_charged(cg, pid, ts, true, &c);
 
 	if (b == BM_CG_UNKNOWN)
 		return "?";
@@ -171,8 +171,10 @@ START_TEST(a_flushers_bios_go_to_the_cgroup_it_writes_back_for)
 	ck_assert_str_eq(charged(600, 250), "w/web#1");
 	ck_assert_str_eq(charged(600, 350), "/#1");
 	ck_assert_str_eq(charged(600, 450), "w/#1");
-	/* Its own cgroup is still the root, as the events view says. */
+	/* Its own cgroup is still the root, as the events view says, and its reads'. */
 	ck_assert_str_eq(at(600, 250), "/#1");
+	ck_assert_int_eq(bm_cgroups_charged(cg, 600, 250, false, &(struct bm_cgroup){ 0 }),
+			 BM_CG_EXACT);
 	/* A writeback whose end was lost ends at the next one's start. */
 	ck_assert_int_eq(bm_cgroups_writing(cg, 500, 600, 20), 0);
 	ck_assert_str_eq(charged(600, 510), "w/web#1");
