@@ -158,7 +158,8 @@ static void latency_keys(struct bm_row *r, const char *which, const struct bm_hi
 	bm_row_num(r, key, bm_hist_percentile(h, 99) / 1e3);
 }
 
-static void cgroup_row(struct bm_row *r, const struct bm_cgroup_row *c)
+static void cgroup_row(struct bm_row *r, const struct bm_cgroup_row *c, uint64_t since,
+		       uint64_t until)
 {
 	bm_row_cgroup(r, known(c), c->basis);
 	if (c->disk->span && c->disk->span->dm[0])
@@ -170,6 +171,8 @@ static void cgroup_row(struct bm_row *r, const struct bm_cgroup_row *c)
 	bm_row_u64(r, "write_bytes", c->write_bytes);
 	latency_keys(r, "q2c", &c->q2c);
 	latency_keys(r, "d2c", &c->d2c);
+	bm_row_u64(r, "since_ns", since);
+	bm_row_u64(r, "until_ns", until);
 	bm_row_end(r);
 }
 
@@ -191,7 +194,7 @@ static int widen(int width, const char *text)
 }
 
 int bm_view_cgroups(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		    bool header, const char *want)
+		    bool header, const char *want, uint64_t since, uint64_t until)
 {
 	const struct bm_cgroup_row *rows;
 	size_t i, n = bm_analysis_cgroup_rows(a, &rows);
@@ -226,7 +229,7 @@ int bm_view_cgroups(FILE *out, enum bm_output_format format, const struct bm_ana
 		if (!bm_cgroup_wanted(want, known(c)))
 			continue;
 		if (row) {
-			cgroup_row(row, c);
+			cgroup_row(row, c, since, until);
 			continue;
 		}
 		fprintf(out, "%-*s ", name, c->disk->span ? c->disk->span->name : "?");

@@ -640,6 +640,12 @@ static const char *known_devices(struct report *r, bool names, char *buf, size_t
 	return buf[0] ? buf : "none";
 }
 
+/* A live view's interval (blkmap top's) is what it is, events to its end or not. */
+static bool live(const struct bm_report_opts *o)
+{
+	return o->live || o->view == BM_VIEW_INTERVAL;
+}
+
 /*
  * A --disk or --dev that no incarnation had is a mistake, not a disk
  * without I/O: refuse it, naming what the recording holds. So are names
@@ -655,7 +661,7 @@ static int check_device_filter(struct report *r)
 	unsigned k;
 
 	/* A live view's disk may come later. */
-	if (!bm_span_filter_set(f) || r->opts->view == BM_VIEW_INTERVAL)
+	if (!bm_span_filter_set(f) || live(r->opts))
 		return 0;
 	for (k = 0; k < f->nnames; k++) {
 		one.names[0] = f->names[k];
@@ -792,7 +798,7 @@ static int window(struct report *r)
 	r->since = !o->since_set ? first : place(r, &o->since);
 	r->until = !o->until_set ? last : place(r, &o->until);
 	/* An empty window is a mistake (a time pasted from another recording): say why. */
-	if (o->view != BM_VIEW_INTERVAL && r->pass.events &&
+	if (!live(o) && r->pass.events &&
 	    (r->since > r->until || r->since > last || r->until < first)) {
 		bm_ts_str(first, a, sizeof(a));
 		bm_ts_str(last, b, sizeof(b));
@@ -808,7 +814,7 @@ static int window(struct report *r)
 	if (r->since < first)
 		r->since = first;
 	/* A live view's interval is what it is, events to its end or not. */
-	if (r->until > last && o->view != BM_VIEW_INTERVAL)
+	if (r->until > last && !live(o))
 		r->until = last;
 	r->io_since = r->since;
 	if (r->pass.window_from > r->io_since)
@@ -898,7 +904,8 @@ int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, F
 			top_matched_nothing(&r);
 		break;
 	case BM_VIEW_CGROUPS:
-		err = bm_view_cgroups(out, opts->format, r.analysis, !opts->no_header, opts->cgroup);
+		err = bm_view_cgroups(out, opts->format, r.analysis, !opts->no_header, opts->cgroup,
+				      r.io_since, r.until);
 		break;
 	case BM_VIEW_STACK:
 		err = bm_view_stack(out, opts->format, r.analysis, !opts->no_header);

@@ -296,6 +296,9 @@ static const struct bm_key cgroups_keys[] = {
 	FROM_NS,
 	TO_NS,
 	STR("dm", "device-mapper devices: the dm name"),
+	INT("since_ns", "ns", "the start of the window the row counts (--since, else the "
+	    "recording's start; blkmap top --cgroups: its interval's), on the trace clock"),
+	INT("until_ns", "ns", "the end of that window (--until, else the recording's end)"),
 	FORMAT_VERSION,
 };
 

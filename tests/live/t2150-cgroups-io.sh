@@ -86,6 +86,16 @@ EOF
 grep -q "lost 0 " "$T/record.err" || { cat "$T/record.err"; fail "events were lost: the counts cannot agree"; }
 "$BLKMAP" report --cgroups -f csv "$T/rec.dat" >"$T/cgroups.csv" || fail "report --cgroups failed"
 
+# The kernel's counters of cgroup $1 now, into $T/counted.$1.
+counted_now() {
+	if [ $oracle = io.stat ]; then
+		grep "^$dev " "$root/$top/$1/io.stat" >"$T/counted.$1" || :
+	else
+		cat "$v1/$top/$1/blkio.throttle.io_service_bytes" \
+		    "$v1/$top/$1/blkio.throttle.io_serviced" >"$T/counted.$1"
+	fi
+	counted "$1"
+}
 # The kernel's: rbytes wbytes rios wios of a cgroup on the device.
 counted() {
 	if [ $oracle = io.stat ]; then
@@ -129,3 +139,21 @@ done
 awk -F, -v cg="/$top/a" 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
 	$k["cgroup"] != cg { bad = 1 } END { exit bad }' a.csv ||
 	fail "--cgroup=/$top/a kept other cgroups: $(cat a.csv)"
+
+# blkmap top --cgroups: a writer in a while it runs; its intervals' bytes
+# of a on the device add up to what the kernel counted meanwhile.
+cd /
+set -- $(counted_now a)
+before=$2
+"$BLKMAP" top 0.5 -n 6 --cgroups --cgroup="/$top/a" -f csv >"$T/top.csv" 2>"$T/top.err" &
+toppid=$!
+wait_line "$T/top.err" "recording into"
+sh -c "c=a; . $T/join; exec dd if=/dev/zero of=$L bs=1M count=8 seek=100 oflag=direct status=none"
+wait $toppid || { cat "$T/top.err"; fail "blkmap top --cgroups failed"; }
+set -- $(counted_now a)
+want=$(($2 - before))
+got=$(awk -F, -v cg="/$top/a" -v d="$dev" 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+	$k["cgroup"] == cg && $k["dev"] == d { s += $k["write_bytes"] } END { print s + 0 }' "$T/top.csv")
+[ "$want" -ge 8388608 ] || fail "premise missing: the kernel counted $want bytes written by a"
+[ "$got" = "$want" ] || { cat "$T/top.csv"; fail "top --cgroups: a wrote $got bytes, the kernel counted $want"; }
+note "top --cgroups: a wrote $got bytes on $dev in its intervals, as $oracle counted"

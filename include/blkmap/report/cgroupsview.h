@@ -9,6 +9,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "blkmap/analyse/analyse.h"
@@ -40,9 +41,10 @@ void bm_row_cgroup(struct bm_row *r, const struct bm_cgroup *cg, enum bm_cgroup_
 
 /*
  * --cgroups: per disk incarnation, its cgroups (bm_analysis_cgroups),
- * those @want keeps. 0, or -1 (errno set: no memory).
+ * those @want keeps, over the window from @since to @until. 0, or -1
+ * (errno set: no memory).
  */
 int bm_view_cgroups(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		    bool header, const char *want);
+		    bool header, const char *want, uint64_t since, uint64_t until);
 
 #endif

@@ -67,6 +67,11 @@ struct bm_report_opts {
 	const char *plot;	/* write an SVG or HTML picture here */
 	uint64_t interval_ns;	/* BM_VIEW_SERIES, and the plot: the bins' width */
 	unsigned bins;		/* the plot's number of bins, without interval_ns (0: 400) */
+	/*
+	 * blkmap top's: a live recording's interval, which may reach past its
+	 * events and name a disk that comes later (BM_VIEW_INTERVAL is always).
+	 */
+	bool live;
 	/* CSV (and blkmap top's text) without the column names. */
 	bool no_header;
 	/* BM_VIEW_INTERVAL, _SERIES, _DISKS: the order of the rows. */
