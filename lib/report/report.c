@@ -576,6 +576,13 @@ static int nothing_matched(struct report *r)
 	}
 	if (p && p < end)
 		snprintf(procs + len, sizeof(procs) - len, ", ...");
+	if (o->cgroup && !o->ops && !process_filter_set(o)) {
+		bm_error("no event of '%s' in the window is of a task in the cgroup %s or below it "
+			 "(report --cgroups names the cgroups that did I/O)", bm_trace_path(r->trace),
+			 o->cgroup);
+		errno = ENOENT;
+		return -1;
+	}
 	/* An operation the window has, but not in the processes named: say those. */
 	if (o->ops && !(process_filter_set(o) && (r->ops_seen & o->ops)))
 		bm_error("no event of '%s' in the window is a %s (its operations there: %s)",
@@ -886,7 +893,8 @@ int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, F
 	case BM_VIEW_EVENTS:
 		if (list_events(&r) < 0)
 			goto out;
-		if ((process_filter_set(opts) || opts->ops) && !r.listed && nothing_matched(&r) < 0)
+		if ((process_filter_set(opts) || opts->ops || opts->cgroup) && !r.listed &&
+		    nothing_matched(&r) < 0)
 			goto out;
 		break;
 	case BM_VIEW_DISKS:
