@@ -1,5 +1,6 @@
 # report --cgroups against the kernel's io.stat, in Debian's kernels (6.1
-# and 6.12) with cgroup v2's io and memory controllers (scenarios/cgroups.sh):
+# and 6.12; 5.10 with KERNELS=5.10) with cgroup v2's io and memory
+# controllers (scenarios/cgroups.sh):
 # for every cgroup and hot-added disk io.stat counted, blkmap's bytes are
 # the kernel's and its I/Os (bios and the pieces the block layer split them
 # into) within 2 % of rios and wios; that holds for the
@@ -21,7 +22,7 @@ row() {
 near() { [ $((100 * ($1 - $2))) -le $((2 * $2)) ] && [ $((100 * ($2 - $1))) -le $((2 * $2)) ]; }
 
 for kernel in $lanes; do
-	[ "$kernel" != 5.10 ] || { note "5.10: left out (its lane runs the tests its README lists)"; continue; }
+	[ "$kernel" != 5.10 ] || [ -n "${KERNELS:-}" ] || { note "5.10: left to KERNELS=5.10"; continue; }
 	out=$T/$kernel
 	in_vm "$kernel" cgroups "$out"
 	"$BLKMAP" report --cgroups -f csv "$out/rec.dat" >"$out/cgroups.csv" 2>"$out/report.err" ||
