@@ -39,7 +39,7 @@ static char doc[] =
 enum {
 	OPT_MAP = 256, OPT_CONFLICTS, OPT_NO_HEADER, OPT_EXPLAIN, OPT_DISKS, OPT_LATENCY, OPT_TOP, OPT_STACK, OPT_SINCE, OPT_UNTIL,
 	OPT_DISK, OPT_DEV, OPT_PLOT, OPT_SCHEMA, OPT_PID, OPT_COMM, OPT_OP, OPT_TIME, OPT_INTERVAL,
-	OPT_BINS, OPT_SORT, OPT_PHASES, OPT_NAMES, OPT_SLOWEST,
+	OPT_BINS, OPT_SORT, OPT_PHASES, OPT_NAMES, OPT_SLOWEST, OPT_CGROUPS, OPT_CGROUP,
 };
 
 /* Above this, more threads than a report can use: a typo, not a machine. */
@@ -54,6 +54,9 @@ static struct argp_option options[] = {
 	  "Per disk and partition incarnation: I/O, rates, depth, utilisation, latency", 1 },
 	{ "latency", OPT_LATENCY, NULL, 0, "Per incarnation: a log2 latency histogram", 1 },
 	{ "top", OPT_TOP, NULL, 0, "Per incarnation: which processes did the I/O", 1 },
+	{ "cgroups", OPT_CGROUPS, NULL, 0,
+	  "Per incarnation and cgroup (of cgroup v2): the I/O each cgroup's tasks queued, as "
+	  "the kernel's io.stat counts it", 1 },
 	{ "stack", OPT_STACK, NULL, 0,
 	  "Per incarnation: the I/O that came down from a dm or md device or a partition", 1 },
 	{ "slowest", OPT_SLOWEST, "N", OPTION_ARG_OPTIONAL,
@@ -82,7 +85,8 @@ static struct argp_option options[] = {
 	  2 },
 	{ "schema", OPT_SCHEMA, "VIEW", OPTION_ARG_OPTIONAL,
 	  "Print the keys of every view's CSV and JSON (or of VIEW: events, map, conflicts, "
-	  "disks, latency, top, stack, slowest, phases, interval) as JSON Lines, and read no recording", 2 },
+	  "disks, latency, top, stack, slowest, phases, interval, cgroups) as JSON Lines, and read "
+	  "no recording", 2 },
 	{ "sort", OPT_SORT, "KEY", 0,
 	  "--disks and --interval: the order of the rows, as blkmap top's: dev (the default), "
 	  "name, iops, bytes, util, latency (D2C p99, or Q2C where there is none); all but dev "
@@ -103,6 +107,9 @@ static struct argp_option options[] = {
 	  "that one too)", 3 },
 	{ "comm", OPT_COMM, "COMMAND", 0, "Only the events (or --top rows) of processes named "
 	  "COMMAND (again: or that one too)", 3 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0, "Only the events, --top rows and --cgroups rows of "
+	  "the cgroup PATH (as --cgroups prints it, from the hierarchy's root) and those below "
+	  "it; PATH#N: only its Nth incarnation", 3 },
 	{ "op", OPT_OP, "OP", 0, "Only the block events that are a read, write, flush or discard "
 	  "(again: or that one too)", 3 },
 	{ NULL, 'h', NULL, 0, "Describe the options (as --help)", -1 },
@@ -149,7 +156,7 @@ static void set_view(struct argp_state *state, enum bm_view view)
 
 	if (a->view_set && a->opts.view != view)
 		argp_error(state, "one view at a time: --map, --conflicts, --disks, --interval, "
-			   "--latency, --top, --stack or --slowest");
+			   "--latency, --top, --stack, --slowest or --cgroups");
 	a->opts.view = view;
 	a->view_set = true;
 }
@@ -202,6 +209,15 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LATENCY:
 		set_view(state, BM_VIEW_LATENCY);
+		break;
+	case OPT_CGROUPS:
+		set_view(state, BM_VIEW_CGROUPS);
+		break;
+	case OPT_CGROUP:
+		if (arg[0] != '/')
+			argp_error(state, "--cgroup takes a cgroup's path from the hierarchy's root, "
+				   "as /system.slice, not '%s'", arg);
+		a->opts.cgroup = arg;
 		break;
 	case OPT_TOP:
 		set_view(state, BM_VIEW_TOP);
@@ -305,7 +321,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_SCHEMA:
 		if (arg && !bm_schema_find(arg))
 			argp_error(state, "--schema takes a view: events, map, conflicts, disks, "
-				   "latency, top, stack, slowest, phases or interval, not '%s'", arg);
+				   "latency, top, stack, slowest, phases, interval or cgroups, not "
+				   "'%s'", arg);
 		a->schema = true;
 		a->schema_view = arg;
 		break;
@@ -380,6 +397,12 @@ int cmd_report(int argc, char **argv)
 	    !(a.opts.view == BM_VIEW_TOP && !a.opts.ops)) {
 		say("--pid, --comm and --op filter the events, and --pid and --comm --top's rows: "
 		    "not the other views, whose figures are the devices' whole");
+		return 64;
+	}
+	if (a.opts.cgroup && a.opts.view != BM_VIEW_EVENTS && a.opts.view != BM_VIEW_TOP &&
+	    a.opts.view != BM_VIEW_CGROUPS) {
+		say("--cgroup filters the events, --top's rows and --cgroups' rows: not the other "
+		    "views, whose figures are the devices' whole");
 		return 64;
 	}
 	if (a.opts.plot && !strcmp(a.opts.plot, "-") && a.view_set) {

@@ -31,7 +31,7 @@ static char doc[] =
 	"nothing unless -o is given (the last SIZE of events and the whole map, written "
 	"at the end). Stops after -n intervals, or on SIGINT, SIGTERM or SIGHUP.";
 
-enum { OPT_RING = 0x100, OPT_SORT, OPT_DISK, OPT_EVENTS };
+enum { OPT_RING = 0x100, OPT_SORT, OPT_DISK, OPT_EVENTS, OPT_CGROUPS, OPT_CGROUP };
 
 static struct argp_option options[] = {
 	{ "count", 'n', "COUNT", 0, "Stop after COUNT intervals", 0 },
@@ -41,6 +41,10 @@ static struct argp_option options[] = {
 	  "Q2C where there is none); all but dev and name the most first", 0 },
 	{ "disk", OPT_DISK, "NAME", 0, "Only the disk or partition NAME (or device-mapper name)",
 	  0 },
+	{ "cgroups", OPT_CGROUPS, NULL, 0, "Per disk and cgroup (of cgroup v2): the I/O each "
+	  "cgroup queued in the interval, as blkmap report --cgroups shows it", 0 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0, "With --cgroups, only the cgroup PATH and those below "
+	  "it", 0 },
 	{ "output", 'o', "FILE", 0, "Also write the recording to FILE at the end", 0 },
 	{ "ring", OPT_RING, "SIZE", 0, "Keep the newest SIZE of events (default 64M)", 0 },
 	{ "events", OPT_EVENTS, "PROFILE", 0,
@@ -86,6 +90,15 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (t->view.devices.nnames == BM_FILTER_MAX)
 			argp_error(state, "at most %d --disk filters", BM_FILTER_MAX);
 		t->view.devices.names[t->view.devices.nnames++] = arg;
+		break;
+	case OPT_CGROUPS:
+		t->view.view = BM_VIEW_CGROUPS;
+		break;
+	case OPT_CGROUP:
+		if (arg[0] != '/')
+			argp_error(state, "--cgroup takes a cgroup's path from the hierarchy's root, "
+				   "as /system.slice, not '%s'", arg);
+		t->view.cgroup = arg;
 		break;
 	case 'o':
 		t->rec.output = arg;
@@ -166,7 +179,16 @@ int cmd_top(int argc, char **argv)
 	t.rec.ring_bytes = DEFAULT_RING;
 	t.rec.sources = BM_SRC_ALL;
 	t.view.view = BM_VIEW_INTERVAL;
+	t.view.live = true;
 	argp_parse(&argp, argc, argv, 0, NULL, &t);
+	if (t.view.cgroup && t.view.view != BM_VIEW_CGROUPS) {
+		say("--cgroup keeps --cgroups' rows: give --cgroups with it");
+		return 64;
+	}
+	if (t.view.sort && t.view.view == BM_VIEW_CGROUPS) {
+		say("--sort orders the disks' rows: --cgroups' are by disk, then cgroup");
+		return 64;
+	}
 	t.screen = t.view.format == BM_FORMAT_TEXT && isatty(STDOUT_FILENO);
 	t.rec.tick_s = t.interval;
 	t.rec.tick = show;

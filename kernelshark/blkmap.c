@@ -26,6 +26,7 @@
 #include <trace-seq.h>
 
 #include "blkmap/map/build.h"
+#include "blkmap/map/cgroups.h"
 #include "blkmap/tracefile/decode.h"
 #include "blkmap/tracefile/merge.h"
 #include "blkmap/tracefile/printfmt.h"
@@ -218,6 +219,7 @@ static struct bm_map *map_of(struct plugin_ctx *c, const char *file)
 	if (s)
 		map = bm_map_build(s, dec, &pass);
 	free(pass.losses);
+	bm_cgroups_free(pass.cgroups);
 	bm_stream_close(s);
 	bm_decoder_free(dec);
 	return map;

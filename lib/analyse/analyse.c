@@ -455,6 +455,8 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 			 an_slowest_keep, an_slowest_free },
 	[AN_PHASES] = { .new = an_phases_new, .free = an_phases_free, .step = an_phases_step,
 			.gap = an_phases_gap },
+	[AN_CGROUPS] = { an_cgroups_new, an_cgroups_queued, an_cgroups_done, an_cgroups_finish,
+			 an_cgroups_keep, an_cgroups_free, .split = an_cgroups_split },
 };
 
 /* @io, of incarnation @disk (NULL: a plug's) and a remap's @from, to who follows events. */
@@ -470,15 +472,39 @@ static void step(struct an_tracker *a, const struct bm_io *io, int disk, int fro
 			consumers[i].step(a->consumer[i], &st);
 }
 
+
+/* The cgroup the kernel charges what @pid queued at @ts (of @op) to, if asked (bm_analysis_cgroups). */
+static void cgroup_of(const struct an_tracker *a, int pid, uint64_t ts, int op,
+		      struct an_cgroup *out)
+{
+	out->basis = a->cgroups ? bm_cgroups_charged(a->cgroups, pid, ts, op == BM_WRITE,
+						     &out->cg) : BM_CG_UNKNOWN;
+}
+
 void an_queued(struct an_tracker *a, int disk, int pid, const struct bm_io *io)
 {
-	struct an_queued q = { a->disks[disk], pid, io->op, io->nr_sector, io->ts };
+	struct an_queued q = { .disk = a->disks[disk], .pid = pid, .op = io->op,
+			       .sectors = io->nr_sector, .ts = io->ts };
 	size_t i;
 
+	cgroup_of(a, pid, io->ts, io->op, &q.cgroup);
 #pragma GCC unroll 16
 	for (i = 0; i < AN_NCONSUMERS; i++)
 		if (consumers[i].queued)
 			consumers[i].queued(a->consumer[i], &q);
+}
+
+void an_split_off(struct an_tracker *a, int disk, const struct bm_io *io)
+{
+	struct an_queued piece = { .disk = a->disks[disk], .pid = io->pid, .op = io->op,
+				   .ts = io->ts };
+	size_t i;
+
+	cgroup_of(a, io->pid, io->ts, io->op, &piece.cgroup);
+#pragma GCC unroll 16
+	for (i = 0; i < AN_NCONSUMERS; i++)
+		if (consumers[i].split)
+			consumers[i].split(a->consumer[i], &piece);
 }
 
 /*
@@ -504,6 +530,7 @@ static void io_done(struct an_tracker *a, const struct bm_io *io, int disk,
 	};
 	size_t i;
 
+	cgroup_of(a, e->pid, e->has_q ? e->q : io->ts, io->op, &r.cgroup);
 	if (e->has_g || e->has_i || e->has_d) {
 		const struct bm_inflight_cold *c = bm_inflight_cold(&a->inflight, e);
 
@@ -1020,6 +1047,7 @@ void bm_analysis_event(struct bm_analysis *h, const struct bm_io *io,
 		an_remap(a, io, old_span);
 		break;
 	case BM_EV_BIO_SPLIT:
+		an_split_off(a, disk, io);
 		an_split(a, io);
 		break;
 	case BM_EV_BIO_QUEUE:
@@ -1200,6 +1228,17 @@ void bm_analysis_slowest(struct bm_analysis *h, size_t n)
 size_t bm_analysis_slowest_rows(const struct bm_analysis *h, const struct bm_slow_row **list)
 {
 	return an_slowest_rows(h->t.consumer[AN_SLOWEST], list);
+}
+
+void bm_analysis_cgroups(struct bm_analysis *h, const struct bm_cgroups *cgroups)
+{
+	h->t.cgroups = cgroups;
+	an_cgroups_want(h->t.consumer[AN_CGROUPS]);
+}
+
+size_t bm_analysis_cgroup_rows(const struct bm_analysis *h, const struct bm_cgroup_row **list)
+{
+	return an_cgroups_rows(h->t.consumer[AN_CGROUPS], list);
 }
 
 size_t bm_analysis_gap_list(const struct bm_analysis *h, const struct bm_loss **list)

@@ -23,6 +23,18 @@
 #include <stdint.h>
 
 #include "blkmap/analyse/analyse.h"
+#include "blkmap/map/cgroups.h"
+
+/*
+ * The cgroup the kernel charged an I/O to (bm_cgroups_charged): its queuing
+ * task's at its queue, or the one a flusher wrote back for. Basis
+ * BM_CG_UNKNOWN where the task's is not known, or not asked
+ * (bm_analysis_cgroups).
+ */
+struct an_cgroup {
+	struct bm_cgroup cg;
+	enum bm_cgroup_basis basis;
+};
 
 /*
  * A bio entering a device: queued on it, or remapped from a partition
@@ -34,13 +46,12 @@ struct an_queued {
 	int op;			/* BM_READ, BM_WRITE, -1 neither (a flush) */
 	uint32_t sectors;
 	uint64_t ts;
+	struct an_cgroup cgroup;	/* of @pid at @ts */
 };
 
 /*
  * A finished I/O: a bio or request completed, or a bio that ended with the
  * request it was merged into. Phase stamps not seen are 0 and flagged off.
- * Room is left for what the coming views need, added here when the tracker
- * learns it: the queuing task's cgroup (cgroups).
  */
 struct an_io {
 	/* the iostat consumers (latency.c) add their figures to @disk and @part */
@@ -49,6 +60,7 @@ struct an_io {
 	struct bm_disk_stats *part;		/* the partition it was submitted to; NULL */
 	const struct bm_disk_stats *top;	/* the top of its stack; NULL: submitted here */
 	int32_t pid;		/* who submitted it (at the top of its stack) */
+	struct an_cgroup cgroup;	/* of @pid at its queue (at @c if not queued here) */
 	int op;			/* BM_READ, BM_WRITE, -1 neither */
 	uint64_t sector;	/* where it completed */
 	uint32_t sectors;	/* the bio's size when queued, else the completion's */
@@ -83,6 +95,9 @@ struct an_step {
  * drops what the filter does not pass (after @finish), @free releases it.
  * @step hears every event (struct an_step) while steps are asked for, @gap
  * that the recording lost events here: what it follows may have ended there.
+ * @split: a bio on @q->disk was split (block_split, in the submitting
+ * task, @q->pid, at @q->ts; @q->sectors 0): the piece split off goes on
+ * as a bio of its own.
  */
 struct an_consumer {
 	void *(*new)(void);
@@ -93,6 +108,7 @@ struct an_consumer {
 	void (*free)(void *state);
 	void (*step)(void *state, const struct an_step *s);
 	void (*gap)(void *state);
+	void (*split)(void *state, const struct an_queued *q);
 };
 
 /* Incarnations in the views' order: by device number, then time. */
@@ -110,6 +126,7 @@ enum an_which {
 	AN_LATENCY,	/* latency.c: the iostat figures' Q2C and D2C */
 	AN_SLOWEST,	/* slowest.c: --slowest, the slowest I/Os and what was in flight */
 	AN_PHASES,	/* phases.c, seek.c: --phases, btt's phases, seeks, merges, plugs */
+	AN_CGROUPS,	/* cgroups.c: --cgroups, which cgroup did the I/O */
 	AN_NCONSUMERS
 };
 
@@ -148,6 +165,16 @@ void *an_phases_new(void);
 void an_phases_step(void *state, const struct an_step *s);
 void an_phases_gap(void *state);
 void an_phases_free(void *state);
+/* cgroups.c */
+void *an_cgroups_new(void);
+void an_cgroups_queued(void *state, const struct an_queued *q);
+void an_cgroups_split(void *state, const struct an_queued *q);
+void an_cgroups_done(void *state, const struct an_io *io);
+void an_cgroups_finish(void *state);
+void an_cgroups_keep(void *state, const struct bm_span_filter *f);
+void an_cgroups_free(void *state);
+void an_cgroups_want(void *state);	/* keeps nothing until asked */
+size_t an_cgroups_rows(const void *state, const struct bm_cgroup_row **list);
 /* series.c: a latency of kind @which (BM_LAT_Q2C, BM_LAT_D2C) of an I/O of @op that completed at @ts. */
 void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v);
 

@@ -57,6 +57,7 @@ struct an_tracker {
 	uint64_t *gap_edges;	/* their starts and ends, in time order */
 	size_t ngaps, next_gap;	/* next_gap: the next edge to cross */
 	void *consumer[AN_NCONSUMERS];	/* each consumer's state (consumer.h) */
+	const struct bm_cgroups *cgroups;	/* whose I/O: NULL, not asked */
 	/* the last lookup, as events of one disk come in runs */
 	const struct bm_span *last_span;
 	uint32_t last_dev;
@@ -69,6 +70,8 @@ int an_disk_of(struct an_tracker *a, uint32_t dev, const struct bm_span *span,
 void an_account(struct bm_inflight_time *t, uint64_t now, int delta);
 /* A bio of @io's entered incarnation @disk, submitted by @pid: to the consumers. */
 void an_queued(struct an_tracker *a, int disk, int pid, const struct bm_io *io);
+/* @io split a bio on incarnation @disk: to the consumers. */
+void an_split_off(struct an_tracker *a, int disk, const struct bm_io *io);
 /* @sectors of @e, a bio device-mapper split, completed below at @now (its clones'). */
 void an_piece_done(struct an_tracker *a, struct bm_inflight *e, uint32_t sectors, uint64_t now);
 /* Device-mapper split @e at @now: one more piece of it, taken up now. */

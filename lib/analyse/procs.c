@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The processes that did each incarnation's I/O (--top): a row a
- * (incarnation, process), the bios it queued there and their Q2C as they
- * completed. A bio that came down a stack counts for the process that
+ * (incarnation, process, cgroup it queued from), the bios it queued there
+ * and their Q2C as they completed. A bio that came down a stack counts for the process that
  * submitted it at the top. A consumer of the tracker (consumer.h); memory
  * grows with (incarnation, process) pairs, never with the events.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,23 +19,36 @@ struct procs {
 	size_t last;	/* the row found last: rows of a disk are few, and come in runs */
 };
 
-/* The row of (@disk, @pid), or NULL. */
-static struct bm_top_row *row_find(struct procs *p, const struct bm_disk_stats *disk, int pid)
+static uint64_t cgroup_id(const struct an_cgroup *cg)
+{
+	return cg->basis == BM_CG_UNKNOWN ? 0 : cg->cg.id;
+}
+
+static bool same(const struct bm_top_row *r, const struct bm_disk_stats *disk, int pid,
+		 const struct an_cgroup *cg)
+{
+	return r->disk == disk && r->pid == pid && r->cgroup.id == cgroup_id(cg);
+}
+
+/* The row of (@disk, @pid, @cg), or NULL. */
+static struct bm_top_row *row_find(struct procs *p, const struct bm_disk_stats *disk, int pid,
+				   const struct an_cgroup *cg)
 {
 	size_t i;
 
-	if (p->last < p->n && p->rows[p->last].disk == disk && p->rows[p->last].pid == pid)
+	if (p->last < p->n && same(&p->rows[p->last], disk, pid, cg))
 		return &p->rows[p->last];
 	for (i = 0; i < p->n; i++)
-		if (p->rows[i].disk == disk && p->rows[i].pid == pid)
+		if (same(&p->rows[i], disk, pid, cg))
 			return &p->rows[i];
 	return NULL;
 }
 
-/* The row of (@disk, @pid), made if new; NULL: no memory. */
-static struct bm_top_row *row_of(struct procs *p, const struct bm_disk_stats *disk, int pid)
+/* The row of (@disk, @pid, @cg), made if new; NULL: no memory. */
+static struct bm_top_row *row_of(struct procs *p, const struct bm_disk_stats *disk, int pid,
+				 const struct an_cgroup *cg)
 {
-	struct bm_top_row *r = row_find(p, disk, pid);
+	struct bm_top_row *r = row_find(p, disk, pid, cg);
 
 	if (!r) {
 		if (p->n == p->cap) {
@@ -50,7 +64,11 @@ static struct bm_top_row *row_of(struct procs *p, const struct bm_disk_stats *di
 		memset(r, 0, sizeof(*r));
 		r->disk = disk;
 		r->pid = pid;
+		r->cgroup_basis = cg->basis;
+		if (cg->basis != BM_CG_UNKNOWN)
+			r->cgroup = cg->cg;
 	}
+	r->cgroup_basis = bm_cgroup_basis_merge(r->cgroup_basis, cg->basis);
 	p->last = r - p->rows;
 	return r;
 }
@@ -58,7 +76,7 @@ static struct bm_top_row *row_of(struct procs *p, const struct bm_disk_stats *di
 void an_procs_queued(void *state, const struct an_queued *q)
 {
 	/* A row for a flush too: its Q2C is the process's (done()). */
-	struct bm_top_row *r = row_of(state, q->disk, q->pid);
+	struct bm_top_row *r = row_of(state, q->disk, q->pid, &q->cgroup);
 
 	if (!r || q->op < 0)
 		return;
@@ -78,9 +96,9 @@ void an_procs_done(void *state, const struct an_io *io)
 
 	if (io->merged || !io->has_q)
 		return;
-	if (io->queued_on && (r = row_find(state, io->queued_on, io->pid)))
+	if (io->queued_on && (r = row_find(state, io->queued_on, io->pid, &io->cgroup)))
 		bm_hist_add(&r->q2c, io->c - io->q);
-	if (io->part && (r = row_find(state, io->part, io->pid)))
+	if (io->part && (r = row_find(state, io->part, io->pid, &io->cgroup)))
 		bm_hist_add(&r->q2c, io->c - io->q);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "blkmap/map/build.h"
+#include "blkmap/map/cgroups.h"
 #include "blkmap/map/feed.h"
 #include "blkmap/sources/marker.h"
 #include "blkmap/util/error.h"
@@ -288,6 +289,7 @@ struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *d
 	pass->markers = pass->registers = pass->window_from = 0;
 	pass->losses = NULL;
 	pass->nlosses = 0;
+	pass->cgroups = NULL;
 	if (bm_stream_rewind(stream) < 0)
 		return NULL;
 	if (nscans > ncpus)
@@ -325,7 +327,8 @@ struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *d
 	kept = malloc((n ? n : 1) * sizeof(*kept));
 	ticks = malloc((nticks ? nticks : 1) * sizeof(*ticks));
 	map = bm_map_new();
-	if (!kept || !ticks || !map)
+	pass->cgroups = bm_cgroups_new();
+	if (!kept || !ticks || !map || !pass->cgroups)
 		goto out_of_memory;
 	for (i = 0, at = 0, ticks_at = 0; i < nscans; i++) {
 		if (scans[i].n)
@@ -337,7 +340,7 @@ struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *d
 	}
 	qsort(kept, n, sizeof(*kept), by_time);
 	qsort(ticks, nticks, sizeof(*ticks), tick_by_time);
-	bm_feeder_init(&feeder, map);
+	bm_feeder_init(&feeder, map, pass->cgroups);
 	for (at = 0, j = 0; at < n; at++) {
 		for (; j < nticks && tick_first(&ticks[j], &kept[at]); j++)
 			feed_tick(&feeder, &ticks[j]);
@@ -362,8 +365,10 @@ struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *d
 	nlosses = bm_stream_losses(stream, &losses);
 	if (nlosses < 0)
 		goto out_of_memory;
-	for (j = 0; j < (size_t)nlosses; j++)
+	for (j = 0; j < (size_t)nlosses; j++) {
 		bm_map_lost(map, losses[j].from, losses[j].to);
+		bm_cgroups_lost(pass->cgroups, losses[j].from, losses[j].to);
+	}
 	bm_map_finish(map, pass->first, pass->last);
 	pass->losses = malloc((nlosses ? nlosses : 1) * sizeof(*pass->losses));
 	if (!pass->losses)
@@ -379,6 +384,8 @@ fail:
 	free(ticks);
 	free_scans(scans, nscans);
 	bm_map_free(map);
+	bm_cgroups_free(pass->cgroups);
+	pass->cgroups = NULL;
 	pass->nlosses = 0;
 	return NULL;
 }

@@ -30,12 +30,20 @@ struct stay {
 	size_t cgroup;		/* an index of cgs */
 };
 
+/* A writeback of an inode by a flusher, for a cgroup. */
+struct writing {
+	uint64_t from, to;	/* to: UINT64_MAX while it goes on */
+	size_t cgroup;
+};
+
 struct life {
 	int pid;
 	uint64_t from;		/* its fork; 0: before the recording */
 	uint64_t to;		/* its exit; UINT64_MAX while it lives */
 	struct stay *stays;
 	size_t nstays;
+	struct writing *writes;	/* in time order, none overlapping */
+	size_t nwrites;
 	size_t prev;		/* the pid's life before, as an index + 1; 0: none */
 };
 
@@ -91,8 +99,10 @@ void bm_cgroups_free(struct bm_cgroups *cg)
 			free(cg->cgs[i].names[j].path);
 		free(cg->cgs[i].names);
 	}
-	for (i = 0; i < cg->nlives; i++)
+	for (i = 0; i < cg->nlives; i++) {
 		free(cg->lives[i].stays);
+		free(cg->lives[i].writes);
+	}
 	free(cg->cgs);
 	free(cg->lives);
 	free(cg->slots);
@@ -266,6 +276,16 @@ int bm_cgroups_moved(struct bm_cgroups *cg, uint64_t ts, int pid, uint64_t id,
 	return 0;
 }
 
+int bm_cgroups_seen(struct bm_cgroups *cg, uint64_t ts, int pid, uint64_t id,
+		    const char *path)
+{
+	const struct life *l = newest(cg, pid);
+
+	if (l && l->to == UINT64_MAX && l->nstays)
+		return 0;
+	return bm_cgroups_moved(cg, ts, pid, id, path);
+}
+
 /* The stay of @l at @ts, or NULL if none began by then. */
 static const struct stay *stay_at(const struct life *l, uint64_t ts)
 {
@@ -303,6 +323,39 @@ void bm_cgroups_exited(struct bm_cgroups *cg, uint64_t ts, int pid)
 		l->to = ts;
 }
 
+/* @pid's life now: its newest if alive, else a new one (from before the recording if first). */
+static struct life *alive(struct bm_cgroups *cg, uint64_t ts, int pid)
+{
+	struct life *l = newest(cg, pid);
+
+	if (l && l->to == UINT64_MAX)
+		return l;
+	return new_life(cg, pid, l ? ts : 0);
+}
+
+void bm_cgroups_written(struct bm_cgroups *cg, uint64_t ts, int pid)
+{
+	struct life *l = newest(cg, pid);
+
+	if (l && l->nwrites && l->writes[l->nwrites - 1].to == UINT64_MAX)
+		l->writes[l->nwrites - 1].to = ts;
+}
+
+int bm_cgroups_writing(struct bm_cgroups *cg, uint64_t ts, int pid, uint64_t id)
+{
+	long c = find_cgroup(cg, id);
+	struct life *l;
+
+	if (c < 0)
+		return 0;
+	bm_cgroups_written(cg, ts, pid);	/* its end was lost: it ended by now */
+	l = alive(cg, ts, pid);
+	if (!l || !room(l->writes, l->nwrites))
+		return errno = ENOMEM, -1;
+	l->writes[l->nwrites++] = (struct writing){ .from = ts, .to = UINT64_MAX, .cgroup = c };
+	return 0;
+}
+
 void bm_cgroups_lost(struct bm_cgroups *cg, uint64_t from, uint64_t to)
 {
 	if (!room(cg->losses, cg->nlosses))
@@ -321,23 +374,59 @@ static void fill(const struct bm_cgroups *cg, size_t i, uint64_t ts, struct bm_c
 		.incarnation = c->incarnation, .from = c->from, .to = c->to };
 }
 
+/* The life of @pid that had begun by @ts and not ended, or NULL. */
+static const struct life *life_at(const struct bm_cgroups *cg, int pid, uint64_t ts)
+{
+	const struct life *l = newest(cg, pid);
+
+	while (l && l->prev && l->from > ts)
+		l = &cg->lives[l->prev - 1];
+	return l && l->from <= ts && ts <= l->to ? l : NULL;
+}
+
+/* Were events lost between @from and @to? */
+static bool lost_between(const struct bm_cgroups *cg, uint64_t from, uint64_t to)
+{
+	size_t i;
+
+	for (i = 0; i < cg->nlosses; i++)
+		if (cg->losses[i].to > from && cg->losses[i].from < to)
+			return true;
+	return false;
+}
+
 enum bm_cgroup_basis bm_cgroups_of(const struct bm_cgroups *cg, int pid, uint64_t ts,
 				   struct bm_cgroup *out)
 {
-	const struct life *l = newest(cg, pid);
+	const struct life *l = life_at(cg, pid, ts);
 	const struct stay *s;
-	size_t i;
 
-	/* The life that had begun by @ts. */
-	while (l && l->prev && l->from > ts)
-		l = &cg->lives[l->prev - 1];
-	if (!l || l->from > ts || ts > l->to || !(s = stay_at(l, ts)))
+	if (!l || !(s = stay_at(l, ts)))
 		return BM_CG_UNKNOWN;
 	fill(cg, s->cgroup, ts, out);
-	for (i = 0; i < cg->nlosses; i++)
-		if (cg->losses[i].to > s->from && cg->losses[i].from < ts)
-			return BM_CG_GUESS;
-	return BM_CG_EXACT;
+	return lost_between(cg, s->from, ts) ? BM_CG_GUESS : BM_CG_EXACT;
+}
+
+enum bm_cgroup_basis bm_cgroups_charged(const struct bm_cgroups *cg, int pid, uint64_t ts,
+					bool write, struct bm_cgroup *out)
+{
+	const struct life *l = write ? life_at(cg, pid, ts) : NULL;
+	size_t lo = 0, hi = l ? l->nwrites : 0;
+
+	while (lo < hi) {	/* the first writeback beginning after @ts */
+		size_t mid = (lo + hi) / 2;
+
+		if (l->writes[mid].from <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && ts <= l->writes[lo - 1].to) {
+		fill(cg, l->writes[lo - 1].cgroup, ts, out);
+		return lost_between(cg, l->writes[lo - 1].from, ts) ? BM_CG_GUESS :
+								       BM_CG_WRITEBACK;
+	}
+	return bm_cgroups_of(cg, pid, ts, out);
 }
 
 int bm_cgroups_by_id(const struct bm_cgroups *cg, uint64_t id, uint64_t ts,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blkmap/map/cgroups.h"
 #include "blkmap/map/feed.h"
 #include "blkmap/map/map.h"
 #include "blkmap/sources/marker.h"
@@ -34,10 +35,11 @@ int bm_parse_dev(const char *text, uint32_t *dev)
 	return 0;
 }
 
-void bm_feeder_init(struct bm_feeder *f, struct bm_map *map)
+void bm_feeder_init(struct bm_feeder *f, struct bm_map *map, struct bm_cgroups *cgroups)
 {
 	memset(f, 0, sizeof(*f));
 	f->map = map;
+	f->cgroups = cgroups;
 }
 
 static uint64_t number(const struct bm_marker_parsed *p, const char *key)
@@ -191,6 +193,74 @@ static void feed_mount(struct bm_feeder *f, const struct bm_marker_parsed *p, st
 	bm_map_observe(f->map, o);
 }
 
+/*
+ * The cgroup statedump (sources/cgroups.h): a cgroup there was there
+ * before the recording; a task, where the kernel's events have not yet
+ * said otherwise.
+ */
+static void feed_cgroup_dump(struct bm_feeder *f, const struct bm_marker_parsed *p, uint64_t ts)
+{
+	const char *path = bm_marker_get(p, "path"), *pids = bm_marker_get(p, "pids");
+	uint64_t id = number(p, "id");
+	struct bm_cgroup known;
+
+	if (!f->cgroups || !id)
+		return;
+	if (!strcmp(p->type, "cgroup")) {
+		if (path)
+			bm_cgroups_made(f->cgroups, 0, id, path);
+		return;
+	}
+	if (!pids)
+		return;
+	path = bm_cgroups_by_id(f->cgroups, id, ts, &known) ? known.path : "?";
+	while (*pids) {
+		char *end;
+		long pid = strtol(pids, &end, 10);
+
+		if (end == pids)
+			break;
+		bm_cgroups_seen(f->cgroups, ts, (int)pid, id, path);
+		pids = *end == ',' ? end + 1 : end;
+	}
+}
+
+/* The kernel's events of the cgroup map, of cgroup v2's hierarchy (0) alone. */
+static void feed_cgroup_event(struct bm_feeder *f, const struct bm_event *ev)
+{
+	char path[4096];
+
+	if (!f->cgroups)
+		return;
+	snprintf(path, sizeof(path), "%.*s", ev->text ? ev->text_len : 0, ev->text ? ev->text : "");
+	switch (ev->kind) {
+	case BM_EV_FORK:
+		bm_cgroups_forked(f->cgroups, ev->ts, ev->cg.pid, ev->cg.child);
+		return;
+	case BM_EV_EXIT:
+		bm_cgroups_exited(f->cgroups, ev->ts, ev->cg.pid);
+		return;
+	case BM_EV_WB_START:
+		bm_cgroups_writing(f->cgroups, ev->ts, ev->cg.pid, ev->cg.id);
+		return;
+	case BM_EV_WB_END:
+		bm_cgroups_written(f->cgroups, ev->ts, ev->cg.pid);
+		return;
+	default:
+		break;
+	}
+	if (ev->cg.root || !ev->text)
+		return;
+	if (ev->kind == BM_EV_CG_MOVE)
+		bm_cgroups_moved(f->cgroups, ev->ts, ev->cg.pid, ev->cg.id, path);
+	else if (ev->kind == BM_EV_CG_MKDIR)
+		bm_cgroups_made(f->cgroups, ev->ts, ev->cg.id, path);
+	else if (ev->kind == BM_EV_CG_RMDIR)
+		bm_cgroups_removed(f->cgroups, ev->ts, ev->cg.id);
+	else if (ev->kind == BM_EV_CG_RENAME)
+		bm_cgroups_renamed(f->cgroups, ev->ts, ev->cg.id, path);
+}
+
 static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 {
 	struct bm_marker_parsed p;
@@ -217,6 +287,8 @@ static void feed_marker(struct bm_feeder *f, const struct bm_event *ev)
 		o.type = BM_OBS_DUMP_END;
 		o.listed = number(&p, "count");
 		bm_map_observe(f->map, &o);
+	} else if (!strcmp(p.type, "cgroup") || !strcmp(p.type, "cgroup-tasks")) {
+		feed_cgroup_dump(f, &p, ev->ts);
 	} else if (!strcmp(p.type, "mount")) {
 		feed_mount(f, &p, &o);
 	} else if (!strcmp(p.type, "controller")) {
@@ -399,6 +471,8 @@ void bm_feed(struct bm_feeder *f, const struct bm_event *ev)
 
 	if (ev->kind >= BM_EV_K_ADD) {
 		feed_probe(f, ev);
+	} else if (ev->kind >= BM_EV_CG_MOVE && ev->kind <= BM_EV_EXIT) {
+		feed_cgroup_event(f, ev);
 	} else if (ev->kind == BM_EV_PRINT && ev->text) {
 		feed_marker(f, ev);
 	} else if (ev->kind == BM_EV_BDI_REGISTER && ev->text) {

@@ -156,6 +156,15 @@ static int enable_cgroup_events(struct recorder *r)
 		if (bm_session_enable(r->session, *e) < 0)
 			return -1;
 		r->cgroup_events++;
+		/*
+		 * A flusher is a kworker, in the root cgroup: its writebacks for
+		 * the root (the root cgroup's inode is 1) tell nothing, and are
+		 * all of them where the kernel has no cgroup writeback.
+		 */
+		if (!strcmp(system, "writeback") &&
+		    bm_session_filter(r->session, system, event, "cgroup_ino != 1") < 0)
+			bm_tell(r->opts->notify, "%s: recording the root's writebacks too",
+				bm_error_message());
 		if (strcmp(system, "cgroup"))
 			continue;
 		if (bm_session_filter(r->session, system, event,

@@ -11,6 +11,7 @@
 #include "blkmap/map/names.h"
 #include "blkmap/report/events.h"
 #include "blkmap/report/mapview.h"
+#include "blkmap/report/cgroupsview.h"
 #include "blkmap/report/schema.h"
 #include "blkmap/tracefile/printfmt.h"
 
@@ -25,6 +26,7 @@ struct bm_events_view {
 	struct bm_line line;
 	int comm_pid;		/* the last pid looked up, and its command */
 	const char *comm;
+	const struct bm_cgroups *cgroups;	/* NULL: no cgroup key */
 	unsigned char order[64];	/* the schema's order of the columns (enum column) */
 };
 
@@ -167,7 +169,7 @@ enum column {
 	C_DEV, C_NAME, C_BASIS, C_RWBS, C_SECTOR, C_NR_SECTOR, C_BYTES, C_ERROR,
 	C_OLD_DEV, C_OLD_NAME, C_OLD_BASIS, C_OLD_SECTOR, C_DM, C_OLD_DM,
 	C_INCARNATION, C_OLD_INCARNATION, C_FROM_NS, C_TO_NS, C_LV, C_OLD_LV, C_LV_LAYER, C_OLD_LV_LAYER, C_BACKING,
-	C_OLD_BACKING, C_MOUNT, C_OLD_MOUNT, C_FORMAT_VERSION,
+	C_OLD_BACKING, C_MOUNT, C_OLD_MOUNT, C_CGROUP, C_FORMAT_VERSION,
 	NCOLUMNS
 };
 
@@ -218,6 +220,7 @@ static const struct {
 	[C_OLD_BACKING] = COLUMN("old_backing_file", V_TEXT),
 	[C_MOUNT] = COLUMN("mount", V_TEXT),
 	[C_OLD_MOUNT] = COLUMN("old_mount", V_TEXT),
+	[C_CGROUP] = COLUMN("cgroup", V_TEXT),
 	[C_FORMAT_VERSION] = COLUMN("format_version", V_U64),
 };
 
@@ -256,6 +259,7 @@ struct record {
 	char lv[2][288];	/* what C_LV and C_OLD_LV point to */
 	char layer[2][32];	/* C_LV_LAYER, C_OLD_LV_LAYER */
 	char mount[2][256];	/* C_MOUNT, C_OLD_MOUNT */
+	char cgroup[1024];	/* C_CGROUP */
 };
 
 #define SET(r, col, member, v) ((r)->present |= 1ULL << (col), (r)->value[col].member = (v))
@@ -285,6 +289,8 @@ static void set_lv(struct record *r, const struct bm_span *s, uint64_t ts, int i
 static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struct bm_event *ev,
 		 const struct bm_labelled *l, struct record *r)
 {
+	struct bm_cgroup cg;
+
 	r->present = 0;
 	SET(r, C_FORMAT_VERSION, u, BM_REPORT_FORMAT);
 	SET(r, C_TS, u, ev->ts);
@@ -292,6 +298,8 @@ static void fill(struct bm_events_view *v, const struct bm_rec *rec, const struc
 	SET(r, C_PID, i, ev->pid);
 	SET(r, C_COMM, s, comm_of(v, ev->pid));
 	SET(r, C_EVENT, s, ev->name);
+	if (v->cgroups && bm_cgroups_of(v->cgroups, ev->pid, ev->ts, &cg) != BM_CG_UNKNOWN)
+		SET(r, C_CGROUP, s, bm_cgroup_shown(cg.path, r->cgroup, sizeof(r->cgroup)));
 	if (!bm_names_dev(ev->kind)) {
 		SET(r, C_DETAILS, s, details(v, rec, ev));
 		return;
@@ -497,6 +505,11 @@ void bm_events_view_print(struct bm_events_view *v, const struct bm_rec *rec,
 		event_csv(&v->line, v->order, &r);
 	else
 		event_json(&v->line, v->order, &r);
+}
+
+void bm_events_view_cgroups(struct bm_events_view *v, const struct bm_cgroups *cgroups)
+{
+	v->cgroups = cgroups;
 }
 
 void bm_events_view_flush(struct bm_events_view *v)

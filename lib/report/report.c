@@ -13,7 +13,9 @@
 #include "blkmap/analyse/analyse.h"
 #include "blkmap/analyse/iofeed.h"
 #include "blkmap/map/build.h"
+#include "blkmap/map/cgroups.h"
 #include "blkmap/map/map.h"
+#include "blkmap/report/cgroupsview.h"
 #include "blkmap/report/events.h"
 #include "blkmap/report/mapview.h"
 #include "blkmap/report/phasesview.h"
@@ -252,9 +254,20 @@ static bool ops_wanted(struct report *r, const struct bm_event *ev)
 	return ops & r->opts->ops;
 }
 
+/* Is @pid, at @ts, in a cgroup --cgroup keeps? */
+static bool cgroup_wanted(const struct report *r, int pid, uint64_t ts)
+{
+	struct bm_cgroup cg;
+
+	if (!r->opts->cgroup)
+		return true;
+	return bm_cgroups_of(r->pass.cgroups, pid, ts, &cg) != BM_CG_UNKNOWN &&
+	       bm_cgroup_wanted(r->opts->cgroup, &cg);
+}
+
 static bool event_wanted(struct report *r, const struct bm_event *ev, const struct bm_labelled *l)
 {
-	return ops_wanted(r, ev) &&
+	return ops_wanted(r, ev) && cgroup_wanted(r, ev->pid, ev->ts) &&
 	       (!process_filter_set(r->opts) ||
 		process_wanted(r->opts, bm_decoder_tep(r->dec), ev->pid, NULL)) &&
 	       device_wanted(r, ev, l);
@@ -332,8 +345,12 @@ static int fill_listed(void *ctx, void *state, int cpu, struct bm_lane_batch *b)
 	struct bm_rec rec;
 	int ret = 1;
 
-	if (!ls->view && !(ls->view = bm_events_view_lines(r->opts->format, r->dec, r->printer)))
-		goto nomem;
+	if (!ls->view) {
+		ls->view = bm_events_view_lines(r->opts->format, r->dec, r->printer);
+		if (!ls->view)
+			goto nomem;
+		bm_events_view_cgroups(ls->view, r->pass.cgroups);
+	}
 	while (b->n < b->cap && b->nbytes < LISTED_BYTES &&
 	       (ret = bm_stream_next_cpu(r->stream, cpu, &rec)) > 0) {
 		const char *line;
@@ -345,9 +362,10 @@ static int fill_listed(void *ctx, void *state, int cpu, struct bm_lane_batch *b)
 			/* A listing filtered by device or operation holds block events only. */
 			if (bm_span_filter_set(&r->opts->devices) || r->opts->ops)
 				continue;
-			if (process_filter_set(r->opts)) {
+			if (process_filter_set(r->opts) || r->opts->cgroup) {
 				bm_decode(r->dec, &rec, &ev);
-				if (!process_wanted(r->opts, bm_decoder_tep(r->dec), ev.pid, NULL))
+				if (!process_wanted(r->opts, bm_decoder_tep(r->dec), ev.pid, NULL) ||
+				    !cgroup_wanted(r, ev.pid, ev.ts))
 					continue;
 			}
 			if (add_listed(b, &rec, rec.type, rec.data, rec.size) < 0)
@@ -439,6 +457,7 @@ static int list_events(struct report *r)
 		bm_error_errno("cannot list the events of '%s'", bm_trace_path(r->trace));
 		return -1;
 	}
+	bm_events_view_cgroups(r->listing, r->pass.cgroups);
 	/*
 	 * --explain writes as it goes: in one thread. So does a file with
 	 * events a plugin prints: the plugin learns commands (sched_switch's)
@@ -514,6 +533,8 @@ static int analyse(struct report *r)
 		bm_analysis_phases(r->analysis);
 	if (r->opts->view == BM_VIEW_SLOWEST)
 		bm_analysis_slowest(r->analysis, r->opts->slowest);
+	if (r->opts->view == BM_VIEW_CGROUPS || r->opts->view == BM_VIEW_TOP)
+		bm_analysis_cgroups(r->analysis, r->pass.cgroups);
 	if (tep_find_event_by_name(r->tep, "block", "block_bio_backmerge"))
 		bm_analysis_merges(r->analysis);
 	if (analyse_events(r) < 0)
@@ -555,6 +576,13 @@ static int nothing_matched(struct report *r)
 	}
 	if (p && p < end)
 		snprintf(procs + len, sizeof(procs) - len, ", ...");
+	if (o->cgroup && !o->ops && !process_filter_set(o)) {
+		bm_error("no event of '%s' in the window is of a task in the cgroup %s or below it "
+			 "(report --cgroups names the cgroups that did I/O)", bm_trace_path(r->trace),
+			 o->cgroup);
+		errno = ENOENT;
+		return -1;
+	}
 	/* An operation the window has, but not in the processes named: say those. */
 	if (o->ops && !(process_filter_set(o) && (r->ops_seen & o->ops)))
 		bm_error("no event of '%s' in the window is a %s (its operations there: %s)",
@@ -619,6 +647,12 @@ static const char *known_devices(struct report *r, bool names, char *buf, size_t
 	return buf[0] ? buf : "none";
 }
 
+/* A live view's interval (blkmap top's) is what it is, events to its end or not. */
+static bool live(const struct bm_report_opts *o)
+{
+	return o->live || o->view == BM_VIEW_INTERVAL;
+}
+
 /*
  * A --disk or --dev that no incarnation had is a mistake, not a disk
  * without I/O: refuse it, naming what the recording holds. So are names
@@ -634,7 +668,7 @@ static int check_device_filter(struct report *r)
 	unsigned k;
 
 	/* A live view's disk may come later. */
-	if (!bm_span_filter_set(f) || r->opts->view == BM_VIEW_INTERVAL)
+	if (!bm_span_filter_set(f) || live(r->opts))
 		return 0;
 	for (k = 0; k < f->nnames; k++) {
 		one.names[0] = f->names[k];
@@ -771,7 +805,7 @@ static int window(struct report *r)
 	r->since = !o->since_set ? first : place(r, &o->since);
 	r->until = !o->until_set ? last : place(r, &o->until);
 	/* An empty window is a mistake (a time pasted from another recording): say why. */
-	if (o->view != BM_VIEW_INTERVAL && r->pass.events &&
+	if (!live(o) && r->pass.events &&
 	    (r->since > r->until || r->since > last || r->until < first)) {
 		bm_ts_str(first, a, sizeof(a));
 		bm_ts_str(last, b, sizeof(b));
@@ -787,7 +821,7 @@ static int window(struct report *r)
 	if (r->since < first)
 		r->since = first;
 	/* A live view's interval is what it is, events to its end or not. */
-	if (r->until > last && o->view != BM_VIEW_INTERVAL)
+	if (r->until > last && !live(o))
 		r->until = last;
 	r->io_since = r->since;
 	if (r->pass.window_from > r->io_since)
@@ -859,7 +893,8 @@ int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, F
 	case BM_VIEW_EVENTS:
 		if (list_events(&r) < 0)
 			goto out;
-		if ((process_filter_set(opts) || opts->ops) && !r.listed && nothing_matched(&r) < 0)
+		if ((process_filter_set(opts) || opts->ops || opts->cgroup) && !r.listed &&
+		    nothing_matched(&r) < 0)
 			goto out;
 		break;
 	case BM_VIEW_DISKS:
@@ -869,12 +904,16 @@ int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, F
 		err = bm_view_latency(out, opts->format, r.analysis, !opts->no_header);
 		break;
 	case BM_VIEW_TOP:
-		listed = bm_view_top(out, opts->format, r.analysis, !opts->no_header, r.tep,
+		listed = bm_view_top(out, opts->format, r.analysis, !opts->no_header, r.tep, opts->cgroup,
 				     process_filter_set(opts) ? top_wanted : NULL, &r);
 		err = listed < 0 ? -1 : 0;
 		r.listed = listed < 0 ? 0 : listed;
 		if (!err && process_filter_set(opts) && !r.listed)
 			top_matched_nothing(&r);
+		break;
+	case BM_VIEW_CGROUPS:
+		err = bm_view_cgroups(out, opts->format, r.analysis, !opts->no_header, opts->cgroup,
+				      r.io_since, r.until);
 		break;
 	case BM_VIEW_STACK:
 		err = bm_view_stack(out, opts->format, r.analysis, !opts->no_header);
@@ -920,6 +959,7 @@ out:
 	bm_events_view_free(r.listing);
 	bm_printer_free(r.printer);
 	free(r.pass.losses);
+	bm_cgroups_free(r.pass.cgroups);
 	bm_analysis_free(r.analysis);
 	bm_stream_close(r.stream);
 	bm_map_free(r.map);

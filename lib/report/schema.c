@@ -47,6 +47,22 @@
 	NUM(p "_p999_us", "us", 3, "99.9th percentile " #p " latency"), \
 	NUM(p "_max_us", "us", 3, "longest " #p " latency")
 
+/* The cgroup of cgroup v2 charged with the I/O, @which. */
+#define CGROUP(which) \
+	STR("cgroup", "the cgroup (of cgroup v2) " which ", its path from the " \
+	    "hierarchy's root as it was then (a container's, docker-ID.scope, libpod-ID.scope, " \
+	    "cri-containerd-ID.scope, a kubepods pod's podUID, with its id cut to 12 " \
+	    "characters); null: not known"), \
+	STR("cgroup_incarnation", "the cgroup: its path, then #N, the Nth cgroup made on that " \
+	    "path in the recording (one removed and made again is the next); null as cgroup"), \
+	STR("cgroup_basis", "how the cgroup was told: task (the cgroup the queuing task was " \
+	    "in at its queue, which the kernel charges direct and synchronous I/O to), " \
+	    "writeback (a flusher writing an inode back: the cgroup the kernel charges that " \
+	    "to, its writeback_single_inode_start's cgroup_ino), task+writeback (some of " \
+	    "each), guess (events were lost since the task's last known move, or during a " \
+	    "writeback) or unknown (the task was not seen, or the recording has no cgroup " \
+	    "records)")
+
 /* One operation's tail (null without any of its latencies). */
 #define OP_LATENCY(o, p, who) \
 	NUM(o p "_p99_us", "us", 3, "99th percentile of the " who " " p " latency"), \
@@ -123,6 +139,10 @@ static const struct bm_key events_keys[] = {
 	STR("mount", "the mount points of dev's file system then (within a mount's or "
 	    "unmount's window: it may have been), separated by ';'"),
 	STR("old_mount", "block_bio_remap: the mount points of old_dev then"),
+	STR("cgroup", "the cgroup (of cgroup v2) pid was in at the event, shown as --cgroups "
+	    "shows it: on block_bio_queue, the cgroup the kernel charges a direct or "
+	    "synchronous bio to; on a completion, the task the interrupt came in, not the "
+	    "I/O's; null: not known (a task not seen, a recording without cgroup records)"),
 	FORMAT_VERSION,
 };
 
@@ -250,6 +270,35 @@ static const struct bm_key top_keys[] = {
 	TO_NS,
 	STR("dm", "device-mapper devices: the dm name"),
 	NAMES("", "the device"),
+	CGROUP("the process was in when it queued the I/O (a row each it queued from)"),
+	FORMAT_VERSION,
+};
+
+static const struct bm_key cgroups_keys[] = {
+	CGROUP("whose tasks queued the I/O, as they were in at its queue"),
+	STR("name", "the kernel name"),
+	STR("dev", "the device number, MAJ:MIN"),
+	INT("reads", "", "read bios queued by the cgroup's tasks and the pieces the block "
+	    "layer split them into (block_bio_queue, block_split), as the kernel's io.stat "
+	    "counts rios"),
+	INT("writes", "", "write bios queued and their pieces, as reads (io.stat's wios)"),
+	INT("read_bytes", "bytes", "bytes read (io.stat's rbytes)"),
+	INT("write_bytes", "bytes", "bytes written (io.stat's wbytes)"),
+	INT("q2c_count", "", "Q2C latencies of its I/O measured on the incarnation (0: none; "
+	    "the other q2c keys null)"),
+	NUM("q2c_avg_us", "us", 3, "mean Q2C latency of its I/O, from queueing to completion"),
+	NUM("q2c_p99_us", "us", 3, "99th percentile Q2C latency of its I/O"),
+	INT("d2c_count", "", "D2C latencies of its requests measured on the incarnation (0: "
+	    "none, as on a bio-based device; the other d2c keys null)"),
+	NUM("d2c_avg_us", "us", 3, "mean D2C latency of its requests, from issue to completion"),
+	NUM("d2c_p99_us", "us", 3, "99th percentile D2C latency of its requests"),
+	INCARNATION,
+	FROM_NS,
+	TO_NS,
+	STR("dm", "device-mapper devices: the dm name"),
+	INT("since_ns", "ns", "the start of the window the row counts (--since, else the "
+	    "recording's start; blkmap top --cgroups: its interval's), on the trace clock"),
+	INT("until_ns", "ns", "the end of that window (--until, else the recording's end)"),
 	FORMAT_VERSION,
 };
 
@@ -418,13 +467,14 @@ static const struct bm_schema schemas[] = {
 	SCHEMA("slowest", slowest_keys),
 	SCHEMA("phases", phases_keys),
 	SCHEMA("interval", interval_keys),
+	SCHEMA("cgroups", cgroups_keys),
 };
 
 #define NSCHEMAS (sizeof(schemas) / sizeof(schemas[0]))
 
 static const struct bm_schema *const schema_list[NSCHEMAS] = {
 	&schemas[0], &schemas[1], &schemas[2], &schemas[3], &schemas[4], &schemas[5],
-	&schemas[6], &schemas[7], &schemas[8], &schemas[9],
+	&schemas[6], &schemas[7], &schemas[8], &schemas[9], &schemas[10],
 };
 
 size_t bm_schemas(const struct bm_schema *const **list)

@@ -8,6 +8,7 @@
 #include <event-parse.h>
 
 #include "blkmap/map/map.h"
+#include "blkmap/report/cgroupsview.h"
 #include "blkmap/report/iostat.h"
 #include "blkmap/map/names.h"
 #include "blkmap/report/schema.h"
@@ -508,6 +509,7 @@ static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *
 	row_names(row, "", r->disk->span);
 	bm_row_int(row, "pid", r->pid);
 	bm_row_str(row, "comm", comm);
+	bm_row_cgroup(row, &r->cgroup, r->cgroup_basis);
 	row_counts(row, r->reads, r->writes, r->read_bytes, r->write_bytes);
 	bm_row_u64(row, "q2c_count", r->q2c.count);
 	if (r->q2c.count) {
@@ -521,15 +523,20 @@ static void top_row(struct bm_row *row, const struct bm_top_row *r, const char *
 static void top_q2c_text(FILE *out, const struct bm_hist *h)
 {
 	if (!h->count) {
-		fprintf(out, " %8s %11s %11s\n", "0", "-", "-");
+		fprintf(out, " %8s %11s %11s", "0", "-", "-");
 		return;
 	}
-	fprintf(out, " %8" PRIu64 " %11.1f %11.1f\n", h->count, (double)h->sum / h->count / 1e3,
+	fprintf(out, " %8" PRIu64 " %11.1f %11.1f", h->count, (double)h->sum / h->count / 1e3,
 		bm_hist_percentile(h, 99) / 1e3);
 }
 
+static bool top_cgroup_wanted(const struct bm_top_row *r, const char *cgroup)
+{
+	return bm_cgroup_wanted(cgroup, r->cgroup_basis == BM_CG_UNKNOWN ? NULL : &r->cgroup);
+}
+
 ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header, struct tep_handle *tep,
+		   bool header, struct tep_handle *tep, const char *cgroup,
 		   bool (*wanted)(int pid, const char *comm, void *ctx), void *ctx)
 {
 	const struct bm_top_row *rows;
@@ -542,16 +549,16 @@ ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_ana
 		const struct bm_top_row *r = &rows[i];
 		const char *comm = r->pid ? tep_data_comm_from_pid(tep, r->pid) : "<idle>";
 
-		if (wanted && !wanted(r->pid, comm, ctx))
+		if ((wanted && !wanted(r->pid, comm, ctx)) || !top_cgroup_wanted(r, cgroup))
 			continue;
 		name = widen(name, shown_name(r->disk, buf, sizeof(buf)));
 		key = widen(key, span_key(r->disk->span, buf, sizeof(buf)));
 		comm_width = widen(comm_width, comm);
 	}
 	if (format == BM_FORMAT_TEXT)
-		fprintf(out, "%-*s %-*s %7s %-*s %8s %8s %10s %10s %8s %11s %11s\n", name, "NAME",
+		fprintf(out, "%-*s %-*s %7s %-*s %8s %8s %10s %10s %8s %11s %11s %s\n", name, "NAME",
 			key, "DEV#N", "PID", comm_width, "COMM", "R_BIOS", "W_BIOS", "READ_KB",
-			"WRITE_KB", "Q2C_N", "Q2C_AVG_US", "Q2C_P99_US");
+			"WRITE_KB", "Q2C_N", "Q2C_AVG_US", "Q2C_P99_US", "CGROUP#N");
 	else if (!row)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -559,7 +566,7 @@ ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_ana
 		const char *comm = r->pid ? tep_data_comm_from_pid(tep, r->pid) : "<idle>";
 		char dev[40];
 
-		if (wanted && !wanted(r->pid, comm, ctx))
+		if ((wanted && !wanted(r->pid, comm, ctx)) || !top_cgroup_wanted(r, cgroup))
 			continue;
 		shown++;
 		if (row) {
@@ -571,6 +578,8 @@ ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_ana
 			key, span_key(r->disk->span, dev, sizeof(dev)), r->pid, comm_width, comm,
 			r->reads, r->writes, r->read_bytes / 1024.0, r->write_bytes / 1024.0);
 		top_q2c_text(out, &r->q2c);
+		fprintf(out, " %s\n", r->cgroup_basis == BM_CG_UNKNOWN ? "?" :
+			bm_cgroup_key(&r->cgroup, buf, sizeof(buf)));
 	}
 	free(row);
 	return shown;

@@ -26,7 +26,8 @@
 const char *const bm_cgroup_events[] = {
 	"cgroup:cgroup_attach_task", "cgroup:cgroup_transfer_tasks", "cgroup:cgroup_mkdir",
 	"cgroup:cgroup_rmdir", "cgroup:cgroup_rename", "sched:sched_process_fork",
-	"sched:sched_process_exit", NULL,
+	"sched:sched_process_exit", "writeback:writeback_single_inode_start",
+	"writeback:writeback_single_inode", NULL,
 };
 
 struct cgroup {

@@ -20,6 +20,7 @@ struct layout {
 	struct field rwbs, text;
 	struct field major, minor, kname, kdisk, kdm, kfile, kuuid, kuuidp, partno, seq;	/* probe events */
 	struct field op, sectors;				/* module events */
+	struct field cg_root, cg_id, cg_pid, cg_child;		/* the cgroup map's events */
 	/*
 	 * A block event whose I/O fields have the kernel's usual sizes, all
 	 * in its first io_end bytes: decoded without a check a field.
@@ -66,6 +67,8 @@ static const struct {
 	{ "cgroup", "cgroup_mkdir", BM_EV_CG_MKDIR },
 	{ "cgroup", "cgroup_rmdir", BM_EV_CG_RMDIR },
 	{ "cgroup", "cgroup_rename", BM_EV_CG_RENAME },
+	{ "writeback", "writeback_single_inode_start", BM_EV_WB_START },
+	{ "writeback", "writeback_single_inode", BM_EV_WB_END },
 	{ "sched", "sched_process_fork", BM_EV_FORK },
 	{ "sched", "sched_process_exit", BM_EV_EXIT },
 	{ "synthetic", "blkmap_dev", BM_EV_M_DEV },
@@ -163,6 +166,16 @@ static void resolve(struct layout *l, struct tep_event *e)
 		l->partno = find(e, "partno");
 		l->op = find(e, "op");
 		l->sectors = find(e, "sectors");
+	}
+	if (l->kind >= BM_EV_CG_MOVE && l->kind <= BM_EV_EXIT) {
+		bool move = l->kind == BM_EV_CG_MOVE;
+		bool wb = l->kind == BM_EV_WB_START || l->kind == BM_EV_WB_END;
+
+		l->cg_root = find(e, move ? "dst_root" : "root");
+		l->cg_id = find(e, move ? "dst_id" : wb ? "cgroup_ino" : "id");
+		l->cg_pid = find(e, l->kind == BM_EV_FORK ? "parent_pid" : wb ? "common_pid" : "pid");
+		l->cg_child = find(e, "child_pid");
+		l->text = find(e, move ? "dst_path" : "path");
 	}
 	if (bm_is_block(l->kind))
 		usual_io_layout(l);
@@ -458,6 +471,15 @@ void bm_decode(const struct bm_decoder *d, const struct bm_rec *rec, struct bm_e
 	ev->text = NULL;
 	ev->text_len = 0;
 	memset(&ev->k, 0, sizeof(ev->k));
+	memset(&ev->cg, 0, sizeof(ev->cg));
+	if (l->kind >= BM_EV_CG_MOVE && l->kind <= BM_EV_EXIT) {
+		ev->cg.root = (int)number(d, rec, l->cg_root);
+		ev->cg.id = number(d, rec, l->cg_id);
+		ev->cg.pid = (int)number(d, rec, l->cg_pid);
+		ev->cg.child = (int)number(d, rec, l->cg_child);
+		ev->text = string(d, rec, l->text, &ev->text_len);
+		return;
+	}
 	if (l->kind >= BM_EV_K_ADD) {
 		if (l->major.size)
 			ev->dev = BM_MKDEV((uint32_t)number(d, rec, l->major) & 0xfff,

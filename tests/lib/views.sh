@@ -30,6 +30,7 @@ for f in text csv json; do
 	run disks.$f --disks -f $f "$rec"
 	run latency.$f --latency -f $f "$rec"
 	run top.$f --top -f $f "$rec"
+	run cgroups.$f --cgroups -f $f "$rec"
 	run stack.$f --stack -f $f "$rec"
 	run phases.$f --phases -f $f "$rec"
 	run interval.$f --interval=10ms -f $f "$rec"

@@ -184,3 +184,21 @@ grep -q "^<svg" "$T/p.SVG" || fail "p.SVG holds no SVG"
 "$BLKMAP" report --plot=- "$rec" 2>/dev/null | grep -q "^<svg" || fail "--plot=- wrote no SVG out"
 [ "$(ls "$T" | grep -c 'XXXXXX\|\.svg\.\|\.SVG\.')" -eq 0 ] || fail "a temporary plot was left: $(ls "$T")"
 note "--plot: formats by name in any case; the recording and other files refused; - is standard output"
+
+# --cgroup: the events, --top and --cgroups alone; a cgroup no event was of is an error.
+set +e
+"$BLKMAP" report --disks --cgroup=/x "$rec" >/dev/null 2>"$T/err"
+status=$?
+set -e
+[ $status -eq 64 ] && grep -q "cgroup filters the events" "$T/err" ||
+	fail "--disks --cgroup: exit $status, '$(cat "$T/err")'"
+set +e
+"$BLKMAP" report --cgroup=/nosuch "$rec" >/dev/null 2>"$T/err"
+status=$?
+set -e
+[ $status -eq 1 ] && grep -q "cgroup /nosuch or below" "$T/err" ||
+	fail "--cgroup=/nosuch over a recording of no cgroup: exit $status, '$(cat "$T/err")'"
+"$BLKMAP" report --cgroups --cgroup=/nosuch -f csv "$rec" >"$T/cg.csv" 2>/dev/null ||
+	fail "--cgroups --cgroup=/nosuch: exit $?"
+[ "$(wc -l <"$T/cg.csv")" -eq 1 ] || fail "--cgroups --cgroup=/nosuch kept rows: $(cat "$T/cg.csv")"
+note "--cgroup: refused by --disks, an error where no event is of it, no --cgroups row of another"

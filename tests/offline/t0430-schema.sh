@@ -84,7 +84,7 @@ def run(args):
 flags = {"events": [], "map": ["--map"], "conflicts": ["--conflicts"], "disks": ["--disks"],
          "latency": ["--latency"], "top": ["--top"], "stack": ["--stack"],
          "slowest": ["--slowest"],
-         "phases": ["--phases"]}
+         "phases": ["--phases"], "cgroups": ["--cgroups"]}
 assert set(flags) | {"interval"} == set(schema), f"views: {sorted(schema)}"
 rows_seen = {}
 for rec in recordings:

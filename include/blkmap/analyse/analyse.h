@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "blkmap/analyse/hist.h"
+#include "blkmap/map/cgroups.h"
 #include "blkmap/tracefile/decode.h"
 #include "blkmap/tracefile/merge.h"
 #include "blkmap/util/tick.h"
@@ -148,6 +149,9 @@ struct bm_disk_stats {
 struct bm_top_row {
 	const struct bm_disk_stats *disk;
 	int pid;
+	/* the cgroup it queued from (a row each it moved through); basis unknown: not asked */
+	struct bm_cgroup cgroup;
+	enum bm_cgroup_basis cgroup_basis;
 	uint64_t reads, writes, read_bytes, write_bytes;	/* queued */
 	struct bm_hist q2c;	/* its bios' Q2C, as they completed */
 };
@@ -233,6 +237,29 @@ struct bm_slow_row {
 	struct bm_by_pid by[BM_BY_SHOWN];	/* who queued those in flight, most first; n 0: none */
 	uint64_t took;			/* what it is ranked by: Q2C, else D2C */
 };
+
+/*
+ * The I/O of a cgroup (of cgroup v2) on an incarnation (--cgroups), as the
+ * kernel's io.stat counts it: the bios queued there (by the cgroup's tasks),
+ * each charged to the cgroup its task was in when it queued it; their Q2C
+ * and D2C as they completed.
+ */
+struct bm_cgroup_row {
+	const struct bm_disk_stats *disk;
+	struct bm_cgroup cgroup;	/* id 0: not known */
+	enum bm_cgroup_basis basis;	/* the weakest of its I/Os' */
+	uint64_t reads, writes, read_bytes, write_bytes;	/* queued */
+	struct bm_hist q2c, d2c;
+};
+
+/*
+ * Tell each I/O's cgroup by @cgroups, from the next event on, for
+ * bm_analysis_cgroup_rows() and the cgroup of --top's rows. @cgroups is
+ * read until the analysis is freed.
+ */
+void bm_analysis_cgroups(struct bm_analysis *a, const struct bm_cgroups *cgroups);
+/* Cgroups per incarnation, ordered by device number, then cgroup path and incarnation. */
+size_t bm_analysis_cgroup_rows(const struct bm_analysis *a, const struct bm_cgroup_row **list);
 
 /* Keep the @n slowest I/Os, from the next event on (memory: @n rows). */
 void bm_analysis_slowest(struct bm_analysis *a, size_t n);

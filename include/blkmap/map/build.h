@@ -29,7 +29,11 @@ struct bm_map_pass {
 	uint64_t wall_ns, mono_ns;
 	struct bm_loss *losses;
 	size_t nlosses;
+	/* Out: the second map, of processes to cgroups (bm_cgroups_free()). */
+	struct bm_cgroups *cgroups;
 };
+
+struct bm_cgroups;
 
 /*
  * Read every event of @stream (each CPU's on its own, from its start), feed the map

@@ -20,6 +20,7 @@
  * Memory grows with the tasks, their moves and the cgroups of a recording,
  * never with the number of I/O events.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 struct bm_cgroups;
@@ -28,7 +29,20 @@ enum bm_cgroup_basis {
 	BM_CG_UNKNOWN,
 	BM_CG_EXACT,
 	BM_CG_GUESS,
+	BM_CG_WRITEBACK,	/* bm_cgroups_charged(): the cgroup a flusher wrote back for */
+	BM_CG_BOTH,		/* of several I/Os: some exact, some written back */
 };
+
+/* The basis of I/Os of bases @a and @b together: a guess if either is. */
+static inline enum bm_cgroup_basis bm_cgroup_basis_merge(enum bm_cgroup_basis a,
+							 enum bm_cgroup_basis b)
+{
+	if (a == b || b == BM_CG_UNKNOWN)
+		return a;
+	if (a == BM_CG_UNKNOWN)
+		return b;
+	return a == BM_CG_GUESS || b == BM_CG_GUESS ? BM_CG_GUESS : BM_CG_BOTH;
+}
 
 struct bm_cgroup {
 	uint64_t id;
@@ -51,8 +65,23 @@ void bm_cgroups_removed(struct bm_cgroups *cg, uint64_t ts, uint64_t id);
 int bm_cgroups_renamed(struct bm_cgroups *cg, uint64_t ts, uint64_t id, const char *path);
 int bm_cgroups_moved(struct bm_cgroups *cg, uint64_t ts, int pid, uint64_t id,
 		     const char *path);
+/*
+ * A task a statedump saw in cgroup @id: as bm_cgroups_moved(), unless the
+ * kernel's events already told where it is (they come first: the dump
+ * read its files after the events were on).
+ */
+int bm_cgroups_seen(struct bm_cgroups *cg, uint64_t ts, int pid, uint64_t id,
+		    const char *path);
 int bm_cgroups_forked(struct bm_cgroups *cg, uint64_t ts, int parent, int child);
 void bm_cgroups_exited(struct bm_cgroups *cg, uint64_t ts, int pid);
+/*
+ * Task @pid writes an inode back for cgroup @id from @ts on (the
+ * writeback_single_inode_start event, whose cgroup_ino is the cgroup the
+ * kernel charges that writeback to), until bm_cgroups_written() at its end.
+ * An id not known is left out: -1 only when out of memory.
+ */
+int bm_cgroups_writing(struct bm_cgroups *cg, uint64_t ts, int pid, uint64_t id);
+void bm_cgroups_written(struct bm_cgroups *cg, uint64_t ts, int pid);
 /* Events may have been lost from @from to @to: what changed then is not known. */
 void bm_cgroups_lost(struct bm_cgroups *cg, uint64_t from, uint64_t to);
 
@@ -62,6 +91,15 @@ void bm_cgroups_lost(struct bm_cgroups *cg, uint64_t from, uint64_t to);
  */
 enum bm_cgroup_basis bm_cgroups_of(const struct bm_cgroups *cg, int pid, uint64_t ts,
 				   struct bm_cgroup *out);
+/*
+ * The cgroup the kernel charges a bio @pid queued at @ts to: a write while
+ * it writes an inode back, the cgroup it writes back for (BM_CG_WRITEBACK;
+ * a guess if events were lost since that began: the pages' bios carry the
+ * writeback's cgroup); else its own (bm_cgroups_of), as for the metadata
+ * a file system reads meanwhile.
+ */
+enum bm_cgroup_basis bm_cgroups_charged(const struct bm_cgroups *cg, int pid, uint64_t ts,
+					bool write, struct bm_cgroup *out);
 /* The cgroup of id @id as it was at @ts; 0 if the id is not known. */
 int bm_cgroups_by_id(const struct bm_cgroups *cg, uint64_t id, uint64_t ts,
 		     struct bm_cgroup *out);

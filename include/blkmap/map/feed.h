@@ -13,6 +13,7 @@
 #include "blkmap/util/tick.h"
 
 struct bm_map;
+struct bm_cgroups;
 
 #define BM_FEEDER_PENDING 16
 
@@ -28,6 +29,7 @@ struct bm_pending_removal {
 
 struct bm_feeder {
 	struct bm_map *map;
+	struct bm_cgroups *cgroups;	/* the second map, of processes to cgroups; NULL: none */
 	struct bm_pending_removal pending[BM_FEEDER_PENDING];
 	int npending;
 	uint64_t listener_ts;	/* the uevent listener's previous marker */
@@ -44,10 +46,12 @@ struct bm_feeder {
 /* Is an event of this kind ever a map record? */
 static inline bool bm_feeds_map(enum bm_kind kind)
 {
-	return kind == BM_EV_PRINT || kind == BM_EV_BDI_REGISTER || kind >= BM_EV_K_ADD;
+	return kind == BM_EV_PRINT || kind == BM_EV_BDI_REGISTER ||
+	       (kind >= BM_EV_CG_MOVE && kind <= BM_EV_EXIT) || kind >= BM_EV_K_ADD;
 }
 
-void bm_feeder_init(struct bm_feeder *f, struct bm_map *map);
+/* A feeder of @map and of @cgroups (NULL: the cgroup records are left alone). */
+void bm_feeder_init(struct bm_feeder *f, struct bm_map *map, struct bm_cgroups *cgroups);
 /* Feed one decoded event; events that are not map records are ignored. */
 void bm_feed(struct bm_feeder *f, const struct bm_event *ev);
 /* The recording ended at @last: removals still in progress end by then. */

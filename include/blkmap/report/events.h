@@ -46,6 +46,9 @@ struct bm_events_view *bm_events_view_lines(enum bm_output_format format,
 const char *bm_events_view_take(struct bm_events_view *v, size_t *len);
 /* Lines formatted elsewhere, as they are. */
 void bm_events_view_put(struct bm_events_view *v, const char *lines, size_t len);
+/* Give each event its process's cgroup then, from @cgroups (CSV and JSON's cgroup key). */
+struct bm_cgroups;
+void bm_events_view_cgroups(struct bm_events_view *v, const struct bm_cgroups *cgroups);
 /* Write out the lines the view holds. */
 void bm_events_view_flush(struct bm_events_view *v);
 void bm_events_view_free(struct bm_events_view *v);

@@ -43,6 +43,7 @@ enum bm_view {
 	BM_VIEW_PHASES,		/* per incarnation and operation: btt's phases, seeks */
 	BM_VIEW_INTERVAL,	/* blkmap top: one interval, per incarnation */
 	BM_VIEW_SERIES,		/* --interval: the recording interval by interval */
+	BM_VIEW_CGROUPS,	/* per incarnation and cgroup: which cgroup did the I/O */
 	BM_VIEW_NONE,		/* only the plot */
 };
 
@@ -62,9 +63,15 @@ struct bm_report_opts {
 	const char *comms[BM_FILTER_MAX];
 	unsigned ncomms;
 	unsigned ops;		/* BM_OPS_* bits; 0: every operation */
+	const char *cgroup;	/* a cgroup and those below it (bm_cgroup_wanted); NULL: all */
 	const char *plot;	/* write an SVG or HTML picture here */
 	uint64_t interval_ns;	/* BM_VIEW_SERIES, and the plot: the bins' width */
 	unsigned bins;		/* the plot's number of bins, without interval_ns (0: 400) */
+	/*
+	 * blkmap top's: a live recording's interval, which may reach past its
+	 * events and name a disk that comes later (BM_VIEW_INTERVAL is always).
+	 */
+	bool live;
 	/* CSV (and blkmap top's text) without the column names. */
 	bool no_header;
 	/* BM_VIEW_INTERVAL, _SERIES, _DISKS: the order of the rows. */

@@ -26,9 +26,12 @@ int bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analy
 		  bool header, int sort);
 int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		    bool header);
-/* Rows of the processes @wanted says (NULL: all); the rows written, or -1. */
+/*
+ * Rows of the processes @wanted says (NULL: all), in the cgroups @cgroup
+ * keeps (bm_cgroup_wanted); the rows written, or -1.
+ */
 ssize_t bm_view_top(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
-		   bool header, struct tep_handle *tep,
+		   bool header, struct tep_handle *tep, const char *cgroup,
 		   bool (*wanted)(int pid, const char *comm, void *ctx), void *ctx);
 /* The slowest I/Os (bm_analysis_slowest), slowest first, with what was in flight at their issue. */
 int bm_view_slowest(FILE *out, enum bm_output_format format, const struct bm_analysis *a,

@@ -6,8 +6,9 @@
  * The cgroup map's source (cgroups.c): a statedump of cgroup v2 as markers
  * written through @mark, beside the kernel's own events of the changes
  * (cgroup:cgroup_attach_task and _transfer_tasks, cgroup_mkdir, _rmdir,
- * _rename; sched:sched_process_fork and _exit), which the recorder enables
- * where the kernel has them (BM_CGROUP_EVENTS).
+ * _rename; sched:sched_process_fork and _exit; writeback:writeback_single_inode_start
+ * and writeback_single_inode, whose cgroup_ino is the cgroup a flusher's bios
+ * are charged to), which the recorder enables where the kernel has them.
  *
  *	blkmap:cgroup-dump-begin id=N
  *	blkmap:cgroup id=INO path=/PATH          every cgroup of the hierarchy

@@ -37,6 +37,8 @@ enum bm_kind {
 	BM_EV_CG_MKDIR,
 	BM_EV_CG_RMDIR,
 	BM_EV_CG_RENAME,
+	BM_EV_WB_START,		/* writeback:writeback_single_inode_start: a flusher's inode, its cgroup */
+	BM_EV_WB_END,		/* writeback:writeback_single_inode: its end */
 	BM_EV_FORK,		/* sched:sched_process_fork */
 	BM_EV_EXIT,		/* sched:sched_process_exit */
 	/* blkmap's probe events, system "blkmap_PID" (see kprobes.h) */
@@ -85,7 +87,10 @@ struct bm_event {
 	int error;
 	char rwbs[12];
 	int op;			/* from rwbs: 0 read, 1 write, -1 neither (flush, discard) */
-	/* print: the text, without its trailing newline; bdi: the bdi name */
+	/*
+	 * print: the text, without its trailing newline; bdi: the bdi name;
+	 * the cgroup events: the cgroup's path
+	 */
 	const char *text;
 	int text_len;
 	/* probe and module events: the device's name, its disk's, partno... */
@@ -97,6 +102,15 @@ struct bm_event {
 		uint32_t op;		/* module: what happened (kmodule.h) */
 		uint64_t sectors;
 	} k;
+	/*
+	 * The cgroup map's events: the hierarchy and cgroup id (its path in
+	 * text), the task moved or gone (a fork's parent) and a fork's child.
+	 */
+	struct {
+		uint64_t id;
+		int root;
+		int pid, child;
+	} cg;
 };
 
 /*

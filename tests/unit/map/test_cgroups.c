@@ -134,6 +134,61 @@ START_TEST(many_tasks_each_keep_their_own_cgroup)
 }
 END_TEST
 
+START_TEST(a_statedump_does_not_undo_a_move_the_events_told_first)
+{
+	/* The dump read the task's file before the move, its marker came after. */
+	ck_assert_int_eq(bm_cgroups_made(cg, 0, 20, "/web"), 0);
+	ck_assert_int_eq(bm_cgroups_moved(cg, 100, 700, 20, "/web"), 0);
+	ck_assert_int_eq(bm_cgroups_seen(cg, 110, 700, 1, "/"), 0);
+	ck_assert_str_eq(at(700, 120), "/web#1");
+	/* A task the events did not place is where the dump saw it. */
+	ck_assert_int_eq(bm_cgroups_seen(cg, 110, 701, 20, "/web"), 0);
+	ck_assert_str_eq(at(701, 120), "/web#1");
+}
+END_TEST
+
+/* @pid's bios at @ts are charged to: "/web#1", "w/web#1" written back, "?" unknown. */
+static const char *charged(int pid, uint64_t ts)
+{
+	static char buf[128];
+	struct bm_cgroup c;
+	enum bm_cgroup_basis b = bm_cgroups_charged(cg, pid, ts, true, &c);
+
+	if (b == BM_CG_UNKNOWN)
+		return "?";
+	snprintf(buf, sizeof(buf), "%s%s#%u", b == BM_CG_WRITEBACK ? "w" : b == BM_CG_GUESS ?
+		 "~" : "", c.path, c.incarnation);
+	return buf;
+}
+
+START_TEST(a_flushers_bios_go_to_the_cgroup_it_writes_back_for)
+{
+	/* Flusher 600 (in /) writes /web's inode from 200 to 300, then the root's. */
+	ck_assert_int_eq(bm_cgroups_writing(cg, 200, 600, 20), 0);
+	bm_cgroups_written(cg, 300, 600);
+	ck_assert_int_eq(bm_cgroups_writing(cg, 400, 600, 1), 0);
+	ck_assert_str_eq(charged(600, 150), "/#1");
+	ck_assert_str_eq(charged(600, 250), "w/web#1");
+	ck_assert_str_eq(charged(600, 350), "/#1");
+	ck_assert_str_eq(charged(600, 450), "w/#1");
+	/* Its own cgroup is still the root, as the events view says, and its reads'. */
+	ck_assert_str_eq(at(600, 250), "/#1");
+	ck_assert_int_eq(bm_cgroups_charged(cg, 600, 250, false, &(struct bm_cgroup){ 0 }),
+			 BM_CG_EXACT);
+	/* A writeback whose end was lost ends at the next one's start. */
+	ck_assert_int_eq(bm_cgroups_writing(cg, 500, 600, 20), 0);
+	ck_assert_str_eq(charged(600, 510), "w/web#1");
+	/* A flusher the statedump missed; a cgroup not known is left out. */
+	ck_assert_int_eq(bm_cgroups_writing(cg, 200, 800, 20), 0);
+	ck_assert_str_eq(charged(800, 210), "w/web#1");
+	ck_assert_int_eq(bm_cgroups_writing(cg, 300, 801, 99), 0);
+	ck_assert_str_eq(charged(801, 310), "?");
+	/* Events lost during a writeback make it a guess. */
+	bm_cgroups_lost(cg, 505, 506);
+	ck_assert_str_eq(charged(600, 510), "~/web#1");
+}
+END_TEST
+
 Suite *suite_cgroups(void)
 {
 	Suite *s = suite_create("cgroups");
@@ -146,6 +201,8 @@ Suite *suite_cgroups(void)
 	tcase_add_test(tc, a_rename_changes_the_path_from_then_on);
 	tcase_add_test(tc, after_a_loss_a_cgroup_known_from_before_is_a_guess);
 	tcase_add_test(tc, many_tasks_each_keep_their_own_cgroup);
+	tcase_add_test(tc, a_statedump_does_not_undo_a_move_the_events_told_first);
+	tcase_add_test(tc, a_flushers_bios_go_to_the_cgroup_it_writes_back_for);
 	suite_add_tcase(s, tc);
 	return s;
 }

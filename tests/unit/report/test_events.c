@@ -6,11 +6,13 @@
 
 #include <event-parse.h>
 
+#include "blkmap/map/cgroups.h"
 #include "blkmap/report/events.h"
 
 #include "helpers.h"
 
 static char out[4096];
+static const struct bm_cgroups *cgroups;	/* the events' cgroups; NULL: none */
 
 static const char *listing(enum bm_output_format format, const struct bm_event *ev,
 			   const struct bm_labelled *l)
@@ -28,6 +30,7 @@ static const char *listing(enum bm_output_format format, const struct bm_event *
 	ck_assert_ptr_nonnull(dec);
 	v = bm_events_view_start(f, format, false, false, dec, NULL);
 	ck_assert_ptr_nonnull(v);
+	bm_events_view_cgroups(v, cgroups);
 	if (ev)
 		bm_events_view_print(v, &rec, ev, l);
 	bm_events_view_flush(v);
@@ -69,13 +72,13 @@ START_TEST(csv_rows_have_every_column_in_the_documented_order)
 			 "ts_ns,cpu,pid,comm,event,dev,name,rwbs,sector,nr_sector,bytes,error,"
 			 "old_dev,old_name,old_sector,name_basis,old_name_basis,dm,old_dm,details,"
 			 "incarnation,old_incarnation,from_ns,to_ns,lv,old_lv,lv_layer,old_lv_layer,"
-			 "backing_file,old_backing_file,mount,old_mount,format_version\n"
+			 "backing_file,old_backing_file,mount,old_mount,cgroup,format_version\n"
 			 "1500000000,1,42,\"fio, job 1\",block_bio_remap,254:0,dm-0,WS,2048,8,,,"
 			 "7:1,loop0p1,0,only,parent,vg0-old,,,254:0#2,7:1#1,1000000000,2000000000,"
-			 "vg0/old,,,,,,,,1\n");
+			 "vg0/old,,,,,,,,,1\n");
 	ck_assert_str_eq(strchr(listing(BM_FORMAT_CSV, &issue, &unknown), '\n') + 1,
 			 "2000000001,0,42,\"fio, job 1\",block_rq_issue,7:0,,R,8,8,4096,,,,,"
-			 "unknown,,,,,,,,,,,,,,,,,1\n");
+			 "unknown,,,,,,,,,,,,,,,,,,1\n");
 }
 END_TEST
 
@@ -93,7 +96,24 @@ START_TEST(json_records_hold_every_key_null_where_absent)
 			 "\"lv\":\"vg0/old\",\"old_lv\":null,\"lv_layer\":null,"
 			 "\"old_lv_layer\":null,\"backing_file\":null,"
 			 "\"old_backing_file\":null,\"mount\":null,\"old_mount\":null,"
-			 "\"format_version\":1}\n");
+			 "\"cgroup\":null,\"format_version\":1}\n");
+}
+END_TEST
+
+/* The process's cgroup then, as --cgroups shows it: a container's id cut short. */
+START_TEST(an_event_names_its_processs_cgroup_then)
+{
+	struct bm_cgroups *cg = bm_cgroups_new();
+	const char *line;
+
+	ck_assert_ptr_nonnull(cg);
+	ck_assert_int_eq(bm_cgroups_moved(cg, 1000000000, 42, 7, "/system.slice/docker-"
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope"), 0);
+	cgroups = cg;
+	line = strchr(listing(BM_FORMAT_CSV, &remap, &remap_names), '\n') + 1;
+	ck_assert_ptr_nonnull(strstr(line, ",/system.slice/docker-0123456789ab.scope,1\n"));
+	cgroups = NULL;
+	bm_cgroups_free(cg);
 }
 END_TEST
 
@@ -119,6 +139,7 @@ Suite *suite_events(void)
 
 	tcase_add_test(tc, csv_rows_have_every_column_in_the_documented_order);
 	tcase_add_test(tc, json_records_hold_every_key_null_where_absent);
+	tcase_add_test(tc, an_event_names_its_processs_cgroup_then);
 	tcase_add_test(tc, sectors_past_int64_are_absent);
 	suite_add_tcase(s, tc);
 	return s;

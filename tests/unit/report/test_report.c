@@ -43,9 +43,9 @@ START_TEST(a_recording_without_map_records_says_so_and_names_nothing)
 	 */
 	line = strchr(out, '\n') + 1;
 	ck_assert_ptr_nonnull(strstr(line, "block_bio_queue,"));
-	ck_assert_ptr_nonnull(strstr(line, ",unknown,,,,,,,,,,,,,,,,,1\n"));
+	ck_assert_ptr_nonnull(strstr(line, ",unknown,,,,,,,,,,,,,,,,,,1\n"));
 	line = strchr(line, '\n') + 1;
-	ck_assert_ptr_nonnull(strstr(line, ",unknown,,,,,,,,,,,,,,,,,1\n"));
+	ck_assert_ptr_nonnull(strstr(line, ",unknown,,,,,,,,,,,,,,,,,,1\n"));
 }
 END_TEST
 
