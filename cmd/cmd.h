@@ -9,6 +9,7 @@
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_statedump(int argc, char **argv);
