@@ -82,7 +82,7 @@ static struct argp_option options[] = {
 	  2 },
 	{ "schema", OPT_SCHEMA, "VIEW", OPTION_ARG_OPTIONAL,
 	  "Print the keys of every view's CSV and JSON (or of VIEW: events, map, conflicts, "
-	  "disks, latency, top, stack, slowest, phases, interval) as JSON Lines, and read no recording", 2 },
+	  "disks, latency, top, stack, slowest, phases, interval, diff) as JSON Lines, and read no recording", 2 },
 	{ "sort", OPT_SORT, "KEY", 0,
 	  "--disks and --interval: the order of the rows, as blkmap top's: dev (the default), "
 	  "name, iops, bytes, util, latency (D2C p99, or Q2C where there is none); all but dev "
@@ -305,7 +305,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_SCHEMA:
 		if (arg && !bm_schema_find(arg))
 			argp_error(state, "--schema takes a view: events, map, conflicts, disks, "
-				   "latency, top, stack, slowest, phases or interval, not '%s'", arg);
+				   "latency, top, stack, slowest, phases, interval or diff, not '%s'", arg);
 		a->schema = true;
 		a->schema_view = arg;
 		break;
