@@ -464,8 +464,8 @@ static const struct bm_key diff_keys[] = {
 	{ "q2c_p_value", BM_KEY_NUM, "", "two-sided p-value of a Mann-Whitney U test (normal "
 	  "approximation, corrected for ties) that A's and B's per-I/O Q2C come from one "
 	  "distribution, each I/O in a log-linear bucket within 3% of its latency; small: the "
-	  "Q2C changed beyond noise", 6 },
-	{ "d2c_p_value", BM_KEY_NUM, "", "the same of the per-I/O D2C", 6 },
+	  "Q2C changed beyond noise (3 significant digits: 1.2e-30)", -3 },
+	{ "d2c_p_value", BM_KEY_NUM, "", "the same of the per-I/O D2C", -3 },
 	{ "q2c_changed", BM_KEY_BOOL, "", "q2c_p_value below 0.01 and, with several runs a side, "
 	  "the runs' Q2C medians of A and of B apart (no overlap of their ranges): what text "
 	  "marks with '*'", 0 },
@@ -683,7 +683,10 @@ static void put(struct bm_row *r, size_t i, bool json)
 		fprintf(r->out, "%" PRId64, r->v[i].i);
 		break;
 	case BM_KEY_NUM:
-		fprintf(r->out, "%.*f", k->decimals, r->v[i].d);
+		if (k->decimals < 0)	/* significant digits: a p-value of 1e-30 is not 0 */
+			fprintf(r->out, "%.*g", -k->decimals, r->v[i].d);
+		else
+			fprintf(r->out, "%.*f", k->decimals, r->v[i].d);
 		break;
 	case BM_KEY_STR:
 		if (json)

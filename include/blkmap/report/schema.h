@@ -31,7 +31,7 @@ struct bm_key {
 	enum bm_key_type type;
 	const char *unit;	/* "" for none */
 	const char *meaning;
-	int decimals;		/* BM_KEY_NUM: digits after the point */
+	int decimals;		/* BM_KEY_NUM: digits after the point; below 0, significant digits */
 };
 
 struct bm_schema {
