@@ -51,6 +51,7 @@ struct inc {
 	unsigned runs;
 	int run;			/* the last run it was in */
 	double lo[NSPREAD], hi[NSPREAD];	/* NAN: no run had it */
+	struct bm_hist (*lat)[2];	/* each run's Q2C and D2C, for the runs' spread in the test */
 	struct inc *pair;
 	enum level by;
 };
@@ -70,6 +71,11 @@ static void inc_free(struct inc *x)
 		return;
 	bm_hist_release(&x->st.q2c);
 	bm_hist_release(&x->st.d2c);
+	for (unsigned i = 0; x->lat && i < x->runs; i++) {
+		bm_hist_release(&x->lat[i][BM_LAT_Q2C]);
+		bm_hist_release(&x->lat[i][BM_LAT_D2C]);
+	}
+	free(x->lat);
 	for (k = 0; k < 2; k++)
 		for (op = 0; op < 2; op++)
 			bm_hist_release(&x->st.lat_op[k][op]);
@@ -222,9 +228,21 @@ static void pool(struct bm_disk_stats *p, const struct bm_disk_stats *d, bool fi
 		}
 }
 
-static int pool_hists(struct bm_disk_stats *p, const struct bm_disk_stats *d)
+/* Pool @d's histograms into @x's, and keep this run's Q2C and D2C apart too. */
+static int pool_hists(struct inc *x, const struct bm_disk_stats *d)
 {
+	struct bm_disk_stats *p = &x->st;
+	struct bm_hist (*lat)[2] = realloc(x->lat, (x->runs + 1) * sizeof(*x->lat));
 	int k, op;
+
+	if (!lat)
+		return -1;
+	x->lat = lat;
+	memset(lat[x->runs], 0, sizeof(lat[x->runs]));
+	x->runs++;
+	if (bm_hist_merge(&lat[x->runs - 1][BM_LAT_Q2C], &d->q2c) < 0 ||
+	    bm_hist_merge(&lat[x->runs - 1][BM_LAT_D2C], &d->d2c) < 0)
+		return -1;
 
 	if (bm_hist_merge(&p->q2c, &d->q2c) < 0 || bm_hist_merge(&p->d2c, &d->d2c) < 0)
 		return -1;
@@ -305,10 +323,9 @@ static int take(void *ctx, const struct bm_analysis *a, const struct bm_map *map
 		free(x);
 		x = NULL;
 		pool(&to->st, d, !to->runs);
-		if (pool_hists(&to->st, d) < 0)
+		if (pool_hists(to, d) < 0)
 			goto nomem;
 		spread(to, d);
-		to->runs++;
 		to->run = s->run;
 		to->wanted = to->wanted || !bm_span_filter_set(s->devices) ||
 			     bm_span_filter_match(s->devices, d->span, d->dev);
@@ -382,32 +399,87 @@ static int pair_up(struct side *a, struct side *b, const struct bm_diff_opts *o)
 
 /* ---- the test ---- */
 
-/*
- * Mann-Whitney U of @a against @b, from their histograms: a bucket's
- * values are tied, each at the bucket's mid rank. The two-sided p-value of
- * the normal approximation with the tie correction and a continuity
- * correction of 0.5; NAN if either has no value, 1 if all are tied.
- */
-static double mann_whitney(const struct bm_hist *a, const struct bm_hist *b)
+/* The mean of @h's midranks (@rank: each bucket's), 0 if it is empty. */
+static double mean_rank(const struct bm_hist *h, const double *rank)
 {
+	double sum = 0;
+	int i;
+
+	if (!h->count)
+		return 0;
+	for (i = 0; i < BM_HIST_SIZE; i++)
+		sum += h->buckets[i] * rank[i];
+	return sum / h->count;
+}
+
+/*
+ * The between-run mean square of the runs' mean ranks over the variance of
+ * a rank (a design effect, as for clustered data): how much wider the runs
+ * of each side spread than their I/Os alone would make them. 1 (no
+ * widening) with fewer than three runs in all, or less spread than that.
+ */
+static double run_spread(const struct inc *x, const struct inc *y, int k, const double *rank,
+			 double rank_var)
+{
+	const struct inc *side[2] = { x, y };
+	double between = 0, f;
+	unsigned runs = x->runs + y->runs, j;
+	int s;
+
+	if (runs < 3 || rank_var <= 0)
+		return 1;
+	for (s = 0; s < 2; s++) {
+		double m = mean_rank(k ? &side[s]->st.d2c : &side[s]->st.q2c, rank);
+
+		for (j = 0; j < side[s]->runs; j++) {
+			const struct bm_hist *h = &side[s]->lat[j][k];
+			double d = mean_rank(h, rank) - m;
+
+			between += h->count * d * d;
+		}
+	}
+	f = between / (runs - 2) / rank_var;
+	return f > 1 ? f : 1;
+}
+
+/*
+ * Mann-Whitney U of A's latencies of kind @k (BM_LAT_Q2C, BM_LAT_D2C)
+ * against B's, from their histograms: a bucket's values are tied, each at
+ * the bucket's mid rank. The two-sided p-value of the normal approximation
+ * with the tie correction and a continuity correction of 0.5; NAN if
+ * either has no value, 1 if all are tied. With several runs, its variance
+ * is widened by the runs' own spread (run_spread): I/Os of one run are
+ * not independent of each other, and a machine that changes from one run
+ * to the next must not make a change between A and B.
+ */
+static double mann_whitney(const struct inc *x, const struct inc *y, int k)
+{
+	const struct bm_hist *a = k ? &x->st.d2c : &x->st.q2c, *b = k ? &y->st.d2c : &y->st.q2c;
 	double na = a->count, nb = b->count, n = na + nb, rank = 0, ra = 0, ties = 0;
-	double u, mean, var, z;
+	double u, mean, var, z, ss = 0, *mid;
 	int i;
 
 	if (!a->count || !b->count)
 		return NAN;
+	mid = malloc(BM_HIST_SIZE * sizeof(*mid));
+	if (!mid)
+		return NAN;
 	for (i = 0; i < BM_HIST_SIZE; i++) {
 		double ca = a->buckets[i], t = ca + b->buckets[i];
 
+		mid[i] = rank + (t + 1) / 2;
 		if (!t)
 			continue;
-		ra += ca * (rank + (t + 1) / 2);
+		ra += ca * mid[i];
 		ties += t * t * t - t;
+		ss += t * (mid[i] - (n + 1) / 2) * (mid[i] - (n + 1) / 2);
 		rank += t;
 	}
 	u = ra - na * (na + 1) / 2;
 	mean = na * nb / 2;
 	var = na * nb / 12 * ((n + 1) - ties / (n * (n - 1)));
+	var *= run_spread(x, y, k, mid, n > 1 ? ss / (n - 1) : 0);
+	free(mid);
 	if (var <= 0)
 		return 1;
 	z = (fabs(u - mean) - 0.5) / sqrt(var);
@@ -539,8 +611,7 @@ static void fill(struct rows *w, const struct inc *x, const struct inc *y)
 	}
 	bm_row_str(w->out, "side", x && y ? "both" : x ? "a" : "b");
 	if (x && y) {
-		double p[2] = { mann_whitney(&x->st.q2c, &y->st.q2c),
-				mann_whitney(&x->st.d2c, &y->st.d2c) };
+		double p[2] = { mann_whitney(x, y, BM_LAT_Q2C), mann_whitney(x, y, BM_LAT_D2C) };
 		int k;
 
 		bm_row_str(w->out, "match", level_names[one->by]);

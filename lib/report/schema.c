@@ -463,8 +463,10 @@ static const struct bm_key diff_keys[] = {
 	INT("others", "", "requests completed without data"),
 	{ "q2c_p_value", BM_KEY_NUM, "", "two-sided p-value of a Mann-Whitney U test (normal "
 	  "approximation, corrected for ties) that A's and B's per-I/O Q2C come from one "
-	  "distribution, each I/O in a log-linear bucket within 3% of its latency; small: the "
-	  "Q2C changed beyond noise (3 significant digits: 1.2e-30)", -3 },
+	  "distribution, each I/O in a log-linear bucket within 3% of its latency; with three "
+	  "runs or more in all, its variance widened by the runs' own spread (the between-run "
+	  "mean square of the ranks over a rank's variance); small: the Q2C changed beyond "
+	  "noise (3 significant digits: 1.2e-30)", -3 },
 	{ "d2c_p_value", BM_KEY_NUM, "", "the same of the per-I/O D2C", -3 },
 	{ "q2c_changed", BM_KEY_BOOL, "", "q2c_p_value below 0.01 and, with several runs a side, "
 	  "the runs' Q2C medians of A and of B apart (no overlap of their ranges): what text "
