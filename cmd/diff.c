@@ -127,11 +127,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static void warn(const char *line)
-{
-	say("warning: %s", line);
-}
-
 int cmd_diff(int argc, char **argv)
 {
 	struct argp argp = { .options = options, .parser = parse,
@@ -176,7 +171,7 @@ int cmd_diff(int argc, char **argv)
 	a.o.devices = &a.devices;
 	a.o.report.jobs = online < 1 ? 1 : online > 64 ? 64 : online;
 	if (!a.quiet)
-		a.o.report.warn = warn;
+		a.o.report.warn = say_warning;
 	if (bm_diff(a.files[0], a.nfiles[0], a.files[1], a.nfiles[1], &a.o, stdout) < 0)
 		return fail(NULL);
 	return 0;

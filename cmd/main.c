@@ -38,6 +38,11 @@ void say(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void say_warning(const char *line)
+{
+	say("warning: %s", line);
+}
+
 int fail(const char *what)
 {
 	if (what)

@@ -332,11 +332,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static void warn(const char *line)
-{
-	say("warning: %s", line);
-}
-
 /* On a terminal only: a line that rewrites itself, cleared at the end. */
 static void progress(const char *what, int percent)
 {
@@ -392,7 +387,7 @@ int cmd_report(int argc, char **argv)
 		a.opts.jobs = online < 1 ? 1 : online > MAX_JOBS ? MAX_JOBS : online;
 	}
 	if (!a.quiet)
-		a.opts.warn = warn;
+		a.opts.warn = say_warning;
 	if (isatty(STDERR_FILENO) && !a.quiet)
 		a.opts.progress = progress;
 	if (bm_report(a.file, &a.opts, stdout) < 0) {

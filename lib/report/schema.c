@@ -87,6 +87,16 @@
 	NUM("busy_ns", "ns", 0, "time with at least one I/O in flight (util_pct's)"), \
 	NUM("queue_ns", "ns", 0, "the kernel's time in queue (aqu_sz's)")
 
+/* --disks' figures after seconds: blkmap diff has each of them thrice. */
+#define DISKS_FIGURES \
+	IOSTAT, \
+	LATENCY("q2c"), \
+	LATENCY("d2c"), \
+	OP_LATENCY("r_", "q2c", "reads'"), \
+	OP_LATENCY("w_", "q2c", "writes'"), \
+	OP_LATENCY("r_", "d2c", "reads'"), \
+	OP_LATENCY("w_", "d2c", "writes'")
+
 static const struct bm_key events_keys[] = {
 	INT("ts_ns", "ns", "the event's time on the trace clock"),
 	INT("cpu", "", "the CPU that recorded it"),
@@ -187,13 +197,7 @@ static const struct bm_key disks_keys[] = {
 	FROM_NS,
 	TO_NS,
 	NUM("seconds", "s", 6, "its life within the report's window: what rates are over"),
-	IOSTAT,
-	LATENCY("q2c"),
-	LATENCY("d2c"),
-	OP_LATENCY("r_", "q2c", "reads'"),
-	OP_LATENCY("w_", "q2c", "writes'"),
-	OP_LATENCY("r_", "d2c", "reads'"),
-	OP_LATENCY("w_", "d2c", "writes'"),
+	DISKS_FIGURES,
 	INT("others", "", "requests completed without data (flushes, a driver's own)"),
 	BOOL("events_lost", "its life overlaps a gap in the recording: figures may lack I/O"),
 	INCARNATION,
@@ -453,13 +457,7 @@ static const struct bm_key diff_keys[] = {
 	INT("read_bytes", "bytes", "bytes read"),
 	INT("write_bytes", "bytes", "bytes written"),
 	NUM("seconds", "s", 6, "its life within the report's window (summed over the runs)"),
-	IOSTAT,
-	LATENCY("q2c"),
-	LATENCY("d2c"),
-	OP_LATENCY("r_", "q2c", "reads'"),
-	OP_LATENCY("w_", "q2c", "writes'"),
-	OP_LATENCY("r_", "d2c", "reads'"),
-	OP_LATENCY("w_", "d2c", "writes'"),
+	DISKS_FIGURES,
 	INT("others", "", "requests completed without data"),
 	{ "q2c_p_value", BM_KEY_NUM, "", "two-sided p-value of a Mann-Whitney U test (normal "
 	  "approximation, corrected for ties) that A's and B's per-I/O Q2C come from one "
