@@ -127,6 +127,19 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* The recording being read, whose warnings say so: A's and B's are alike. */
+static const char *reading_path;
+
+static void reading(const char *path)
+{
+	reading_path = path;
+}
+
+static void warn(const char *line)
+{
+	say("warning: '%s': %s", reading_path, line);
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct argp argp = { .options = options, .parser = parse,
@@ -171,7 +184,8 @@ int cmd_diff(int argc, char **argv)
 	a.o.devices = &a.devices;
 	a.o.report.jobs = online < 1 ? 1 : online > 64 ? 64 : online;
 	if (!a.quiet)
-		a.o.report.warn = say_warning;
+		a.o.report.warn = warn;
+	a.o.reading = reading;
 	if (bm_diff(a.files[0], a.nfiles[0], a.files[1], a.nfiles[1], &a.o, stdout) < 0)
 		return fail(NULL);
 	return 0;

@@ -348,6 +348,8 @@ static int read_side(struct side *s, char *const *paths, size_t n, const struct 
 	ro.ctx = s;
 	for (i = 0; i < n; i++) {
 		s->run = i + 1;
+		if (o->reading)
+			o->reading(paths[i]);
 		if (bm_report(paths[i], &ro, stdout) < 0)
 			return -1;
 	}

@@ -27,6 +27,8 @@ struct bm_diff_opts {
 	/* --pair=A=B: pairings made first, by kernel name or incarnation (MAJ:MIN#N). */
 	const char *pair_a[BM_FILTER_MAX], *pair_b[BM_FILTER_MAX];
 	unsigned npairs;
+	/* Told each recording's path before it is read (its warnings follow); may be NULL. */
+	void (*reading)(const char *path);
 };
 
 /*
