@@ -9,6 +9,7 @@
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_statedump(int argc, char **argv);
@@ -19,6 +20,8 @@ int cmd_top(int argc, char **argv);
 int parse_size(const char *arg, uint64_t *bytes);
 /* "blkmap: MESSAGE" on stderr. */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "blkmap: warning: LINE" on stderr: the library's warnings (a bm_tell_fn). */
+void say_warning(const char *line);
 /* "blkmap: MESSAGE" with the library's last error, then return 1. */
 int fail(const char *what);
 

@@ -19,6 +19,7 @@ static const struct command {
 } commands[] = {
 	{ "record", cmd_record, "record block I/O and the device map into a file" },
 	{ "report", cmd_report, "print a recording's events and device map" },
+	{ "diff", cmd_diff, "compare two recordings, each device with the same device in the other" },
 	{ "recover", cmd_recover, "write out what a recorder left in its spool" },
 	{ "reset", cmd_reset, "remove what dead recorders left behind" },
 	{ "snapshot", cmd_snapshot, "have a flight recorder write its window so far" },
@@ -35,6 +36,11 @@ void say(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void say_warning(const char *line)
+{
+	say("warning: %s", line);
 }
 
 int fail(const char *what)
@@ -83,6 +89,7 @@ static char doc[] =
 	"Commands:\n"
 	"  record    record block I/O and the device map into a file\n"
 	"  report    print a recording's events and device map\n"
+	"  diff      compare two recordings, each device with the same device in the other\n"
 	"  recover   write out what a recorder left in its spool\n"
 	"  reset     remove what dead recorders left behind\n"
 	"  snapshot  have a flight recorder write its window so far\n"

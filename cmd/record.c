@@ -209,11 +209,6 @@ static void notify(const char *line)
 		say("%s", line);
 }
 
-static void warn(const char *line)
-{
-	say("warning: %s", line);
-}
-
 static void summary(const struct bm_record_opts *o, const struct bm_record_result *r)
 {
 	char lost[512] = "";
@@ -253,7 +248,7 @@ int cmd_record(int argc, char **argv)
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	quiet = a.quiet;
 	a.opts.notify = notify;
-	a.opts.warn = warn;
+	a.opts.warn = say_warning;
 
 	if (bm_record(&a.opts, &res) < 0) {
 		fail(NULL);

@@ -85,7 +85,7 @@ static struct argp_option options[] = {
 	  2 },
 	{ "schema", OPT_SCHEMA, "VIEW", OPTION_ARG_OPTIONAL,
 	  "Print the keys of every view's CSV and JSON (or of VIEW: events, map, conflicts, "
-	  "disks, latency, top, stack, slowest, phases, interval, cgroups) as JSON Lines, and read "
+	  "disks, latency, top, stack, slowest, phases, interval, cgroups, diff) as JSON Lines, and read "
 	  "no recording", 2 },
 	{ "sort", OPT_SORT, "KEY", 0,
 	  "--disks and --interval: the order of the rows, as blkmap top's: dev (the default), "
@@ -321,7 +321,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_SCHEMA:
 		if (arg && !bm_schema_find(arg))
 			argp_error(state, "--schema takes a view: events, map, conflicts, disks, "
-				   "latency, top, stack, slowest, phases, interval or cgroups, not "
+				   "latency, top, stack, slowest, phases, interval, cgroups or diff, not "
 				   "'%s'", arg);
 		a->schema = true;
 		a->schema_view = arg;
@@ -347,11 +347,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
-}
-
-static void warn(const char *line)
-{
-	say("warning: %s", line);
 }
 
 /* On a terminal only: a line that rewrites itself, cleared at the end. */
@@ -415,7 +410,7 @@ int cmd_report(int argc, char **argv)
 		a.opts.jobs = online < 1 ? 1 : online > MAX_JOBS ? MAX_JOBS : online;
 	}
 	if (!a.quiet)
-		a.opts.warn = warn;
+		a.opts.warn = say_warning;
 	if (isatty(STDERR_FILENO) && !a.quiet)
 		a.opts.progress = progress;
 	if (bm_report(a.file, &a.opts, stdout) < 0) {

@@ -78,6 +78,29 @@ void bm_hist_log2_us(const struct bm_hist *h, uint64_t out[64])
 	}
 }
 
+int bm_hist_merge(struct bm_hist *dst, const struct bm_hist *src)
+{
+	int i;
+
+	if (!src->count)
+		return 0;
+	if (!dst->buckets) {
+		dst->buckets = calloc(BM_HIST_SIZE, sizeof(*dst->buckets));
+		if (!dst->buckets)
+			return -1;
+		dst->min = src->min;
+	}
+	for (i = 0; i < BM_HIST_SIZE; i++)
+		dst->buckets[i] += src->buckets[i];
+	dst->count += src->count;
+	dst->sum += src->sum;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	return 0;
+}
+
 void bm_hist_release(struct bm_hist *h)
 {
 	free(h->buckets);

@@ -948,6 +948,8 @@ int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, F
 	}
 	if (opts->plot && bm_plot(opts->plot, r.analysis, r.io_since, r.until) < 0)
 		goto out;
+	if (opts->analysed && opts->analysed(opts->ctx, r.analysis, r.map) < 0)
+		goto out;
 	if (fflush(out) != 0 || ferror(out)) {
 		bm_error_errno("cannot write the report");
 		goto out;

@@ -103,6 +103,16 @@
 	NUM("busy_ns", "ns", 0, "time with at least one I/O in flight (util_pct's)"), \
 	NUM("queue_ns", "ns", 0, "the kernel's time in queue (aqu_sz's)")
 
+/* --disks' figures after seconds: blkmap diff has each of them thrice. */
+#define DISKS_FIGURES \
+	IOSTAT, \
+	LATENCY("q2c"), \
+	LATENCY("d2c"), \
+	OP_LATENCY("r_", "q2c", "reads'"), \
+	OP_LATENCY("w_", "q2c", "writes'"), \
+	OP_LATENCY("r_", "d2c", "reads'"), \
+	OP_LATENCY("w_", "d2c", "writes'")
+
 static const struct bm_key events_keys[] = {
 	INT("ts_ns", "ns", "the event's time on the trace clock"),
 	INT("cpu", "", "the CPU that recorded it"),
@@ -207,13 +217,7 @@ static const struct bm_key disks_keys[] = {
 	FROM_NS,
 	TO_NS,
 	NUM("seconds", "s", 6, "its life within the report's window: what rates are over"),
-	IOSTAT,
-	LATENCY("q2c"),
-	LATENCY("d2c"),
-	OP_LATENCY("r_", "q2c", "reads'"),
-	OP_LATENCY("w_", "q2c", "writes'"),
-	OP_LATENCY("r_", "d2c", "reads'"),
-	OP_LATENCY("w_", "d2c", "writes'"),
+	DISKS_FIGURES,
 	INT("others", "", "requests completed without data (flushes, a driver's own)"),
 	BOOL("events_lost", "its life overlaps a gap in the recording: figures may lack I/O"),
 	INCARNATION,
@@ -451,6 +455,80 @@ static const struct bm_key interval_keys[] = {
 	FORMAT_VERSION,
 };
 
+/*
+ * blkmap diff: a row a pair of incarnations, one of recording A (or of the
+ * runs pooled as A) and one of B, or one alone. Each --disks figure thrice:
+ * A's, B's and the change; INT and NUM are taken again for that, over the
+ * same macros as disks_keys, so that every figure is there.
+ */
+#define PAIR(k, m) \
+	STR(k "_a", "A's incarnation: " m), \
+	STR(k "_b", "B's incarnation: " m)
+#define CHANGE(k) \
+	{ k "_change_pct", BM_KEY_NUM, "%", "(" k "_b - " k "_a) / " k "_a, in percent (null " \
+	  "where either is null, or " k "_a is 0)", 1 }
+#undef INT
+#undef NUM
+#define INT(k, u, m) \
+	{ k "_a", BM_KEY_INT, u, "A: " m, 0 }, { k "_b", BM_KEY_INT, u, "B: " m, 0 }, CHANGE(k)
+#define NUM(k, u, d, m) \
+	{ k "_a", BM_KEY_NUM, u, "A: " m, d }, { k "_b", BM_KEY_NUM, u, "B: " m, d }, CHANGE(k)
+#define SPREAD(k, u, what) \
+	{ k "_min_a", BM_KEY_NUM, u, "A's runs: the least of their " what, 3 }, \
+	{ k "_max_a", BM_KEY_NUM, u, "A's runs: the most of their " what, 3 }, \
+	{ k "_min_b", BM_KEY_NUM, u, "B's runs: the least of their " what, 3 }, \
+	{ k "_max_b", BM_KEY_NUM, u, "B's runs: the most of their " what, 3 }
+
+static const struct bm_key diff_keys[] = {
+	{ "match", BM_KEY_STR, "", "how the pair was made, by the strongest identity both "
+	  "carry: serial, wwid, lv (VG/LV), dm (dm UUID, or dm name), backing_file, mount, name "
+	  "(the kernel name), or pair (--pair); null for an incarnation of one side alone", 0 },
+	{ "side", BM_KEY_STR, "", "both, a (only in A) or b (only in B)", 0 },
+	{ "identity", BM_KEY_STR, "", "what the pair shares: the serial, WWID, VG/LV, dm UUID "
+	  "or name, file, mount points or name that match says", 0 },
+	PAIR("name", "the kernel name"),
+	PAIR("incarnation", "MAJ:MIN#N, as --disks' incarnation in its recording"),
+	PAIR("dev", "the device number, MAJ:MIN"),
+	PAIR("kind", "disk or partition"),
+	PAIR("serial", "the serial number it reports"),
+	PAIR("wwid", "the world-wide name it reports"),
+	PAIR("model", "the model it reports"),
+	PAIR("lv", "the LVM volume, VG/LV"),
+	PAIR("dm", "the device-mapper name"),
+	PAIR("dm_uuid", "the device-mapper UUID"),
+	PAIR("backing_file", "a loop device's file"),
+	PAIR("mounts", "the mount points it carried, separated by ';'"),
+	{ "runs_a", BM_KEY_INT, "", "the recordings of A the incarnation was in (its figures are "
+	  "theirs pooled: counts summed, rates over the summed time, latencies together)", 0 },
+	{ "runs_b", BM_KEY_INT, "", "the recordings of B it was in", 0 },
+	INT("reads", "", "read requests completed, as --disks' reads"),
+	INT("writes", "", "write requests completed"),
+	INT("read_bytes", "bytes", "bytes read"),
+	INT("write_bytes", "bytes", "bytes written"),
+	NUM("seconds", "s", 6, "its life within the report's window (summed over the runs)"),
+	DISKS_FIGURES,
+	INT("others", "", "requests completed without data"),
+	{ "q2c_p_value", BM_KEY_NUM, "", "two-sided p-value of a Mann-Whitney U test (normal "
+	  "approximation, corrected for ties) that A's and B's per-I/O Q2C come from one "
+	  "distribution, each I/O in a log-linear bucket within 3% of its latency; with three "
+	  "runs or more in all, its variance widened by the runs' own spread (the between-run "
+	  "mean square of the ranks over a rank's variance); small: the Q2C changed beyond "
+	  "noise (3 significant digits: 1.2e-30)", -3 },
+	{ "d2c_p_value", BM_KEY_NUM, "", "the same of the per-I/O D2C", -3 },
+	{ "q2c_changed", BM_KEY_BOOL, "", "q2c_p_value below 0.01 and, with several runs a side, "
+	  "the runs' Q2C medians of A and of B apart (no overlap of their ranges): what text "
+	  "marks with '*'", 0 },
+	{ "d2c_changed", BM_KEY_BOOL, "", "the same of D2C", 0 },
+	SPREAD("q2c_p50_us", "us", "Q2C medians (the across-run spread; one run: its own)"),
+	SPREAD("d2c_p50_us", "us", "D2C medians"),
+	SPREAD("r_s", "1/s", "reads per second"),
+	SPREAD("w_s", "1/s", "writes per second"),
+	{ "events_lost_a", BM_KEY_BOOL, "", "A's figures may lack I/O (a gap in a recording)", 0 },
+	{ "events_lost_b", BM_KEY_BOOL, "", "B's figures may lack I/O", 0 },
+	{ "format_version", BM_KEY_INT, "", "the version of this schema (" QUOTED(BM_REPORT_FORMAT)
+	  "): keys are only added within a version", 0 },
+};
+
 #define NKEYS(keys)	(sizeof(keys) / sizeof(keys[0]))
 /* A table of more keys than a bm_row holds (BM_ROW_KEYS) does not compile. */
 #define SCHEMA(name, keys) \
@@ -468,6 +546,7 @@ static const struct bm_schema schemas[] = {
 	SCHEMA("phases", phases_keys),
 	SCHEMA("interval", interval_keys),
 	SCHEMA("cgroups", cgroups_keys),
+	SCHEMA("diff", diff_keys),
 };
 
 #define NSCHEMAS (sizeof(schemas) / sizeof(schemas[0]))
@@ -654,7 +733,10 @@ static void put(struct bm_row *r, size_t i, bool json)
 		fprintf(r->out, "%" PRId64, r->v[i].i);
 		break;
 	case BM_KEY_NUM:
-		fprintf(r->out, "%.*f", k->decimals, r->v[i].d);
+		if (k->decimals < 0)	/* significant digits: a p-value of 1e-30 is not 0 */
+			fprintf(r->out, "%.*g", -k->decimals, r->v[i].d);
+		else
+			fprintf(r->out, "%.*f", k->decimals, r->v[i].d);
 		break;
 	case BM_KEY_STR:
 		if (json)

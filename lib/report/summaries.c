@@ -205,8 +205,7 @@ static void row_head(struct bm_row *r, const struct bm_stack_row *s)
 	bm_row_u64(r, "head_write_bytes", s->write_bytes);
 }
 
-static void disks_row(struct bm_row *r, const struct bm_disk_stats *d,
-		      const struct bm_stack_row *head)
+void bm_disks_row_fill(struct bm_row *r, const struct bm_disk_stats *d)
 {
 	static const char *const pct_keys[2][4] = {
 		{ "q2c_p50_us", "q2c_p90_us", "q2c_p99_us", "q2c_p999_us" },
@@ -252,6 +251,12 @@ static void disks_row(struct bm_row *r, const struct bm_disk_stats *d,
 	bm_iostat_op_tails(r, &st);
 	bm_row_u64(r, "others", d->others);
 	bm_row_bool(r, "events_lost", d->events_lost);
+}
+
+static void disks_row(struct bm_row *r, const struct bm_disk_stats *d,
+		      const struct bm_stack_row *head)
+{
+	bm_disks_row_fill(r, d);
 	row_head(r, head);
 	bm_row_end(r);
 }

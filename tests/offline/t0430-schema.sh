@@ -3,7 +3,7 @@
 # every recording in tests/data, CSV and JSON, with no special case: the same
 # keys in the same order, every key on every line, values of the key's type
 # (integers within int64), the same values in both formats; and every key is
-# in blkmap-report(1).
+# in blkmap-report(1) (diff's in blkmap-diff(1), its figures as --disks').
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 is needed to check the schema"; exit 77; }
 
@@ -30,11 +30,11 @@ for view in "" --map --conflicts --disks --latency --top --stack --phases; do
 done
 "$BLKMAP" report --disks "$loss" 2>&1 >/dev/null | grep -q 'lost' || fail "host-loss.dat warns of no loss without -q"
 
-python3 - "$BLKMAP" "$T" "$top/man/blkmap-report.1" "$top"/tests/data/*.dat \
+python3 - "$BLKMAP" "$T" "$top/man/blkmap-report.1" "$top/man/blkmap-diff.1" "$top"/tests/data/*.dat \
 	"$top"/tests/data/real/*.dat "$top"/tests/data/v7/*.dat <<'PY'
 import csv, io, json, subprocess, sys
 
-blkmap, tmp, man, recordings = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+blkmap, tmp, man, diff_man, recordings = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 schema = {}
 for line in open(tmp + "/schema.jsonl", encoding="utf-8"):
     k = json.loads(line)
@@ -44,9 +44,16 @@ for line in open(tmp + "/schema.jsonl", encoding="utf-8"):
 disks = [json.loads(line)["key"] for line in open(tmp + "/disks.jsonl", encoding="utf-8")]
 assert disks == [k["key"] for k in schema["disks"]], "--schema=disks is not --schema's disks"
 man_text = open(man, encoding="utf-8").read().replace("\\-", "-").replace("\\_", "_")
+diff_text = open(diff_man, encoding="utf-8").read().replace("\\-", "-").replace("\\_", "_")
 for view, keys in schema.items():
     for k in keys:
-        assert k["key"] in man_text, f"{view}.{k['key']} is not in blkmap-report(1)"
+        if view != "diff":
+            assert k["key"] in man_text, f"{view}.{k['key']} is not in blkmap-report(1)"
+            continue
+        # diff: a --disks figure's KEY_a, KEY_b, KEY_change_pct, or its own keys.
+        base = next((k["key"][:-len(s)] for s in ("_a", "_b", "_change_pct")
+                     if k["key"].endswith(s) and k["key"][:-len(s)] in disks), None)
+        assert base or k["key"] in diff_text, f"diff.{k['key']} is not in blkmap-diff(1)"
     assert keys[-1]["key"] == "format_version", f"{view}: format_version is not its last key"
 
 INT64 = (-2**63, 2**63 - 1)
@@ -76,7 +83,7 @@ def check_value(where, key, kind, v):
         assert type(v) is str, f"{where}: {key}={v!r} is no string"
 
 def run(args):
-    p = subprocess.run([blkmap, "report"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.run([blkmap] + (args if args[0] == "diff" else ["report"] + args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert p.returncode == 0, f"{args}: exit {p.returncode}: {p.stderr.decode(errors='replace')}"
     return p.stdout.decode("utf-8", errors="surrogateescape")
 
@@ -84,7 +91,7 @@ def run(args):
 flags = {"events": [], "map": ["--map"], "conflicts": ["--conflicts"], "disks": ["--disks"],
          "latency": ["--latency"], "top": ["--top"], "stack": ["--stack"],
          "slowest": ["--slowest"],
-         "phases": ["--phases"], "cgroups": ["--cgroups"]}
+         "phases": ["--phases"], "cgroups": ["--cgroups"], "diff": ["diff", "REC"]}
 assert set(flags) | {"interval"} == set(schema), f"views: {sorted(schema)}"
 rows_seen = {}
 for rec in recordings:
@@ -92,6 +99,7 @@ for rec in recordings:
         keys = [k["key"] for k in schema[view]]
         kinds = {k["key"]: k["type"] for k in schema[view]}
         where = f"{rec.split('/tests/data/')[-1]} {view}"
+        flag = [rec if a == "REC" else a for a in flags[view]]
         text = run(flag + ["-f", "csv", rec])
         rows = list(csv.reader(io.StringIO(text, newline="")))
         assert rows and rows[0] == keys, f"{where}: CSV header {rows[:1]} is not {keys}"

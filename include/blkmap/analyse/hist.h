@@ -22,6 +22,11 @@ void bm_hist_add(struct bm_hist *h, uint64_t v);
 uint64_t bm_hist_percentile(const struct bm_hist *h, double p);
 /* Counts in [2^k, 2^(k+1)) microseconds (k = 0 holds [0, 2)), like biolatency. */
 void bm_hist_log2_us(const struct bm_hist *h, uint64_t out[64]);
+/*
+ * Add @src's latencies to @dst (the runs of one side of blkmap diff, pooled):
+ * 0, or -1 (errno ENOMEM) with @dst as it was.
+ */
+int bm_hist_merge(struct bm_hist *dst, const struct bm_hist *src);
 void bm_hist_release(struct bm_hist *h);
 
 #endif

@@ -16,6 +16,8 @@
 #include "blkmap/report/output.h"
 #include "blkmap/util/tell.h"
 
+struct bm_analysis;
+
 /* Operations, as --op names them, from a block event's RWBS. */
 enum {
 	BM_OPS_READ = 1 << 0,		/* R */
@@ -82,6 +84,13 @@ struct bm_report_opts {
 	bm_tell_fn warn;
 	/* Progress through the file, 0 to 100, for large files. */
 	void (*progress)(const char *what, int percent);
+	/*
+	 * BM_VIEW_NONE: the finished analysis and the map, to a caller that
+	 * takes what it needs before both are freed (blkmap diff); 0, or -1
+	 * with bm_error() set, which fails the report.
+	 */
+	int (*analysed)(void *ctx, const struct bm_analysis *a, const struct bm_map *map);
+	void *ctx;
 };
 
 /* 0 on success; -1 with a message naming the file and offset. */

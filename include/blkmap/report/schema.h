@@ -31,7 +31,7 @@ struct bm_key {
 	enum bm_key_type type;
 	const char *unit;	/* "" for none */
 	const char *meaning;
-	int decimals;		/* BM_KEY_NUM: digits after the point */
+	int decimals;		/* BM_KEY_NUM: digits after the point; below 0, significant digits */
 };
 
 struct bm_schema {
@@ -61,7 +61,7 @@ void bm_schema_csv_header(FILE *out, const struct bm_schema *s);
  * table's order, null in JSON and empty in CSV where not set. Setting a
  * key the table does not have, or with another type, is a bug: it aborts.
  */
-#define BM_ROW_KEYS	128
+#define BM_ROW_KEYS	256
 struct bm_row {
 	FILE *out;
 	enum bm_output_format format;

@@ -24,6 +24,12 @@ struct bm_map;
  */
 int bm_view_disks(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		  bool header, int sort);
+struct bm_row;
+/*
+ * The keys of @d's --disks row, into @r (of the disks schema), but for an
+ * NVMe path's share of its head: what blkmap diff compares, key by key.
+ */
+void bm_disks_row_fill(struct bm_row *r, const struct bm_disk_stats *d);
 int bm_view_latency(FILE *out, enum bm_output_format format, const struct bm_analysis *a,
 		    bool header);
 /*
