@@ -32,7 +32,7 @@ CFLAGS    += -std=gnu11 $(WARNINGS) \
              $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-Wno-format-truncation) \
              -D_GNU_SOURCE -DBLKMAP_VERSION='"$(VERSION)"' \
              -Iinclude $(shell pkg-config --cflags $(PKGS))
-LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lpthread
+LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
 PROGRAM   := blkmap
 ifeq ($(SANITIZE),1)
@@ -44,7 +44,7 @@ endif
 
 ifeq ($(STATIC),1)
 LDFLAGS   += -static
-LDLIBS    := $(shell pkg-config --static --libs $(PKGS)) -lpthread
+LDLIBS    := $(shell pkg-config --static --libs $(PKGS)) -lpthread -lm
 BUILD     := build-static
 PROGRAM   := blkmap-static
 endif

@@ -468,6 +468,8 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 	[AN_LATENCY] = { .done = an_latency_done },
 	[AN_SLOWEST] = { an_slowest_new, NULL, an_slowest_done, an_slowest_finish,
 			 an_slowest_keep, an_slowest_free },
+	[AN_PROCSERIES] = { an_procseries_new, NULL, an_procseries_done, an_procseries_finish,
+			    an_procseries_keep, an_procseries_free },
 };
 
 void an_queued(struct bm_analysis *a, int disk, int pid, const struct bm_io *io)
@@ -1165,6 +1167,17 @@ void bm_analysis_slowest(struct bm_analysis *a, size_t n)
 size_t bm_analysis_slowest_rows(const struct bm_analysis *a, const struct bm_slow_row **list)
 {
 	return an_slowest_rows(a->consumer[AN_SLOWEST], list);
+}
+
+void bm_analysis_proc_series(struct bm_analysis *a, size_t n)
+{
+	an_procseries_want(a->consumer[AN_PROCSERIES], n, a->first, a->bin_ns, a->nbins);
+}
+
+size_t bm_analysis_proc_series_rows(const struct bm_analysis *a,
+				    const struct bm_proc_series **list)
+{
+	return an_procseries_rows(a->consumer[AN_PROCSERIES], list);
 }
 
 size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list)
