@@ -86,13 +86,21 @@ static double round_step(double range, int n)
 	return raw <= 2 * p * 1.000001 ? 2 * p : raw <= 5 * p * 1.000001 ? 5 * p : 10 * p;
 }
 
-/* @v, a multiple of @step, with as many decimals as @step needs. */
-static const char *round_str(double v, double step, char *buf, size_t size)
+/* The decimals a multiple of @step needs (0.5: 1, 0.25 cannot be: steps are round). */
+static int decimals_of(double step)
 {
 	int decimals = 0;
 
 	while (decimals < 9 && step * pow(10, decimals) < 0.999999)
 		decimals++;
+	return decimals;
+}
+
+/* @v, a multiple of @step, with as many decimals as @step needs. */
+static const char *round_str(double v, double step, char *buf, size_t size)
+{
+	int decimals = decimals_of(step);
+
 	if (fabs(v) < step / 2)
 		return strcpy(buf, "0");
 	snprintf(buf, size, "%.*f", decimals, v);
@@ -239,9 +247,15 @@ static const char *axis_str(const struct plot *p, uint64_t ts, double step_s, ch
 		if (!localtime_r(&sec, &tm))
 			return strcpy(buf, "?");
 		n = strftime(buf, size, "%H:%M:%S", &tm);
-		if (step_s < 1 && n < size)
-			snprintf(buf + n, size - n, "%s", strchr(round_str((w % 1000000000) / 1e9,
-								      step_s, num, sizeof(num)), '.'));
+		if (step_s < 1 && n < size) {	/* the fraction, at a round time: exact */
+			int d = decimals_of(step_s), i;
+			uint64_t unit = 1000000000;
+
+			for (i = 0; i < d; i++)
+				unit /= 10;
+			snprintf(buf + n, size - n, ".%0*" PRIu64, d,
+				 (w % 1000000000 + unit / 2) / unit);
+		}
 		return buf;
 	}
 	snprintf(buf, size, "%s s", round_str((ts - p->first) / 1e9, step_s, num, sizeof(num)));
