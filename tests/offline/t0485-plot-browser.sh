@@ -3,7 +3,6 @@
 # every hover value into its DOM, and those values are --interval's for the
 # same bins; the SVG alone parses too. Skipped, loudly, only where chromium
 # cannot be installed (scripts/install-deps installs it).
-# sanitized: no
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || fail "python3 is missing (scripts/install-deps installs it)"
 browser=$(command -v chromium || command -v chromium-browser || true)
