@@ -621,6 +621,18 @@ static int top_pid(const struct bm_analysis *a, uint32_t dev)
 	return -1;
 }
 
+/* TOP_PID's write to dm-0 over loop0p1, from 10 us to 200 us: see the next test. */
+static void dm_over_partition_write(struct bm_analysis *a)
+{
+	write_event(a, BM_EV_BIO_QUEUE, 10 * US, DM, 320, TOP_PID, 0, 0);
+	write_event(a, BM_EV_BIO_REMAP, 100 * US, DISK, 320, WORKER, DM, 320);
+	write_event(a, BM_EV_BIO_REMAP, 101 * US, DISK, 2368, WORKER, PART, 320);
+	write_event(a, BM_EV_BIO_QUEUE, 102 * US, DISK, 2368, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, 103 * US, DISK, 2368, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, 150 * US, DISK, 2368, 0, 0, 0);
+	write_event(a, BM_EV_BIO_COMPLETE, 200 * US, DM, 320, 0, 0, 0);
+}
+
 /*
  * dm-crypt over a partition, as 6.x kernels trace it: dm's remap names the
  * clone's whole disk (bio_dev() is the disk's number) at the partition's
@@ -634,13 +646,7 @@ START_TEST(a_dm_volume_over_a_partition_is_followed_to_the_disk)
 	const struct bm_disk_stats *dm, *p, *d;
 	const struct bm_stack_row *r;
 
-	write_event(a, BM_EV_BIO_QUEUE, 10 * US, DM, 320, TOP_PID, 0, 0);
-	write_event(a, BM_EV_BIO_REMAP, 100 * US, DISK, 320, WORKER, DM, 320);
-	write_event(a, BM_EV_BIO_REMAP, 101 * US, DISK, 2368, WORKER, PART, 320);
-	write_event(a, BM_EV_BIO_QUEUE, 102 * US, DISK, 2368, WORKER, 0, 0);
-	write_event(a, BM_EV_RQ_ISSUE, 103 * US, DISK, 2368, WORKER, 0, 0);
-	write_event(a, BM_EV_RQ_COMPLETE, 150 * US, DISK, 2368, 0, 0, 0);
-	write_event(a, BM_EV_BIO_COMPLETE, 200 * US, DM, 320, 0, 0, 0);
+	dm_over_partition_write(a);
 	bm_analysis_finish(a);
 	dm = find(a, DM);
 	p = find(a, PART);
@@ -755,13 +761,7 @@ START_TEST(the_plot_counts_a_process_s_bio_once_at_the_top_of_its_stack)
 
 	bm_analysis_proc_series(a, 2);
 	/* dm-crypt over a partition: TOP_PID's write, done at 200 us (bin 0) */
-	write_event(a, BM_EV_BIO_QUEUE, 10 * US, DM, 320, TOP_PID, 0, 0);
-	write_event(a, BM_EV_BIO_REMAP, 100 * US, DISK, 320, WORKER, DM, 320);
-	write_event(a, BM_EV_BIO_REMAP, 101 * US, DISK, 2368, WORKER, PART, 320);
-	write_event(a, BM_EV_BIO_QUEUE, 102 * US, DISK, 2368, WORKER, 0, 0);
-	write_event(a, BM_EV_RQ_ISSUE, 103 * US, DISK, 2368, WORKER, 0, 0);
-	write_event(a, BM_EV_RQ_COMPLETE, 150 * US, DISK, 2368, 0, 0, 0);
-	write_event(a, BM_EV_BIO_COMPLETE, 200 * US, DM, 320, 0, 0, 0);
+	dm_over_partition_write(a);
 	/* 300 writes to the partition, done at 600 us (bin 1), and to the disk twice */
 	write_event(a, BM_EV_BIO_REMAP, 500 * US, DISK, 4096, 300, PART, 2048);
 	write_event(a, BM_EV_BIO_QUEUE, 501 * US, DISK, 4096, 300, 0, 0);
