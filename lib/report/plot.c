@@ -263,16 +263,43 @@ static const char *axis_str(const struct plot *p, uint64_t ts, double step_s, ch
 }
 
 /*
+ * A step of a minute or more on the wall clock: one its face knows (1, 2,
+ * 5, 10, 20 or 30 minutes, 1, 2, 3, 6 or 12 hours, days), at most 10 in @span_s.
+ */
+static double clock_step(double span_s)
+{
+	static const int steps[] = { 60, 120, 300, 600, 1200, 1800, 3600, 7200, 10800, 21600,
+				     43200, 86400 };
+	size_t i;
+
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (steps[i] * 10.0 >= span_s)
+			return steps[i];
+	return round_step(span_s / 86400, 10) * 86400;
+}
+
+/*
  * The time axis under everything, at round times (seconds from the
- * window's start, or round times of the wall clock), faint lines up
+ * window's start, or round times of the local wall clock), faint lines up
  * through the panels, from @y_top.
  */
 static void time_axis(const struct plot *p, int y_top, int y_axis)
 {
 	double span_s = (p->last - p->first) / 1e9, step_s = round_step(span_s, 10);
-	uint64_t step = step_s * 1e9 > 1 ? (uint64_t)(step_s * 1e9 + 0.5) : 1, t;
-	uint64_t base = p->o->wall_ns ? wall_of(p, p->first) : 0;
+	uint64_t step, t, base = 0;
 	char label[64], day[64];
+
+	if (p->o->wall_ns) {
+		time_t sec = wall_of(p, p->first) / 1000000000;
+		struct tm tm;
+
+		if (step_s >= 60)
+			step_s = clock_step(span_s);
+		/* Round times of the local clock: the offset from UTC counts. */
+		base = wall_of(p, p->first) +
+		       (localtime_r(&sec, &tm) ? tm.tm_gmtoff * 1000000000LL : 0);
+	}
+	step = step_s * 1e9 > 1 ? (uint64_t)(step_s * 1e9 + 0.5) : 1;
 
 	/* The first round time at or after the start, on the clock shown. */
 	t = p->first + (base % step ? step - base % step : 0);

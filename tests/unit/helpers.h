@@ -79,5 +79,6 @@ Suite *suite_util(void);
 Suite *suite_compress(void);
 Suite *suite_report(void);
 Suite *suite_schema(void);
+Suite *suite_plot(void);
 
 #endif
