@@ -69,8 +69,8 @@ static struct argp_option options[] = {
 	  "Per incarnation and operation: where the time goes, as btt splits it (Q2G, G2I, "
 	  "Q2M, I2D, M2D, D2C, Q2C, Q2A), merges, plugs, seek distances, request sizes", 1 },
 	{ "plot", OPT_PLOT, "FILE", 0,
-	  "Also draw read and write throughput and latency over time per disk into FILE "
-	  "(.svg or .html)", 1 },
+	  "Also draw per disk throughput, latency (p50, p99, the slowest I/Os) and offsets over "
+	  "time, and the five busiest processes' throughput, into FILE (.svg or .html)", 1 },
 	{ "bins", OPT_BINS, "N", 0,
 	  "The plot's time in N bins (default 400), unless --interval gives their width", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },

@@ -457,6 +457,8 @@ static const struct an_consumer consumers[AN_NCONSUMERS] = {
 			.gap = an_phases_gap },
 	[AN_CGROUPS] = { an_cgroups_new, an_cgroups_queued, an_cgroups_done, an_cgroups_finish,
 			 an_cgroups_keep, an_cgroups_free, .split = an_cgroups_split },
+	[AN_PROCSERIES] = { an_procseries_new, NULL, an_procseries_done, an_procseries_finish,
+			    an_procseries_keep, an_procseries_free },
 };
 
 /* @io, of incarnation @disk (NULL: a plug's) and a remap's @from, to who follows events. */
@@ -1228,6 +1230,17 @@ void bm_analysis_slowest(struct bm_analysis *h, size_t n)
 size_t bm_analysis_slowest_rows(const struct bm_analysis *h, const struct bm_slow_row **list)
 {
 	return an_slowest_rows(h->t.consumer[AN_SLOWEST], list);
+}
+
+void bm_analysis_proc_series(struct bm_analysis *h, size_t n)
+{
+	an_procseries_want(h->t.consumer[AN_PROCSERIES], n, h->t.first, h->t.bin_ns, h->t.nbins);
+}
+
+size_t bm_analysis_proc_series_rows(const struct bm_analysis *h,
+				    const struct bm_proc_series **list)
+{
+	return an_procseries_rows(h->t.consumer[AN_PROCSERIES], list);
 }
 
 void bm_analysis_cgroups(struct bm_analysis *h, const struct bm_cgroups *cgroups)

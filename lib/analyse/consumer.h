@@ -127,6 +127,7 @@ enum an_which {
 	AN_SLOWEST,	/* slowest.c: --slowest, the slowest I/Os and what was in flight */
 	AN_PHASES,	/* phases.c, seek.c: --phases, btt's phases, seeks, merges, plugs */
 	AN_CGROUPS,	/* cgroups.c: --cgroups, which cgroup did the I/O */
+	AN_PROCSERIES,	/* procseries.c: the plot's busiest processes over time */
 	AN_NCONSUMERS
 };
 
@@ -175,6 +176,14 @@ void an_cgroups_keep(void *state, const struct bm_span_filter *f);
 void an_cgroups_free(void *state);
 void an_cgroups_want(void *state);	/* keeps nothing until asked */
 size_t an_cgroups_rows(const void *state, const struct bm_cgroup_row **list);
+/* procseries.c (keeps nothing until told the bins: an_procseries_want) */
+void *an_procseries_new(void);
+void an_procseries_done(void *state, const struct an_io *io);
+void an_procseries_finish(void *state);
+void an_procseries_keep(void *state, const struct bm_span_filter *f);
+void an_procseries_free(void *state);
+void an_procseries_want(void *state, size_t n, uint64_t first, uint64_t width, size_t nbins);
+size_t an_procseries_rows(const void *state, const struct bm_proc_series **list);
 /* series.c: a latency of kind @which (BM_LAT_Q2C, BM_LAT_D2C) of an I/O of @op that completed at @ts. */
 void an_series_latency(struct bm_series *s, int which, int op, uint64_t ts, uint64_t v);
 

@@ -492,6 +492,8 @@ static int analyse_events(struct report *r)
 }
 
 #define PLOT_BINS	400
+#define PLOT_SLOWEST	10	/* the slowest I/Os the plot marks, without --slowest=N */
+#define PLOT_PROCS	5	/* the busiest processes it draws */
 
 /* The series' bins: --interval's, or the plot's (0: no series). */
 static uint64_t bin_width(const struct report *r)
@@ -533,6 +535,10 @@ static int analyse(struct report *r)
 		bm_analysis_phases(r->analysis);
 	if (r->opts->view == BM_VIEW_SLOWEST)
 		bm_analysis_slowest(r->analysis, r->opts->slowest);
+	if (r->opts->view != BM_VIEW_SLOWEST && r->opts->plot)	/* the plot marks them */
+		bm_analysis_slowest(r->analysis, PLOT_SLOWEST);
+	if (r->opts->plot)
+		bm_analysis_proc_series(r->analysis, PLOT_PROCS);
 	if (r->opts->view == BM_VIEW_CGROUPS || r->opts->view == BM_VIEW_TOP)
 		bm_analysis_cgroups(r->analysis, r->pass.cgroups);
 	if (tep_find_event_by_name(r->tep, "block", "block_bio_backmerge"))
@@ -946,7 +952,10 @@ int bm_report_trace(struct bm_trace *trace, const struct bm_report_opts *opts, F
 		bm_error_errno("cannot report '%s'", path);
 		goto out;
 	}
-	if (opts->plot && bm_plot(opts->plot, r.analysis, r.io_since, r.until) < 0)
+	if (opts->plot && bm_plot(opts->plot, r.analysis, &(struct bm_plot_opts){
+			.first = r.io_since, .last = r.until, .tep = r.tep,
+			.wall_ns = opts->time == BM_TIME_WALL ? r.pass.wall_ns : 0,
+			.mono_ns = r.pass.mono_ns }) < 0)
 		goto out;
 	if (opts->analysed && opts->analysed(opts->ctx, r.analysis, r.map) < 0)
 		goto out;

@@ -80,5 +80,6 @@ Suite *suite_compress(void);
 Suite *suite_report(void);
 Suite *suite_schema(void);
 Suite *suite_cgroupsview(void);
+Suite *suite_plot(void);
 
 #endif

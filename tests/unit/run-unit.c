@@ -31,6 +31,7 @@ int main(void)
 	srunner_add_suite(sr, suite_report());
 	srunner_add_suite(sr, suite_schema());
 	srunner_add_suite(sr, suite_cgroupsview());
+	srunner_add_suite(sr, suite_plot());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

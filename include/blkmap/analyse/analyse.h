@@ -264,6 +264,27 @@ size_t bm_analysis_cgroup_rows(const struct bm_analysis *a, const struct bm_cgro
 /* Keep the @n slowest I/Os, from the next event on (memory: @n rows). */
 void bm_analysis_slowest(struct bm_analysis *a, size_t n);
 size_t bm_analysis_slowest_rows(const struct bm_analysis *a, const struct bm_slow_row **list);
+/* A process's I/O in one bin of the series: the bins' index, what completed in it. */
+struct bm_proc_bin {
+	size_t bin;
+	uint64_t reads, writes, read_bytes, write_bytes;
+};
+/*
+ * A process's I/O over time: the bios it submitted, each once, at the top
+ * of its stack, in the bin of their completion (the bins with any, in
+ * time order).
+ */
+struct bm_proc_series {
+	int pid;
+	uint64_t read_bytes, write_bytes;
+	struct bm_proc_bin *bins;
+	size_t n;
+};
+/* Follow the @n busiest processes over the series' bins, from the next event on. */
+void bm_analysis_proc_series(struct bm_analysis *a, size_t n);
+/* After bm_analysis_keep(): those processes, busiest first, on the devices kept. */
+size_t bm_analysis_proc_series_rows(const struct bm_analysis *a,
+				    const struct bm_proc_series **list);
 /* The gaps given to bm_analysis_gaps(), in no particular order. */
 size_t bm_analysis_gap_list(const struct bm_analysis *a, const struct bm_loss **list);
 /* The series' bins: their number, and how long each is (0: no series). */

@@ -621,6 +621,18 @@ static int top_pid(const struct bm_analysis *a, uint32_t dev)
 	return -1;
 }
 
+/* TOP_PID's write to dm-0 over loop0p1, from 10 us to 200 us: see the next test. */
+static void dm_over_partition_write(struct bm_analysis *a)
+{
+	write_event(a, BM_EV_BIO_QUEUE, 10 * US, DM, 320, TOP_PID, 0, 0);
+	write_event(a, BM_EV_BIO_REMAP, 100 * US, DISK, 320, WORKER, DM, 320);
+	write_event(a, BM_EV_BIO_REMAP, 101 * US, DISK, 2368, WORKER, PART, 320);
+	write_event(a, BM_EV_BIO_QUEUE, 102 * US, DISK, 2368, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, 103 * US, DISK, 2368, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, 150 * US, DISK, 2368, 0, 0, 0);
+	write_event(a, BM_EV_BIO_COMPLETE, 200 * US, DM, 320, 0, 0, 0);
+}
+
 /*
  * dm-crypt over a partition, as 6.x kernels trace it: dm's remap names the
  * clone's whole disk (bio_dev() is the disk's number) at the partition's
@@ -634,13 +646,7 @@ START_TEST(a_dm_volume_over_a_partition_is_followed_to_the_disk)
 	const struct bm_disk_stats *dm, *p, *d;
 	const struct bm_stack_row *r;
 
-	write_event(a, BM_EV_BIO_QUEUE, 10 * US, DM, 320, TOP_PID, 0, 0);
-	write_event(a, BM_EV_BIO_REMAP, 100 * US, DISK, 320, WORKER, DM, 320);
-	write_event(a, BM_EV_BIO_REMAP, 101 * US, DISK, 2368, WORKER, PART, 320);
-	write_event(a, BM_EV_BIO_QUEUE, 102 * US, DISK, 2368, WORKER, 0, 0);
-	write_event(a, BM_EV_RQ_ISSUE, 103 * US, DISK, 2368, WORKER, 0, 0);
-	write_event(a, BM_EV_RQ_COMPLETE, 150 * US, DISK, 2368, 0, 0, 0);
-	write_event(a, BM_EV_BIO_COMPLETE, 200 * US, DM, 320, 0, 0, 0);
+	dm_over_partition_write(a);
 	bm_analysis_finish(a);
 	dm = find(a, DM);
 	p = find(a, PART);
@@ -725,6 +731,71 @@ START_TEST(a_partition_is_the_top_of_its_own_writes)
 	ck_assert_uint_eq(r->write_bytes, 4096);
 	ck_assert_uint_eq(find(a, PART)->writes, 1);
 	ck_assert_int_eq(top_pid(a, DISK), TOP_PID);
+	bm_analysis_free(a);
+}
+END_TEST
+
+/* A process's bin of the plot, or NULL. */
+static const struct bm_proc_series *proc_of(const struct bm_analysis *a, int pid)
+{
+	const struct bm_proc_series *rows;
+	size_t i, n = bm_analysis_proc_series_rows(a, &rows);
+
+	for (i = 0; i < n; i++)
+		if (rows[i].pid == pid)
+			return &rows[i];
+	return NULL;
+}
+
+/*
+ * The plot's processes: a bio once, where it was submitted (a dm volume
+ * over a partition, a partition, a disk), not again on the devices below,
+ * in the bin of its completion; the busiest kept, most first; --disk keeps
+ * those submitted to (or completed on) its devices.
+ */
+START_TEST(the_plot_counts_a_process_s_bio_once_at_the_top_of_its_stack)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, 500 * US);
+	struct bm_span_filter f = { .names = { "dm-0" }, .nnames = 1 };
+	const struct bm_proc_series *rows, *p;
+
+	bm_analysis_proc_series(a, 2);
+	/* dm-crypt over a partition: TOP_PID's write, done at 200 us (bin 0) */
+	dm_over_partition_write(a);
+	/* 300 writes to the partition, done at 600 us (bin 1), and to the disk twice */
+	write_event(a, BM_EV_BIO_REMAP, 500 * US, DISK, 4096, 300, PART, 2048);
+	write_event(a, BM_EV_BIO_QUEUE, 501 * US, DISK, 4096, 300, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, 502 * US, DISK, 4096, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, 600 * US, DISK, 4096, 0, 0, 0);
+	write_event(a, BM_EV_BIO_QUEUE, 700 * US, DISK, 8000, 300, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, 701 * US, DISK, 8000, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, 710 * US, DISK, 8000, 0, 0, 0);
+	/* 400 once, to the disk: less busy than both, not kept */
+	write_event(a, BM_EV_BIO_QUEUE, 800 * US, DISK, 9000, 400, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, 801 * US, DISK, 9000, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, 810 * US, DISK, 9000, 0, 0, 0);
+	bm_analysis_finish(a);
+	bm_analysis_keep(a, &(struct bm_span_filter){ 0 });
+	ck_assert_uint_eq(bm_analysis_proc_series_rows(a, &rows), 2);
+	ck_assert_int_eq(rows[0].pid, 300);
+	ck_assert_int_eq(rows[1].pid, TOP_PID);
+	p = proc_of(a, TOP_PID);
+	ck_assert_uint_eq(p->write_bytes, 4096);
+	ck_assert_uint_eq(p->read_bytes, 0);
+	ck_assert_uint_eq(p->n, 1);
+	ck_assert_uint_eq(p->bins[0].bin, 0);
+	ck_assert_uint_eq(p->bins[0].writes, 1);
+	p = proc_of(a, 300);
+	ck_assert_uint_eq(p->write_bytes, 8192);
+	ck_assert_uint_eq(p->n, 1);
+	ck_assert_uint_eq(p->bins[0].bin, 1);
+	ck_assert_uint_eq(p->bins[0].writes, 2);
+	ck_assert_ptr_null(proc_of(a, 400));
+	ck_assert_ptr_null(proc_of(a, WORKER));
+	/* --disk dm-0: its writer alone */
+	bm_analysis_keep(a, &f);
+	ck_assert_uint_eq(bm_analysis_proc_series_rows(a, &rows), 1);
+	ck_assert_int_eq(rows[0].pid, TOP_PID);
 	bm_analysis_free(a);
 }
 END_TEST
@@ -1175,6 +1246,7 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, request_latencies_match_a_hand_computation);
 	tcase_add_test(tc, time_in_queue_runs_from_each_request_s_start);
 	tcase_add_test(tc, series_bins_add_up_to_the_whole);
+	tcase_add_test(tc, the_plot_counts_a_process_s_bio_once_at_the_top_of_its_stack);
 	tcase_add_test(tc, series_of_too_many_bins_is_refused);
 	tcase_add_test(tc, offsets_are_placed_by_time_and_sector_and_bounded);
 	tcase_add_test(tc, time_in_queue_has_flushes_and_flush_sequences);
