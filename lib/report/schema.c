@@ -551,13 +551,14 @@ static const struct bm_schema schemas[] = {
 
 #define NSCHEMAS (sizeof(schemas) / sizeof(schemas[0]))
 
-static const struct bm_schema *const schema_list[NSCHEMAS] = {
-	&schemas[0], &schemas[1], &schemas[2], &schemas[3], &schemas[4], &schemas[5],
-	&schemas[6], &schemas[7], &schemas[8], &schemas[9], &schemas[10],
-};
-
 size_t bm_schemas(const struct bm_schema *const **list)
 {
+	/* Filled from schemas[], so that a view added there is listed too. */
+	static const struct bm_schema *schema_list[NSCHEMAS];
+	size_t i;
+
+	for (i = 0; i < NSCHEMAS; i++)
+		schema_list[i] = &schemas[i];
 	*list = schema_list;
 	return NSCHEMAS;
 }
