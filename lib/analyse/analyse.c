@@ -446,19 +446,24 @@ struct bm_inflight *an_bio_at(struct an_tracker *a, uint32_t dev, uint64_t secto
  * compiler sees each callback: direct calls, no test for a NULL one.
  */
 static const struct an_consumer consumers[AN_NCONSUMERS] = {
-	[AN_PROCS] = { an_procs_new, an_procs_queued, an_procs_done, an_procs_finish,
-		       an_procs_keep, an_procs_free },
-	[AN_STACKED] = { an_stacked_new, NULL, an_stacked_done, an_stacked_finish,
-			 an_stacked_keep, an_stacked_free },
+	[AN_PROCS] = { .new = an_procs_new, .queued = an_procs_queued, .done = an_procs_done,
+		       .finish = an_procs_finish, .keep = an_procs_keep, .free = an_procs_free },
+	[AN_STACKED] = { .new = an_stacked_new, .done = an_stacked_done,
+			 .finish = an_stacked_finish, .keep = an_stacked_keep,
+			 .free = an_stacked_free },
 	[AN_LATENCY] = { .done = an_latency_done },
-	[AN_SLOWEST] = { an_slowest_new, NULL, an_slowest_done, an_slowest_finish,
-			 an_slowest_keep, an_slowest_free },
+	[AN_SLOWEST] = { .new = an_slowest_new, .done = an_slowest_done,
+			 .finish = an_slowest_finish, .keep = an_slowest_keep,
+			 .free = an_slowest_free },
 	[AN_PHASES] = { .new = an_phases_new, .free = an_phases_free, .step = an_phases_step,
 			.gap = an_phases_gap },
-	[AN_CGROUPS] = { an_cgroups_new, an_cgroups_queued, an_cgroups_done, an_cgroups_finish,
-			 an_cgroups_keep, an_cgroups_free, .split = an_cgroups_split },
-	[AN_PROCSERIES] = { an_procseries_new, NULL, an_procseries_done, an_procseries_finish,
-			    an_procseries_keep, an_procseries_free },
+	[AN_CGROUPS] = { .new = an_cgroups_new, .queued = an_cgroups_queued,
+			 .done = an_cgroups_done, .finish = an_cgroups_finish,
+			 .keep = an_cgroups_keep, .free = an_cgroups_free,
+			 .split = an_cgroups_split },
+	[AN_PROCSERIES] = { .new = an_procseries_new, .done = an_procseries_done,
+			    .finish = an_procseries_finish, .keep = an_procseries_keep,
+			    .free = an_procseries_free },
 };
 
 /* @io, of incarnation @disk (NULL: a plug's) and a remap's @from, to who follows events. */
