@@ -11,7 +11,7 @@ root=$(awk '$0 ~ / - cgroup2 / && $4 == "/" { print $5; exit }' /proc/self/mount
 [ -n "$root" ] || skip "no cgroup2 file system mounted"
 [ -d "$(tracing_dir)/events/cgroup/cgroup_attach_task" ] || skip "this kernel has no cgroup events"
 before=$root/blkmap-t2130-before after=$root/blkmap-t2130-after
-trap 'st=$?; kill $sleeper 2>/dev/null || true; wait 2>/dev/null || true; rmdir "$before" 2>/dev/null || true; [ ! -d "$after" ] || rmdir "$after" || true; (exit $st); cleanup' EXIT
+trap 'st=$?; kill $sleeper 2>/dev/null || true; wait 2>/dev/null || true; rmdir "$before" 2>/dev/null || true; [ ! -d "$after" ] || rmdir "$after" || true; set +e; (exit $st); cleanup' EXIT
 mkdir "$before"
 sleep 60 &
 sleeper=$!
