@@ -16,29 +16,34 @@
 #include "blkmap/util/error.h"
 
 /*
- * A map record kept from pass 1. The strings it points to are copied, at
- * their own length, into one arena: records are kept for the whole
- * recording (an idle marker a second), so each costs only what it holds.
+ * A map record kept from pass 1: its payload as written, copied into its
+ * scan's arena and decoded again when fed, or an idle marker of the uevent
+ * listener (one a second for the whole recording: all the map takes of it
+ * is its time). Records are kept for the whole recording (every fork, exit
+ * and marker), so each costs what it holds, not a decoded event's size.
  */
 struct kept {
-	struct bm_event ev;
-	uint64_t seq;		/* order within its CPU */
-	size_t text, name, disk, dm, file, uuid;	/* 1 + offset in the arena, 0 for none */
+	uint64_t ts;
+	const void *data;	/* NULL: an idle marker */
+	int type, size;
 };
 
-struct arena {
-	char *buf;
-	size_t len, cap;
+/* One CPU's kept records, in the file's order, as the merge hands them out. */
+struct run {
+	struct kept *kept;
+	size_t n, cap, next;
 };
 
 /*
- * The uevent listener's idle markers: one a second for the whole recording,
- * and all the map takes of each is when it was written. Kept apart, small.
+ * Payloads in blocks that never move, so that a kept record points at
+ * its copy from the start and no copy is made twice.
  */
-struct tick {
-	uint64_t ts;
-	int cpu;
-	uint64_t seq;
+#define BLOCK_SIZE	(64 * 1024)
+
+struct block {
+	struct block *prev;
+	size_t len, cap;
+	char data[];
 };
 
 #define TICK_TEXT	BM_MARKER_PREFIX BM_MARKER_IDLE
@@ -48,74 +53,35 @@ static bool is_tick(const struct bm_event *ev)
 	return ev->kind == BM_EV_PRINT && ev->text && bm_marker_is_idle(ev->text, ev->text_len);
 }
 
-static int tick_by_time(const void *x, const void *y)
+/* A copy of @len bytes of @src in @*blocks, aligned for any field; NULL out of memory. */
+static const void *keep_bytes(struct block **blocks, const void *src, size_t len)
 {
-	const struct tick *a = x, *b = y;
+	struct block *b = *blocks;
+	size_t at = b ? (b->len + 7) & ~(size_t)7 : 0;
 
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	if (a->cpu != b->cpu)
-		return a->cpu < b->cpu ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
+	if (!b || b->cap < at + len) {
+		size_t cap = len > BLOCK_SIZE ? len : BLOCK_SIZE;
 
-/* Does @t come before @k in the merged order? */
-static bool tick_first(const struct tick *t, const struct kept *k)
-{
-	struct tick as_tick = { .ts = k->ev.ts, .cpu = k->ev.cpu, .seq = k->seq };
-
-	return tick_by_time(t, &as_tick) < 0;
-}
-
-static void feed_tick(struct bm_feeder *f, const struct tick *t)
-{
-	struct bm_event ev = { .ts = t->ts, .cpu = t->cpu, .kind = BM_EV_PRINT,
-			       .text = TICK_TEXT, .text_len = strlen(TICK_TEXT) };
-
-	bm_feed(f, &ev);
-}
-
-static int by_time(const void *x, const void *y)
-{
-	const struct kept *a = x, *b = y;
-
-	if (a->ev.ts != b->ev.ts)
-		return a->ev.ts < b->ev.ts ? -1 : 1;
-	if (a->ev.cpu != b->ev.cpu)
-		return a->ev.cpu < b->ev.cpu ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-/* Copy @len bytes of @src into @a; 1 + their offset, 0 for NULL, or -1. */
-static ssize_t keep_string(struct arena *a, const char *src, int len)
-{
-	size_t at = a->len;
-
-	if (!src)
-		return 0;
-	if (len < 0)
-		len = 0;
-	if (a->cap - a->len < (size_t)len + 1) {
-		size_t cap = a->cap ? 2 * a->cap : 4096;
-		char *buf;
-
-		while (cap - a->len < (size_t)len + 1)
-			cap *= 2;
-		buf = realloc(a->buf, cap);
-		if (!buf)
-			return -1;
-		a->buf = buf;
-		a->cap = cap;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		*b = (struct block){ .prev = *blocks, .cap = cap };
+		*blocks = b;
+		at = 0;
 	}
-	memcpy(a->buf + at, src, len);
-	a->buf[at + len] = '\0';
-	a->len += len + 1;
-	return at + 1;
+	memcpy(b->data + at, src, len);
+	b->len = at + len;
+	return b->data + at;
 }
 
-static const char *kept_string(const struct arena *a, size_t at)
+static void free_blocks(struct block *b)
 {
-	return at ? a->buf + at - 1 : NULL;
+	while (b) {
+		struct block *prev = b->prev;
+
+		free(b);
+		b = prev;
+	}
 }
 
 /* Only blkmap's own markers feed the map: a user's trace_marker lines are not kept. */
@@ -129,8 +95,8 @@ static bool worth_keeping(const struct bm_event *ev)
 
 /*
  * What one thread keeps of its CPUs' events (CPU first, first + step, ...).
- * Each reads its own CPUs' pages, decodes and copies on its own: the map
- * records are sorted together afterwards.
+ * Each reads its own CPUs' pages, decodes and copies on its own: the runs
+ * of all CPUs are merged afterwards.
  */
 struct scan {
 	struct bm_stream *stream;
@@ -138,65 +104,40 @@ struct scan {
 	struct bm_map_pass *pass;	/* for progress, from the caller's thread alone */
 	int first, step;
 	pthread_t thread;
-	struct kept *kept;
-	size_t n, cap;
-	struct tick *ticks;
-	size_t nticks, capticks;
-	struct arena strings;
-	uint64_t seq;			/* order within a CPU */
+	struct run *runs;		/* every CPU's, shared: this scan fills its own */
+	struct block *payloads;
 	uint64_t first_ts, last_ts, events;
 	int ret;			/* 0; -1: failed reading; -2: out of memory */
 	char message[1024];		/* of a failed read, from the thread that saw it */
 };
 
-/* Keep @rec if it is a map record: 0, or -1 out of memory. */
-static int keep(struct scan *sc, const struct bm_rec *rec)
+/* Keep @rec in @run if it is a map record: 0, or -1 out of memory. */
+static int keep(struct scan *sc, struct run *run, const struct bm_rec *rec)
 {
-	ssize_t text, name, disk, dm, file, uuid;
-	struct kept *k;
-	struct tick *t;
+	struct kept k = { .ts = rec->ts, .type = rec->type };
+	struct bm_event ev;
 
 	if (!bm_feeds_map(bm_decoder_kind(sc->dec, rec->type)))
 		return 0;
-	if (sc->n == sc->cap) {
-		sc->cap = sc->cap ? 2 * sc->cap : 256;
-		k = realloc(sc->kept, sc->cap * sizeof(*sc->kept));
-		if (!k)
+	bm_decode(sc->dec, rec, &ev);
+	if (!worth_keeping(&ev))
+		return 0;
+	if (!is_tick(&ev)) {
+		k.size = rec->size > 0 ? rec->size : 0;
+		k.data = keep_bytes(&sc->payloads, rec->data, k.size);
+		if (!k.data)
 			return -1;
-		sc->kept = k;
 	}
-	k = &sc->kept[sc->n];
-	bm_decode(sc->dec, rec, &k->ev);
-	if (!worth_keeping(&k->ev))
-		return 0;
-	if (is_tick(&k->ev)) {
-		if (sc->nticks == sc->capticks) {
-			sc->capticks = sc->capticks ? 2 * sc->capticks : 256;
-			t = realloc(sc->ticks, sc->capticks * sizeof(*sc->ticks));
-			if (!t)
-				return -1;
-			sc->ticks = t;
-		}
-		sc->ticks[sc->nticks++] = (struct tick){ .ts = rec->ts, .cpu = k->ev.cpu,
-							 .seq = sc->seq++ };
-		return 0;
+	if (run->n == run->cap) {
+		size_t cap = run->cap ? 2 * run->cap : 64;
+		struct kept *grown = realloc(run->kept, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		run->kept = grown;
+		run->cap = cap;
 	}
-	text = keep_string(&sc->strings, k->ev.text, k->ev.text_len);
-	name = keep_string(&sc->strings, k->ev.k.name, k->ev.k.name_len);
-	disk = keep_string(&sc->strings, k->ev.k.disk, k->ev.k.disk_len);
-	dm = keep_string(&sc->strings, k->ev.k.dm, k->ev.k.dm_len);
-	file = keep_string(&sc->strings, k->ev.k.file, k->ev.k.file_len);
-	uuid = keep_string(&sc->strings, k->ev.k.uuid, k->ev.k.uuid_len);
-	if (text < 0 || name < 0 || disk < 0 || dm < 0 || file < 0 || uuid < 0)
-		return -1;
-	k->text = text;
-	k->name = name;
-	k->disk = disk;
-	k->dm = dm;
-	k->file = file;
-	k->uuid = uuid;
-	k->seq = sc->seq++;
-	sc->n++;
+	run->kept[run->n++] = k;
 	return 0;
 }
 
@@ -204,7 +145,6 @@ static void *scan_cpus(void *arg)
 {
 	struct scan *sc = arg;
 	struct bm_rec rec;
-	size_t i;
 	int cpu, r;
 
 	for (cpu = sc->first; cpu < bm_stream_ncpus(sc->stream); cpu += sc->step) {
@@ -216,7 +156,7 @@ static void *scan_cpus(void *arg)
 			if (rec.ts > sc->last_ts)
 				sc->last_ts = rec.ts;
 			sc->events++;
-			if (keep(sc, &rec) < 0) {
+			if (keep(sc, &sc->runs[cpu], &rec) < 0) {
 				sc->ret = -2;
 				return NULL;
 			}
@@ -227,18 +167,45 @@ static void *scan_cpus(void *arg)
 			return NULL;
 		}
 	}
-	/* The arena moves no more: point at the copies where they are. */
-	for (i = 0; i < sc->n; i++) {
-		struct kept *k = &sc->kept[i];
-
-		k->ev.text = kept_string(&sc->strings, k->text);
-		k->ev.k.name = kept_string(&sc->strings, k->name);
-		k->ev.k.disk = kept_string(&sc->strings, k->disk);
-		k->ev.k.dm = kept_string(&sc->strings, k->dm);
-		k->ev.k.file = kept_string(&sc->strings, k->file);
-		k->ev.k.uuid = kept_string(&sc->strings, k->uuid);
-	}
 	return NULL;
+}
+
+/*
+ * The CPU whose next kept record comes first, as the stream's merge
+ * orders events (time, then CPU; each CPU's in the file's order): -1 when
+ * all are fed.
+ */
+static int next_run(const struct run *runs, int ncpus)
+{
+	int cpu, first = -1;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		const struct run *r = &runs[cpu];
+
+		if (r->next < r->n &&
+		    (first < 0 || r->kept[r->next].ts < runs[first].kept[runs[first].next].ts))
+			first = cpu;
+	}
+	return first;
+}
+
+/* Feed every kept record, in the merge's order. */
+static void feed_runs(struct bm_feeder *f, const struct bm_decoder *dec, struct run *runs,
+		      int ncpus)
+{
+	int cpu;
+
+	while ((cpu = next_run(runs, ncpus)) >= 0) {
+		const struct kept *k = &runs[cpu].kept[runs[cpu].next++];
+		struct bm_rec rec = { .ts = k->ts, .cpu = cpu, .type = k->type,
+				      .data = (void *)k->data, .size = k->size };
+		struct bm_event ev = { .ts = k->ts, .cpu = cpu, .kind = BM_EV_PRINT,
+				       .text = TICK_TEXT, .text_len = strlen(TICK_TEXT) };
+
+		if (k->data)
+			bm_decode(dec, &rec, &ev);
+		bm_feed(f, &ev);
+	}
 }
 
 /* Run @n scans, in threads but the first; how many threads ran (to join). */
@@ -258,32 +225,36 @@ static void free_scans(struct scan *scans, int n)
 {
 	int i;
 
-	for (i = 0; scans && i < n; i++) {
-		free(scans[i].kept);
-		free(scans[i].ticks);
-		free(scans[i].strings.buf);
-	}
+	for (i = 0; scans && i < n; i++)
+		free_blocks(scans[i].payloads);
 	free(scans);
+}
+
+static void free_runs(struct run *runs, int ncpus)
+{
+	int cpu;
+
+	for (cpu = 0; runs && cpu < ncpus; cpu++)
+		free(runs[cpu].kept);
+	free(runs);
 }
 
 /*
  * Pass 1: the map. Map records are few: read each CPU's events on their
  * own, @pass->jobs CPUs at a time (other events are skipped by id), keep
- * the map records, sort them by time as the merge would, and feed them to
- * the map.
+ * the map records, and feed them to the map in the order the merge would
+ * hand them out.
  */
 struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *dec,
 			    struct bm_map_pass *pass)
 {
 	int ncpus = bm_stream_ncpus(stream), nscans = pass->jobs, started, i;
-	struct kept *kept = NULL;
-	struct tick *ticks = NULL;
 	struct scan *scans = NULL;
-	size_t n = 0, nticks = 0, j, at, ticks_at;
+	struct run *runs = NULL;
 	const struct bm_loss *losses;
 	struct bm_feeder feeder;
 	struct bm_map *map = NULL;
-	ssize_t nlosses;
+	ssize_t nlosses, j;
 
 	pass->first = pass->last = pass->events = 0;
 	pass->markers = pass->registers = pass->window_from = 0;
@@ -297,11 +268,12 @@ struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *d
 	if (nscans < 1)
 		nscans = 1;
 	scans = calloc(nscans, sizeof(*scans));
-	if (!scans)
+	runs = calloc(ncpus > 0 ? ncpus : 1, sizeof(*runs));
+	if (!scans || !runs)
 		goto out_of_memory;
 	for (i = 0; i < nscans; i++)
 		scans[i] = (struct scan){ .stream = stream, .dec = dec, .first = i, .step = nscans,
-					  .pass = i || !pass->progress ? NULL : pass };
+					  .runs = runs, .pass = i || !pass->progress ? NULL : pass };
 	started = run_scans(scans, nscans);
 	for (i = 1; i < started; i++)
 		pthread_join(scans[i].thread, NULL);
@@ -321,38 +293,16 @@ struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *d
 		if (sc->last_ts > pass->last)
 			pass->last = sc->last_ts;
 		pass->events += sc->events;
-		n += sc->n;
-		nticks += sc->nticks;
 	}
-	kept = malloc((n ? n : 1) * sizeof(*kept));
-	ticks = malloc((nticks ? nticks : 1) * sizeof(*ticks));
 	map = bm_map_new();
 	pass->cgroups = bm_cgroups_new();
-	if (!kept || !ticks || !map || !pass->cgroups)
+	if (!map || !pass->cgroups)
 		goto out_of_memory;
-	for (i = 0, at = 0, ticks_at = 0; i < nscans; i++) {
-		if (scans[i].n)
-			memcpy(kept + at, scans[i].kept, scans[i].n * sizeof(*kept));
-		if (scans[i].nticks)
-			memcpy(ticks + ticks_at, scans[i].ticks, scans[i].nticks * sizeof(*ticks));
-		at += scans[i].n;
-		ticks_at += scans[i].nticks;
-	}
-	qsort(kept, n, sizeof(*kept), by_time);
-	qsort(ticks, nticks, sizeof(*ticks), tick_by_time);
 	bm_feeder_init(&feeder, map, pass->cgroups);
-	for (at = 0, j = 0; at < n; at++) {
-		for (; j < nticks && tick_first(&ticks[j], &kept[at]); j++)
-			feed_tick(&feeder, &ticks[j]);
-		bm_feed(&feeder, &kept[at].ev);
-	}
-	for (; j < nticks; j++)
-		feed_tick(&feeder, &ticks[j]);
-	free(kept);
-	free(ticks);
-	free_scans(scans, nscans);	/* the strings too: the map copied what it keeps */
-	kept = NULL;
-	ticks = NULL;
+	feed_runs(&feeder, dec, runs, ncpus);
+	free_runs(runs, ncpus);
+	free_scans(scans, nscans);	/* the payloads too: the map copied what it keeps */
+	runs = NULL;
 	scans = NULL;
 	bm_feeder_finish(&feeder, pass->last);
 	pass->markers = feeder.markers;
@@ -365,7 +315,7 @@ struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *d
 	nlosses = bm_stream_losses(stream, &losses);
 	if (nlosses < 0)
 		goto out_of_memory;
-	for (j = 0; j < (size_t)nlosses; j++) {
+	for (j = 0; j < nlosses; j++) {
 		bm_map_lost(map, losses[j].from, losses[j].to);
 		bm_cgroups_lost(pass->cgroups, losses[j].from, losses[j].to);
 	}
@@ -380,8 +330,7 @@ struct bm_map *bm_map_build(struct bm_stream *stream, const struct bm_decoder *d
 out_of_memory:
 	bm_error_errno("cannot build the device map of '%s'", pass->path);
 fail:
-	free(kept);
-	free(ticks);
+	free_runs(runs, ncpus);
 	free_scans(scans, nscans);
 	bm_map_free(map);
 	bm_cgroups_free(pass->cgroups);
