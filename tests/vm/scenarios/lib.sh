@@ -53,3 +53,35 @@ record() {
 	rec=$!
 	recording /out/record.err
 }
+# lvm_ready: Debian's lvm2 made to work without udev, daemons or metadata
+# backups (LVM makes its own nodes), with the device-mapper targets loaded.
+lvm_ready() {
+	export DM_DISABLE_UDEV=1
+	mkdir -p /etc/lvm /run/lock/lvm /run/lvm
+	cat >/etc/lvm/lvm.conf <<'CONF'
+devices {
+	obtain_device_list_from_udev = 0
+	external_device_info_source = "none"
+	use_devicesfile = 0
+}
+activation {
+	udev_sync = 0
+	udev_rules = 0
+	verify_udev_operations = 1
+	monitoring = 0
+}
+global {
+	use_lvmpolld = 0
+	event_activation = 0
+	thin_check_executable = ""
+	thin_repair_executable = ""
+}
+backup {
+	backup = 0
+	archive = 0
+}
+CONF
+	for m in virtio_pci virtio_blk dm-mod dm-snapshot crc32c_generic dm-thin-pool; do
+		modprobe $m 2>/dev/null || true
+	done
+}

@@ -15,37 +15,7 @@
 # and /proc/uptime before and after it). /out/lvm.log: lvm's messages.
 set -e
 . /scenario-lib.sh
-export DM_DISABLE_UDEV=1
-# No udev: LVM makes its own nodes; no daemons, no metadata backups.
-mkdir -p /etc/lvm /run/lock/lvm /run/lvm
-cat >/etc/lvm/lvm.conf <<'CONF'
-devices {
-	obtain_device_list_from_udev = 0
-	external_device_info_source = "none"
-	use_devicesfile = 0
-}
-activation {
-	udev_sync = 0
-	udev_rules = 0
-	verify_udev_operations = 1
-	monitoring = 0
-}
-global {
-	use_lvmpolld = 0
-	event_activation = 0
-	thin_check_executable = ""
-	thin_repair_executable = ""
-}
-backup {
-	backup = 0
-	archive = 0
-}
-CONF
-for m in virtio_pci virtio_blk dm-mod dm-snapshot crc32c_generic dm-thin-pool; do
-	modprobe $m 2>/dev/null || true
-done
-[ -d /sys/module/dm_snapshot ] && [ -d /sys/module/dm_thin_pool ] ||
-	premise "cannot load dm-snapshot or dm-thin-pool"
+lvm_ready
 # lvm COMMAND ...: logged in $dir/cmds.log ("T0 T1 COMMAND ...", /proc/uptime
 # before and after) while a set records.
 lvm() {
