@@ -28,8 +28,9 @@ for kernel in $lanes; do
 		"$BLKMAP" report --disks -f csv "$out/rec.dat" >"$out/disks.csv"
 		pool=$(awk '$1 == "thin-pool" {print "--no-busy", $2}' "$out/stacks.log")
 		# Guests under TCG handle ticks late; 6.12 takes a plug's clock once,
-		# 6.1 starts a plug's cached requests with their batch.
-		flags="--late-ticks --plug-clock"
+		# 6.1 starts a plug's cached requests with their batch; dm-thin's
+		# metadata writes (FUA) end with a post-flush the kernel counts.
+		flags="--late-ticks --plug-clock --post-flush"
 		python3 "$top/tests/lib/kernel_counters.py" $pool $flags "$out/stat.before" "$out/stat.after" \
 			"$out/disks.csv" || fail "$kernel, $sources: blkmap's figures are not the kernel's"
 		# dd wrote to the volume; dm-crypt's threads only passed its writes on.
