@@ -185,11 +185,11 @@ failed:
  *   at every wake-up, copied event by event: with 64 KiB it cost 1.2 to 1.7
  *   times read(2)'s of 4 KiB.
  * - a page (6.1's only size, and where the kernel refuses another):
- *   splice(2) as well where the spool takes O_DIRECT: a page a splice, the
- *   kernel allocating and clearing one in its place, but no copy into the
- *   spool's page cache; 0.75 times read(2)'s CPU per event on 6.18
- *   (bench/run, 0.031 against 0.041 s per million events). Through the page
- *   cache it cost no less than read(2) (1.1 times): there, read(2).
+ *   splice(2) as well, the kernel allocating and clearing a page in place
+ *   of each it hands over, but many pages a call where read(2) takes one:
+ *   0.42 times read(2)'s CPU per event past the page cache on 6.18
+ *   (bench/floor, 0.032 against 0.076 s per million events), 0.52 times
+ *   through it (ramfs, 0.042 against 0.081).
  * The mapped buffer (6.10+) is never the default: its reader ioctl walks
  * every event of the sub-buffer it hands over, the dearest of the three.
  */
@@ -215,12 +215,6 @@ static void choose_path(struct bm_capture *c)
 		if (!cap_pipe_all(c))
 			return;
 		c->direct = cap_direct_all(c);
-		if (!want && !large && !c->direct) {
-			cap_close_all_pipes(c);
-			snprintf(c->path, sizeof(c->path), "read(2) of trace_pipe_raw (sub-buffers "
-				 "of a page, and the file system has no O_DIRECT)");
-			return;
-		}
 		c->by = BY_SPLICE;
 		snprintf(c->path, sizeof(c->path), "splice(2) of trace_pipe_raw (%s) into the "
 			 "spool %s", want ? "BLKMAP_CAPTURE=splice" : large ?
