@@ -1217,6 +1217,11 @@ size_t bm_analysis_disks(const struct bm_analysis *h, const struct bm_disk_stats
 	return h->nsorted;
 }
 
+void bm_analysis_processes(struct bm_analysis *h)
+{
+	an_procs_want(h->t.consumer[AN_PROCS]);
+}
+
 size_t bm_analysis_top(const struct bm_analysis *h, const struct bm_top_row **list)
 {
 	return an_procs_rows(h->t.consumer[AN_PROCS], list);

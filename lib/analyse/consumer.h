@@ -136,8 +136,9 @@ enum an_which {
  * rather than pointing to a table in each file, so that the compiler sees
  * which it calls and makes them direct calls (the hot path: one an I/O).
  */
-/* procs.c */
+/* procs.c (keeps nothing until asked: an_procs_want) */
 void *an_procs_new(void);
+void an_procs_want(void *state);
 void an_procs_queued(void *state, const struct an_queued *q);
 void an_procs_done(void *state, const struct an_io *io);
 void an_procs_finish(void *state);

@@ -14,6 +14,7 @@
 #include "consumer.h"
 
 struct procs {
+	bool want;	/* an_procs_want: nothing is kept before */
 	struct bm_top_row *rows;
 	size_t n, cap;
 	size_t last;	/* the row found last: rows of a disk are few, and come in runs */
@@ -75,9 +76,13 @@ static struct bm_top_row *row_of(struct procs *p, const struct bm_disk_stats *di
 
 void an_procs_queued(void *state, const struct an_queued *q)
 {
-	/* A row for a flush too: its Q2C is the process's (done()). */
-	struct bm_top_row *r = row_of(state, q->disk, q->pid, &q->cgroup);
+	struct procs *p = state;
+	struct bm_top_row *r;
 
+	if (!p->want)
+		return;
+	/* A row for a flush too: its Q2C is the process's (done()). */
+	r = row_of(p, q->disk, q->pid, &q->cgroup);
 	if (!r || q->op < 0)
 		return;
 	if (q->op) {
@@ -92,13 +97,14 @@ void an_procs_queued(void *state, const struct an_queued *q)
 /* Its Q2C, to the process that queued it there, and on the partition it was submitted to. */
 void an_procs_done(void *state, const struct an_io *io)
 {
+	struct procs *p = state;
 	struct bm_top_row *r;
 
-	if (io->merged || !io->has_q)
+	if (!p->want || io->merged || !io->has_q)
 		return;
-	if (io->queued_on && (r = row_find(state, io->queued_on, io->pid, &io->cgroup)))
+	if (io->queued_on && (r = row_find(p, io->queued_on, io->pid, &io->cgroup)))
 		bm_hist_add(&r->q2c, io->c - io->q);
-	if (io->part && (r = row_find(state, io->part, io->pid, &io->cgroup)))
+	if (io->part && (r = row_find(p, io->part, io->pid, &io->cgroup)))
 		bm_hist_add(&r->q2c, io->c - io->q);
 }
 
@@ -131,6 +137,11 @@ void an_procs_keep(void *state, const struct bm_span_filter *f)
 		else
 			bm_hist_release(&p->rows[i].q2c);
 	p->n = n;
+}
+
+void an_procs_want(void *state)
+{
+	((struct procs *)state)->want = true;
 }
 
 void *an_procs_new(void)

@@ -539,6 +539,8 @@ static int analyse(struct report *r)
 		bm_analysis_slowest(r->analysis, PLOT_SLOWEST);
 	if (r->opts->plot)
 		bm_analysis_proc_series(r->analysis, PLOT_PROCS);
+	if (r->opts->view == BM_VIEW_TOP)
+		bm_analysis_processes(r->analysis);
 	if (r->opts->view == BM_VIEW_CGROUPS || r->opts->view == BM_VIEW_TOP)
 		bm_analysis_cgroups(r->analysis, r->pass.cgroups);
 	if (tep_find_event_by_name(r->tep, "block", "block_bio_backmerge"))

@@ -211,9 +211,12 @@ void bm_analysis_keep(struct bm_analysis *a, const struct bm_span_filter *f);
 /* Incarnations with I/O, ordered by device number then time. */
 size_t bm_analysis_disks(const struct bm_analysis *a, const struct bm_disk_stats *const **list);
 /*
- * Processes per incarnation, most bytes first. A bio that came down a
- * stack counts for the process that submitted it at the top.
+ * Processes per incarnation, most bytes first, kept from the event after
+ * bm_analysis_processes() on (none before: the other views need none). A
+ * bio that came down a stack counts for the process that submitted it at
+ * the top.
  */
+void bm_analysis_processes(struct bm_analysis *a);
 size_t bm_analysis_top(const struct bm_analysis *a, const struct bm_top_row **list);
 /* Stacked I/O, ordered by lower device, then upper device. */
 size_t bm_analysis_stack(const struct bm_analysis *a, const struct bm_stack_row **list);

@@ -390,6 +390,7 @@ START_TEST(each_process_has_the_q2c_of_its_own_bios)
 	size_t i, n;
 	int k, seen = 0;
 
+	bm_analysis_processes(a);	/* --top's rows */
 	for (k = 0; k < 3; k++) {
 		struct bm_io ev = { .ts = q[k] * US, .kind = BM_EV_BIO_QUEUE, .dev = DISK,
 				    .sector = 1000 + 8 * k, .nr_sector = 8, .pid = pid[k],
@@ -471,6 +472,25 @@ START_TEST(a_bio_that_never_completes_stops_counting_when_dropped)
 	/* 7 lost, each busy until dropped (at most 60 s): not the whole hour. */
 	ck_assert_msg(p->busy_ns < 600ULL * 1000000 * US, "partition busy %llu s of 3600",
 		      (unsigned long long)(p->busy_ns / 1000000000ULL));
+	bm_analysis_free(a);
+}
+END_TEST
+
+/* A view other than --top keeps no process rows: none is asked for. */
+START_TEST(processes_are_kept_only_when_asked_for)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 10000 * US, false);
+	const struct bm_top_row *rows;
+	struct bm_io ev = { .ts = 0, .kind = BM_EV_BIO_QUEUE, .dev = DISK, .sector = 1000,
+			    .nr_sector = 8, .pid = 7, .op = BM_WRITE };
+
+	bm_analysis_event(a, &ev, &disk_span, NULL);
+	event(a, BM_EV_RQ_ISSUE, 10 * US, 1000, 8, "W");
+	event(a, BM_EV_RQ_COMPLETE, 50 * US, 1000, 8, "W");
+	bm_analysis_finish(a);
+	ck_assert_ptr_nonnull(find(a, DISK));
+	ck_assert_uint_eq(find(a, DISK)->writes, 1);
+	ck_assert_uint_eq(bm_analysis_top(a, &rows), 0);
 	bm_analysis_free(a);
 }
 END_TEST
@@ -646,6 +666,7 @@ START_TEST(a_dm_volume_over_a_partition_is_followed_to_the_disk)
 	const struct bm_disk_stats *dm, *p, *d;
 	const struct bm_stack_row *r;
 
+	bm_analysis_processes(a);	/* --top's rows */
 	dm_over_partition_write(a);
 	bm_analysis_finish(a);
 	dm = find(a, DM);
@@ -720,6 +741,7 @@ START_TEST(a_partition_is_the_top_of_its_own_writes)
 	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
 	const struct bm_stack_row *r;
 
+	bm_analysis_processes(a);	/* --top's rows */
 	write_event(a, BM_EV_BIO_REMAP, 0, DISK, 4096, TOP_PID, PART, 2048);
 	write_event(a, BM_EV_BIO_QUEUE, 1 * US, DISK, 4096, TOP_PID, 0, 0);
 	write_event(a, BM_EV_RQ_ISSUE, 2 * US, DISK, 4096, WORKER, 0, 0);
@@ -857,6 +879,7 @@ START_TEST(a_dm_bio_split_in_chunks_counts_each_piece)
 	uint32_t legs[2] = { DISK, VDB };
 	int k;
 
+	bm_analysis_processes(a);	/* --top's rows */
 	io_event(a, BM_EV_BIO_QUEUE, 1 * US, DM, 65536, 2048, "RS", TOP_PID, 0, 0);
 	for (k = 0; k < 16; k++) {
 		uint64_t t = (1 + 100 * k) * US, at = 32768 + 128 * (k / 2);
@@ -908,6 +931,7 @@ START_TEST(dm_crypt_pieces_remapped_late_are_the_bio_s)
 	const struct bm_disk_stats *dm;
 	int k;
 
+	bm_analysis_processes(a);	/* --top's rows */
 	io_event(a, BM_EV_BIO_QUEUE, 1 * US, DM, 0, 512, "RS", TOP_PID + 1, 0, 0);
 	io_event(a, BM_EV_BIO_SPLIT, 1 * US, DM, 256, 0, "RS", TOP_PID + 1, 0, 256);
 	io_event(a, BM_EV_BIO_QUEUE, 2 * US, DM, 0, 2048, "WS", TOP_PID, 0, 0);
@@ -974,6 +998,7 @@ START_TEST(a_dm_link_is_not_a_request_in_flight_at_its_sector)
 {
 	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
 
+	bm_analysis_processes(a);	/* --top's rows */
 	io_event(a, BM_EV_BIO_QUEUE, 1 * US, DISK, 320, 8, "W", WORKER, 0, 0);
 	io_event(a, BM_EV_RQ_ISSUE, 2 * US, DISK, 320, 8, "W", WORKER, 0, 0);
 	io_event(a, BM_EV_BIO_QUEUE, 3 * US, DM, 0, 8, "W", TOP_PID, 0, 0);
@@ -1256,6 +1281,7 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, merges_are_unknown_without_their_events);
 	tcase_add_test(tc, each_process_has_the_q2c_of_its_own_bios);
 	tcase_add_test(tc, a_merged_bio_ends_with_its_request);
+	tcase_add_test(tc, processes_are_kept_only_when_asked_for);
 	tcase_add_test(tc, an_analysis_without_io_has_empty_tables);
 	tcase_add_test(tc, a_bio_that_never_completes_stops_counting_when_dropped);
 	tcase_add_test(tc, bio_based_devices_count_bio_completions);
