@@ -30,7 +30,7 @@ said() {
 			fail "no word of the refused $f: $(cat "$1")"
 	done
 	[ "${2:-}" != subbuf ] || [ ! -e "$(tracing_dir)/buffer_subbuf_size_kb" ] ||
-		grep -q "the kernel refused buffer_subbuf_size_kb 16 KiB .*; recording with its [0-9]* KiB: pages are spliced" "$1" ||
+		grep -q "the kernel refused buffer_subbuf_size_kb 16 KiB .*; recording with its [0-9]* KiB: the kernel hands each page over by itself" "$1" ||
 		fail "no word of the refused sub-buffer size: $(cat "$1")"
 }
 
