@@ -255,7 +255,7 @@ static const char *subbuf_cost(unsigned long kept, unsigned long wished)
 	return kept * 1024 > (unsigned long)sysconf(_SC_PAGESIZE) ?
 		"sub-buffers of that size are spliced into the spool as before" :
 		"the kernel hands each page over by itself, about 1.3 times the recorder's "
-		"CPU per event of 16 KiB";
+		"CPU per event with 16 KiB sub-buffers";
 }
 
 static int set_subbuf(struct bm_session *s, const struct bm_session_opts *o)
