@@ -433,18 +433,6 @@ static int pass_events_in_lanes(struct report *r)
 	return ret < 0 ? -1 : 0;
 }
 
-/* Does an event of @tep print through a plugin's handler? */
-static bool has_handlers(struct tep_handle *tep)
-{
-	struct tep_event **events = tep_list_events(tep, TEP_EVENT_SORT_ID);
-	int i, n = events ? tep_get_events_count(tep) : 0;
-
-	for (i = 0; i < n; i++)
-		if (events[i]->handler)
-			return true;
-	return false;
-}
-
 static int list_events(struct report *r)
 {
 	struct tep_handle *tep = bm_trace_tep_printing(r->trace);
@@ -460,10 +448,10 @@ static int list_events(struct report *r)
 	bm_events_view_cgroups(r->listing, r->pass.cgroups);
 	/*
 	 * --explain writes as it goes: in one thread. So does a file with
-	 * events a plugin prints: the plugin learns commands (sched_switch's)
+	 * events a plugin prints while it learns commands (sched_switch's)
 	 * into the table the lanes would read the block events' commands from.
 	 */
-	if (r->opts->jobs > 1 && !r->opts->explain && !has_handlers(tep))
+	if (r->opts->jobs > 1 && !r->opts->explain && !bm_printing_learns(tep))
 		return pass_events_in_lanes(r);
 	return pass_events(r);
 }

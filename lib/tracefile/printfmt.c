@@ -831,6 +831,27 @@ static struct verdict *verdict_of(const struct bm_printer *p, int id)
 	return id >= 0 && id < p->nids && p->by_id[id] ? &p->verdicts[p->by_id[id] - 1] : NULL;
 }
 
+bool bm_printing_learns(struct tep_handle *tep)
+{
+	static const char *const only_print[] = { "function", "kernel_stack", "raw_data",
+						  "func_repeats" };
+	int i, n = tep_get_events_count(tep);
+	size_t j;
+
+	for (i = 0; i < n; i++) {
+		const struct tep_event *e = tep_get_event(tep, i);
+
+		if (!e || !e->handler)
+			continue;
+		for (j = 0; j < sizeof(only_print) / sizeof(only_print[0]); j++)
+			if (!strcmp(e->system, "ftrace") && !strcmp(e->name, only_print[j]))
+				break;
+		if (j == sizeof(only_print) / sizeof(only_print[0]))
+			return true;
+	}
+	return false;
+}
+
 const char *bm_printer_refusal(const struct bm_printer *p, int id)
 {
 	const struct verdict *v = verdict_of(p, id);

@@ -48,6 +48,16 @@ void bm_printer_print(struct bm_printer *p, struct trace_seq *s, struct tep_reco
 		      int type);
 
 /*
+ * Whether printing an event of @tep, plugins loaded, may change what other
+ * threads read of it: a handler that learns commands as it prints (those
+ * of plugin_sched_switch register sched_switch's and sched_wakeup's). The
+ * handlers of libtraceevent's function plugin (ftrace's function,
+ * kernel_stack, raw_data and func_repeats) only print; any other handler
+ * is taken to learn.
+ */
+bool bm_printing_learns(struct tep_handle *tep);
+
+/*
  * Why the event with id @id is never printed by its format (what the
  * warning says); NULL if its records may be.
  */

@@ -333,6 +333,49 @@ START_TEST(a_kernel_stack_is_read_by_whole_words)
 }
 END_TEST
 
+/*
+ * A listing formats block events in worker threads that read commands from
+ * @tep while the caller prints the other events: in threads only where no
+ * plugin's handler learns commands as it prints. blkmap's recordings hold
+ * ftrace's raw_data, which libtraceevent's function plugin prints; a
+ * sched_switch (plugin_sched_switch) registers its commands.
+ */
+START_TEST(only_a_handler_that_learns_commands_keeps_a_listing_in_one_thread)
+{
+	static const char raw_data[] =
+		"name: raw_data\nID: 6\n" COMMON
+		"\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:1;\n\n"
+		"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n";
+	static const char sched_switch[] =
+		"name: sched_switch\nID: 300\n" COMMON
+		"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:1;\n"
+		"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+		"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+		"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+		"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:1;\n"
+		"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+		"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"prev_comm=%s next_comm=%s\", REC->prev_comm, REC->next_comm\n";
+	struct tep_plugin_list *plugins;
+
+	ck_assert_int_eq(tep_parse_event(tep, raw_data, strlen(raw_data), "ftrace"), 0);
+	ck_assert(!bm_printing_learns(tep));
+	plugins = tep_load_plugins(tep);
+	if (!tep_find_event_by_name(tep, "ftrace", "raw_data")->handler) {
+		tep_unload_plugins(plugins, tep);
+		ck_abort_msg("libtraceevent's function plugin is not installed: no raw_data "
+			     "handler to test (libtraceevent1-plugin)");
+	}
+	ck_assert_msg(!bm_printing_learns(tep), "raw_data's handler only prints");
+	/* A handler registered before its event is parsed is given to it then. */
+	ck_assert_int_eq(tep_parse_event(tep, sched_switch, strlen(sched_switch), "sched"), 0);
+	ck_assert_ptr_nonnull(tep_find_event_by_name(tep, "sched", "sched_switch")->handler);
+	ck_assert_msg(bm_printing_learns(tep), "sched_switch's handler learns commands");
+	tep_unload_plugins(plugins, tep);
+}
+END_TEST
+
 Suite *suite_printfmt(void)
 {
 	Suite *s = suite_create("print formats");
@@ -355,6 +398,7 @@ Suite *suite_printfmt(void)
 	tcase_add_test(tc, an_empty_cpumask_prints_the_fields);
 	tcase_add_test(tc, a_record_shorter_than_its_fields_is_not_printed);
 	tcase_add_test(tc, a_kernel_stack_is_read_by_whole_words);
+	tcase_add_test(tc, only_a_handler_that_learns_commands_keeps_a_listing_in_one_thread);
 	suite_add_tcase(s, tc);
 	return s;
 }
