@@ -117,7 +117,7 @@ $(UNIT_BIN): $(UNIT_OBJ) $(LIBBLKMAP)
 
 $(BUILD)/bench/flood: bench/flood.c
 	@mkdir -p $(dir $@)
-	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/bench/%: bench/%.c $(LIBBLKMAP)
 	@mkdir -p $(dir $@)

@@ -290,14 +290,21 @@ static int set_buffer(struct bm_session *s, const struct bm_session_opts *o)
  * When the reader wakes, in percent of the buffer full. Each wake-up costs
  * the same whatever it takes, and with the kernel's 4 KiB pages the fewer
  * the better (bench/floor, 2 CPUs, 6.18: 0.026 CPU s per million events
- * at 80 %, 0.036 at 20 %). What is left when the reader wakes holds the
- * events written while it gets a CPU and drains: with the default 4 MiB a
- * CPU, 800 KiB, some 20 ms of a million events a second. A smaller buffer
- * (-b, or the kernel's own where it refused ours) wakes it at a fifth.
+ * at 65 % and at 80 %, 0.036 at 20 %). What is left unread when it wakes
+ * holds the events written while it gets a CPU and drains, and while the
+ * spool's disk is slow: at least WAKE_ROOM_KIB (some 20 ms of a million
+ * block events a second), 62 % of the default 4 MiB, up to 80 % of a
+ * larger buffer; a buffer of less than twice that (-b, or the kernel's own
+ * where it refused ours) wakes the reader at a fifth.
  */
+#define WAKE_ROOM_KIB	1536
+
 static unsigned long wake_percent(struct bm_session *s)
 {
-	return read_number(s, "buffer_size_kb") >= 4096 ? 80 : 20;
+	unsigned long kib = read_number(s, "buffer_size_kb");
+	unsigned long percent = kib > WAKE_ROOM_KIB ? 100 - 100 * WAKE_ROOM_KIB / kib : 0;
+
+	return percent < 20 ? 20 : percent > 80 ? 80 : percent;
 }
 
 struct bm_session *bm_session_create(const struct bm_session_opts *o)

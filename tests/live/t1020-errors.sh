@@ -41,17 +41,16 @@ head -c 300 "$T/good.dat" >"$T/head.dat"
 expect 1 "'$T/head.dat': offset [0-9]*:" "$BLKMAP" report "$T/head.dat"
 
 # The disk fills while recording: say so, let the command finish, and keep
-# what was recorded in the spool, readable, and recoverable elsewhere. The
-# command writes long enough (about 2 s, 4 MiB of events a CPU every few
-# tenths) for the reader, which wakes when a CPU's buffer is 80 % full, to
-# meet the full disk while it runs.
+# what was recorded in the spool, readable, and recoverable elsewhere. A
+# buffer of 1 MiB a CPU wakes the reader at a fifth of it, so that the full
+# disk is met while the command still runs.
 mkdir "$T/small"
 mount -t tmpfs -o size=256k tmpfs "$T/small" || skip "cannot mount a small tmpfs"
-truncate -s 256M "$T/img"
+truncate -s 64M "$T/img"
 L=$(new_loop "$T/img")
 set +e
-"$BLKMAP" record -o "$T/small/full.dat" -- \
-	dd if=/dev/zero of="$L" bs=4k count=60000 oflag=direct 2>"$T/err"
+"$BLKMAP" record -b 1024 -o "$T/small/full.dat" -- \
+	dd if=/dev/zero of="$L" bs=4k count=20000 oflag=direct 2>"$T/err"
 got=$?
 set -e
 cat "$T/err"
