@@ -293,9 +293,9 @@ static int set_buffer(struct bm_session *s, const struct bm_session_opts *o)
  * at 65 % and at 80 %, 0.036 at 20 %). What is left unread when it wakes
  * holds the events written while it gets a CPU and drains, and while the
  * spool's disk is slow: at least WAKE_ROOM_KIB (some 20 ms of a million
- * block events a second), 62 % of the default 4 MiB, up to 80 % of a
- * larger buffer; a buffer of less than twice that (-b, or the kernel's own
- * where it refused ours) wakes the reader at a fifth.
+ * block events a second): 63 % of the default 4 MiB, up to 80 % of a
+ * larger buffer; one of 1920 KiB or less (-b, or the kernel's own where it
+ * refused ours) wakes the reader at a fifth.
  */
 #define WAKE_ROOM_KIB	1536
 
