@@ -43,6 +43,25 @@ def run(cmd):
     return p.stdout.decode('utf-8', 'replace').splitlines()
 
 
+def steady(cmd, tries=5):
+    """The listing of @cmd, once two runs in a row agree.
+
+    trace-cmd 3.1.6 reads a TRACECLOCK option of 0 bytes (i686-function-v7.dat
+    has one) past its end: valgrind shows strtok_r in tracecmd_parse_trace_clock
+    on a block of 0 bytes, so the clock it takes comes from whatever the heap
+    held, and on rare runs (2 in 4 000 here, one in CI) it lists no event in
+    seconds. The oracle is trusted only where it repeats itself.
+    """
+    last = run(cmd)
+    for _ in range(tries):
+        out = run(cmd)
+        if out == last:
+            return out
+        print(f"# {' '.join(cmd)} listed {len(out)} lines after {len(last)}: run again")
+        last = out
+    sys.exit(f"{' '.join(cmd)} never listed the same twice in a row")
+
+
 def main():
     args, tc, flags, show = sys.argv[1:], 'trace-cmd', [], 5
     while args and args[0].startswith('-'):
@@ -57,7 +76,7 @@ def main():
     total = where = text = 0
     bad = False
     for f in args:
-        t = events(run([tc, 'report', '-t'] + flags + [f]), TC, (3, 2, 0, 1, 4, 5))
+        t = events(steady([tc, 'report', '-t'] + flags + [f]), TC, (3, 2, 0, 1, 4, 5))
         b = events(run(['blkmap', 'report'] + flags + [f]), BM, (0, 1, 2, 3, 4, 5))
         same_where = same_text = block = 0
         shown = 0
