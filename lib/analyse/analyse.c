@@ -66,7 +66,14 @@
 #include "blkmap/util/sys.h"
 #include "local.h"
 
-#define STALE_NS	(30ULL * 1000000000)
+/*
+ * How long an I/O may be in flight before it counts as lost: longer than a
+ * device's error handling takes by default, during which the kernel counts
+ * it in flight. NVMe: 30 s for the command, 30 s for its abort, then the
+ * controller's reset fails it over (70 s seen in a guest); SCSI: 30 s a
+ * try, five tries.
+ */
+#define STALE_NS	(300ULL * 1000000000)
 
 /*
  * The entry points' handle: the tracker, which holds the consumers' states
