@@ -16,7 +16,7 @@
  *
  * A request's completion also ends the bios merged into it (the ones it
  * covers, bio after bio). Entries that still never complete (their
- * completion was lost) are dropped after STALE_NS, or at a gap in the
+ * completion was lost) are dropped after AN_STALE_NS, or at a gap in the
  * recording, and stop counting as in flight then, so memory and busy time
  * stay bounded. Stacks (remaps, clones, splits) are followed in stack.c.
  *
@@ -66,14 +66,8 @@
 #include "blkmap/util/sys.h"
 #include "local.h"
 
-/*
- * How long an I/O may be in flight before it counts as lost: longer than a
- * device's error handling takes by default, during which the kernel counts
- * it in flight. NVMe: 30 s for the command, 30 s for its abort, then the
- * controller's reset fails it over (70 s seen in a guest); SCSI: 30 s a
- * try, five tries.
- */
-#define STALE_NS	(300ULL * 1000000000)
+/* Sweeps for stale entries, so that none stays much past AN_STALE_NS. */
+#define SWEEP_NS	(AN_STALE_NS / 8)
 
 /*
  * The entry points' handle: the tracker, which holds the consumers' states
@@ -1031,7 +1025,7 @@ void bm_analysis_event(struct bm_analysis *h, const struct bm_io *io,
 		/* Drop what could not complete any more, even with room to spare. */
 		bm_inflight_sweep(&a->inflight, io->ts);
 		bm_inflight_sweep(&a->links, io->ts);
-		a->next_sweep = io->ts + STALE_NS;
+		a->next_sweep = io->ts + SWEEP_NS;
 	}
 	if (a->steps)
 		step(a, io, disk, io->kind == BM_EV_BIO_REMAP ?
@@ -1321,10 +1315,10 @@ struct bm_analysis *bm_analysis_new(uint64_t first, uint64_t last, uint64_t bin_
 	a->bin_ns = bin_ns;
 	a->nbins = nbins;
 	a->last_disk = -1;
-	a->inflight.stale_ns = STALE_NS;
+	a->inflight.stale_ns = AN_STALE_NS;
 	a->inflight.drop = settle;
 	a->inflight.ctx = a;
-	a->links.stale_ns = STALE_NS;
+	a->links.stale_ns = AN_STALE_NS;
 	a->links.drop = drop_link;
 	return h;
 }

@@ -26,6 +26,22 @@
 #include "blkmap/map/cgroups.h"
 
 /*
+ * How long an I/O may be in flight before the tracker and the consumers
+ * that keep bios (phases.c) take it for one whose completion the trace
+ * lacks, and drop it: it stops counting as in flight then (a gap in the
+ * recording drops what it held at once). The kernel counts an I/O in
+ * flight for as long as a device's error handling holds it: NVMe fails a
+ * request over after its command's and its abort's timeouts (30 s each)
+ * and the controller's reset (62 s seen in a guest); SCSI tries six times,
+ * 30 s each, 180 s in all before its error handler; NVMe over fabrics
+ * holds requests up to ctrl_loss_tmo (600 s) and dm-multipath's
+ * queue_if_no_path without a limit. Those past this are counted as lost:
+ * the price is that a completion the trace lacks leaves its device busy
+ * that long.
+ */
+#define AN_STALE_NS	(300ULL * 1000000000)
+
+/*
  * The cgroup the kernel charged an I/O to (bm_cgroups_charged): its queuing
  * task's at its queue, or the one a flusher wrote back for. Basis
  * BM_CG_UNKNOWN where the task's is not known, or not asked

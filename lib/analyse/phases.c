@@ -35,7 +35,6 @@
 #include "blkmap/util/sys.h"
 #include "consumer.h"
 
-#define STALE_NS	(30ULL * 1000000000)
 #define MISS_STEPS	4096	/* sectors a range walk steps over without a bio */
 
 #define AN_TASKS	256
@@ -117,8 +116,8 @@ static int rehash(struct bm_phases_pending *p, size_t size, uint64_t now)
 	for (i = 0; i < p->size; i++) {
 		const struct pending *e = &p->slots[i];
 
-		/* A bio whose completion was never seen goes after STALE_NS. */
-		if (!e->used || e->q + STALE_NS < now)
+		/* A bio whose completion was never seen goes after AN_STALE_NS. */
+		if (!e->used || e->q + AN_STALE_NS < now)
 			continue;
 		for (j = slot_of(e->start, size); slots[j].used; j = (j + 1) & (size - 1))
 			;

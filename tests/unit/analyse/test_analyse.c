@@ -452,26 +452,34 @@ END_TEST
  */
 START_TEST(a_bio_that_never_completes_stops_counting_when_dropped)
 {
-	struct bm_analysis *a = bm_analysis_new(0, 3600ULL * 1000000 * US, false);
+	struct bm_analysis *a = bm_analysis_new(0, 10800ULL * 1000000 * US, false);
 	const struct bm_disk_stats *p;
-	uint64_t t = 0, i;
+	uint64_t t, i;
 
-	event(a, BM_EV_BIO_REMAP, 0, 8, 8, "W");	/* never completes */
+	/* Requests issued whose completion the trace lacks: at 1 s, then one each half hour. */
+	event(a, BM_EV_BIO_REMAP, 1000000 * US, 8, 8, "W");
+	event(a, BM_EV_RQ_ISSUE, 1000000 * US, 8, 8, "W");
 	/* Three hours of completed 1 ms writes, one every 10 s. */
 	for (i = 1; i < 1080; i++) {
 		t = i * 10000000 * US;
 		event(a, BM_EV_BIO_REMAP, t, 1000000 + 8 * i, 8, "W");
 		event(a, BM_EV_RQ_ISSUE, t, 1000000 + 8 * i, 8, "W");
 		event(a, BM_EV_RQ_COMPLETE, t + 1000 * US, 1000000 + 8 * i, 8, "W");
-		if (i % 180 == 0)	/* more whose completion the trace lacks */
+		if (i % 180 == 0) {
 			event(a, BM_EV_BIO_REMAP, t, 50000000 + i, 8, "W");
+			event(a, BM_EV_RQ_ISSUE, t, 50000000 + i, 8, "W");
+		}
 	}
 	bm_analysis_finish(a);
 	p = find(a, PART);
 	ck_assert_ptr_nonnull(p);
-	/* 6 lost, each busy until dropped (at most 10 minutes): not the 3 hours. */
-	ck_assert_msg(p->busy_ns < 3600ULL * 1000000 * US, "partition busy %llu s of 10 800",
-		      (unsigned long long)(p->busy_ns / 1000000000ULL));
+	/*
+	 * The 6 lost are busy until dropped: 300 s after their issue, at the
+	 * next sweep (every 37.5 s) and event (every 10 s): between 1 800 s
+	 * and 6 x 347.5 s, plus the other writes' 1 ms each; not the 3 hours.
+	 */
+	ck_assert_msg(p->busy_ns >= 1800ULL * 1000000 * US && p->busy_ns < 2090ULL * 1000000 * US,
+		      "partition busy %llu s of 10 800", (unsigned long long)(p->busy_ns / 1000000000ULL));
 	bm_analysis_free(a);
 }
 END_TEST
@@ -479,8 +487,9 @@ END_TEST
 /*
  * A write that completes 70 s after its issue, as when its command timed
  * out (NVMe: 30 s), its abort did too (30 s more) and the controller's
- * reset failed it over: the kernel counts it, busy all along, and so must
- * blkmap, however many I/Os pass meanwhile.
+ * reset failed it over: the kernel counts it in flight all along, and so
+ * must blkmap, however many I/Os pass meanwhile. (With 30 s to go stale, it
+ * was dropped at the sweep after 60 s and its completion counted nothing.)
  */
 START_TEST(an_io_in_flight_through_a_controller_reset_is_counted)
 {
@@ -488,24 +497,26 @@ START_TEST(an_io_in_flight_through_a_controller_reset_is_counted)
 	const struct bm_disk_stats *p;
 	uint64_t t, i;
 
-	event(a, BM_EV_BIO_REMAP, 0, 8, 8, "W");
-	event(a, BM_EV_RQ_ISSUE, 0, 8, 8, "W");
+	event(a, BM_EV_BIO_REMAP, 1000000 * US, 8, 8, "W");
+	event(a, BM_EV_RQ_ISSUE, 1000000 * US, 8, 8, "W");
 	/* Reads of 1 ms, one a second, on the other path meanwhile. */
-	for (i = 1; i < 70; i++) {
+	for (i = 2; i < 71; i++) {
 		t = i * 1000000 * US;
 		event(a, BM_EV_BIO_REMAP, t, 1000000 + 8 * i, 8, "R");
 		event(a, BM_EV_RQ_ISSUE, t, 1000000 + 8 * i, 8, "R");
 		event(a, BM_EV_RQ_COMPLETE, t + 1000 * US, 1000000 + 8 * i, 8, "R");
 	}
-	event(a, BM_EV_RQ_COMPLETE, 70ULL * 1000000 * US, 8, 8, "W");
+	event(a, BM_EV_RQ_COMPLETE, 71ULL * 1000000 * US, 8, 8, "W");
 	bm_analysis_finish(a);
 	p = find(a, PART);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_uint_eq(p->writes, 1);
 	ck_assert_uint_eq(p->reads, 69);
-	/* Busy while it was in flight, not until a sweep dropped it (60 s with 30 s to go stale). */
-	ck_assert_msg(p->busy_ns > 65ULL * 1000000 * US, "partition busy %llu ms of 70 000",
-		      (unsigned long long)(p->busy_ns / 1000000ULL));
+	/* Busy from its issue to its completion, the reads inside that. */
+	ck_assert_msg(p->busy_ns == 70ULL * 1000000 * US, "partition busy %llu us of 70 000 000",
+		      (unsigned long long)(p->busy_ns / 1000ULL));
+	/* In queue: its 70 s and the reads' 69 ms. */
+	ck_assert_msg(fabs(p->queue_ns - 70.069e9) < 1e3, "partition in queue %.0f ns", p->queue_ns);
 	bm_analysis_free(a);
 }
 END_TEST
