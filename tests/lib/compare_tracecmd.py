@@ -38,9 +38,10 @@ def events(lines, pattern, order):
     return out
 
 
-def run(cmd):
+def run(cmd, status=False):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    return p.stdout.decode('utf-8', 'replace').splitlines()
+    lines = p.stdout.decode('utf-8', 'replace').splitlines()
+    return (p.returncode, lines) if status else lines
 
 
 def steady(cmd, tries=5):
@@ -52,12 +53,13 @@ def steady(cmd, tries=5):
     held, and on rare runs (2 in 4 000 here, one in CI) it lists no event in
     seconds. The oracle is trusted only where it repeats itself.
     """
-    last = run(cmd)
+    last = run(cmd, True)
     for _ in range(tries):
-        out = run(cmd)
+        out = run(cmd, True)
         if out == last:
-            return out
-        print(f"# {' '.join(cmd)} listed {len(out)} lines after {len(last)}: run again")
+            return out[1]
+        print(f"# {' '.join(cmd)} listed {len(out[1])} lines (exit {out[0]}) after "
+              f"{len(last[1])} (exit {last[0]}): run again")
         last = out
     sys.exit(f"{' '.join(cmd)} never listed the same twice in a row")
 

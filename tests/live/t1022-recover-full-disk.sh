@@ -12,10 +12,10 @@ command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4"
 truncate -s 64M "$T/img"
 L=$(new_loop "$T/img")
 
-# fill N: file N takes what room the file system has left, then all is on the disk.
+# fill KIND N: file N takes what room $T/KIND has left, then all is on the disk.
 fill() {
-	dd if=/dev/zero of="$T/$kind/filler$1" bs=1k 2>/dev/null || true
-	sync -f "$T/$kind"
+	dd if=/dev/zero of="$T/$1/filler$2" bs=1k 2>/dev/null || true
+	sync -f "$T/$1"
 }
 
 # full_recover KIND: a spool kept by a recording that filled $T/KIND, then recover into it.
@@ -32,8 +32,8 @@ full_recover() {
 	# Whatever room is left (blocks freed at the failure) goes too, a block at
 	# a time: a 4 KiB write needs four of this ext4's 1 KiB blocks and leaves
 	# up to three, enough for recover's plan. Again once written back.
-	fill 1
-	fill 2
+	fill "$kind" 1
+	fill "$kind" 2
 	n=$("$BLKMAP" report "$spool" | grep -c "block_rq_issue .*$(basename "$L")" || true)
 	[ "$n" -gt 0 ] || fail "$kind: the kept spool holds no I/O (test premise)"
 	room=$(stat -f -c '%f blocks of %S bytes free (%a for users)' "$T/$kind")
