@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -123,6 +124,21 @@ static void reader_done(struct cpu_reader *r)
 	pthread_mutex_unlock(&r->lock);
 }
 
+/*
+ * Run on @cpu, whose ring buffer this thread reads, where the CPU set
+ * allows it: a reader elsewhere waits for that CPU's turn while its own
+ * CPU writes events (seen under fio at a million events a second: 10 to
+ * 50 ms of them lost now and then on one CPU).
+ */
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
 static void *reader_main(void *arg)
 {
 	struct cpu_reader *r = arg;
@@ -141,6 +157,7 @@ static void *reader_main(void *arg)
 		snprintf(r->error, sizeof(r->error), "out of memory");
 		goto failed;
 	}
+	pin_to(r->cpu);
 	while (!stopping) {
 		if (poll(fds, 3, POLL_MS) < 0 && errno != EINTR) {
 			snprintf(r->error, sizeof(r->error), "cannot poll CPU %d's trace_pipe_raw: %s",
