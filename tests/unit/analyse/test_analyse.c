@@ -446,6 +446,16 @@ START_TEST(a_merged_bio_ends_with_its_request)
 }
 END_TEST
 
+/* A request of 8 sectors at @sector, remapped and issued at @ts; completed @took later, or never (0). */
+static void request(struct bm_analysis *a, uint64_t ts, uint64_t sector, const char *rwbs,
+		    uint64_t took)
+{
+	event(a, BM_EV_BIO_REMAP, ts, sector, 8, rwbs);
+	event(a, BM_EV_RQ_ISSUE, ts, sector, 8, rwbs);
+	if (took)
+		event(a, BM_EV_RQ_COMPLETE, ts + took, sector, 8, rwbs);
+}
+
 /*
  * A bio whose completion never comes (merged under a key the trace does
  * not show) is dropped after a while, and it stops counting as busy then.
@@ -457,18 +467,13 @@ START_TEST(a_bio_that_never_completes_stops_counting_when_dropped)
 	uint64_t t, i;
 
 	/* Requests issued whose completion the trace lacks: at 1 s, then one each half hour. */
-	event(a, BM_EV_BIO_REMAP, 1000000 * US, 8, 8, "W");
-	event(a, BM_EV_RQ_ISSUE, 1000000 * US, 8, 8, "W");
+	request(a, 1000000 * US, 8, "W", 0);
 	/* Three hours of completed 1 ms writes, one every 10 s. */
 	for (i = 1; i < 1080; i++) {
 		t = i * 10000000 * US;
-		event(a, BM_EV_BIO_REMAP, t, 1000000 + 8 * i, 8, "W");
-		event(a, BM_EV_RQ_ISSUE, t, 1000000 + 8 * i, 8, "W");
-		event(a, BM_EV_RQ_COMPLETE, t + 1000 * US, 1000000 + 8 * i, 8, "W");
-		if (i % 180 == 0) {
-			event(a, BM_EV_BIO_REMAP, t, 50000000 + i, 8, "W");
-			event(a, BM_EV_RQ_ISSUE, t, 50000000 + i, 8, "W");
-		}
+		request(a, t, 1000000 + 8 * i, "W", 1000 * US);
+		if (i % 180 == 0)
+			request(a, t, 50000000 + i, "W", 0);
 	}
 	bm_analysis_finish(a);
 	p = find(a, PART);
@@ -495,17 +500,12 @@ START_TEST(an_io_in_flight_through_a_controller_reset_is_counted)
 {
 	struct bm_analysis *a = bm_analysis_new(0, 3600ULL * 1000000 * US, false);
 	const struct bm_disk_stats *p;
-	uint64_t t, i;
+	uint64_t i;
 
-	event(a, BM_EV_BIO_REMAP, 1000000 * US, 8, 8, "W");
-	event(a, BM_EV_RQ_ISSUE, 1000000 * US, 8, 8, "W");
+	request(a, 1000000 * US, 8, "W", 0);
 	/* Reads of 1 ms, one a second, on the other path meanwhile. */
-	for (i = 2; i < 71; i++) {
-		t = i * 1000000 * US;
-		event(a, BM_EV_BIO_REMAP, t, 1000000 + 8 * i, 8, "R");
-		event(a, BM_EV_RQ_ISSUE, t, 1000000 + 8 * i, 8, "R");
-		event(a, BM_EV_RQ_COMPLETE, t + 1000 * US, 1000000 + 8 * i, 8, "R");
-	}
+	for (i = 2; i < 71; i++)
+		request(a, i * 1000000 * US, 1000000 + 8 * i, "R", 1000 * US);
 	event(a, BM_EV_RQ_COMPLETE, 71ULL * 1000000 * US, 8, 8, "W");
 	bm_analysis_finish(a);
 	p = find(a, PART);
