@@ -133,7 +133,7 @@ static void reader_done(struct cpu_reader *r)
  * keeps the readers off CPUs that way), or stay within that mask. Measured,
  * not explained: on 2 CPUs busy with fio at a million events a second,
  * readers free to run on either lost 10 to 50 ms of events on one CPU in 7
- * recordings of 30 s in 12; pinned, in none of 6. The price: a reader
+ * recordings of 30 s in 12; pinned, in none of 10. The price: a reader
  * shares its CPU with whatever runs there (a real-time task that holds the
  * CPU starves it), and after the CPU goes offline it runs anywhere.
  */
