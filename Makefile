@@ -115,7 +115,7 @@ $(UNIT_OBJ): CPPFLAGS += -Itests/unit
 $(UNIT_BIN): $(UNIT_OBJ) $(LIBBLKMAP)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs check) -lm
 
-$(BUILD)/bench/flood: bench/flood.c
+$(BUILD)/bench/flood $(BUILD)/bench/pagecost: $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
@@ -124,7 +124,7 @@ $(BUILD)/bench/%: bench/%.c $(LIBBLKMAP)
 	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Benchmarks against peers (root): see bench/run.
-bench: $(PROGRAM) $(BUILD)/bench/mkbig $(BUILD)/bench/walk $(BUILD)/bench/flood
+bench: $(PROGRAM) $(BUILD)/bench/mkbig $(BUILD)/bench/walk $(BUILD)/bench/flood $(BUILD)/bench/pagecost
 	bench/run
 
 # A FUSE file system that fails writes with EIO, for the live tests (if libfuse3 is there).
