@@ -1,24 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pagecost [-b EVENT_BYTES] [-d DIR] [-r ROUNDS]: the kernel's own CPU to
- * hand over a page of its ring buffer, with no recorder around it: the
- * floor under any recorder's CPU per event. One CPU's buffer in an
- * instance of its own is filled with markers of about EVENT_BYTES each (the
- * recording's bytes per event), then emptied, the emptying timed on the
- * thread's CPU clock, by each way there is:
+ * pagecost [-b BYTES] [-d DIR] [-r ROUNDS]: the kernel's own CPU to hand
+ * over a page of its ring buffer, with no recorder around it: the floor
+ * under any recorder's CPU per event. One CPU's buffer, in an instance of
+ * its own, is filled with markers sized so that a page holds as many as a
+ * recording holds at BYTES a page's share per event (a recording's bytes
+ * per event), then emptied, the emptying timed on the thread's CPU clock,
+ * by each way there is:
  *
- *   splice  trace_pipe_raw into a pipe of 1 MiB, the pipe into a file in
- *           DIR past the page cache where it can (an unnamed O_TMPFILE):
- *           the kernel's part of blkmap's default path, its writer's too
- *   read    read(2) of a page at a time into memory, written nowhere
- *   read+direct  the same into a batch of 1 MiB, each batch written into a
- *           file in DIR past the page cache
- *   mapped  the reader ioctl of the mapped buffer (Linux 6.10+), a page a
- *           call, the data looked at by no one
+ *   splice       trace_pipe_raw into a pipe of 1 MiB, the pipe into a file
+ *                in DIR: the kernel's part of blkmap's default path, its
+ *                writer's too
+ *   read+direct  read(2) of a page at a time into a batch of 1 MiB, each
+ *                batch written into a file in DIR
+ *   read         read(2) of a page at a time, written nowhere
+ *   mapped       the reader ioctl of the mapped buffer (Linux 6.10+), a
+ *                page a call, the data looked at by no one
  *
- * A line a way: "WAY us_per_page events_per_page s_per_M_events", medians
- * of ROUNDS. Run under the workload (bench/floor does), the caches are as
- * the recorder finds them. Root; the instance goes on every exit.
+ * The files go past the page cache where DIR's file system allows it. A
+ * line a way, medians of ROUNDS: "WAY us_per_page events_per_page
+ * s_per_M_events direct|buffered|-", or "WAY not offered by this kernel".
+ * Run under the workload (bench/floor does), the caches are as the
+ * recorder finds them. Root. The work runs in a child: the instance, which
+ * the kernel removes only once no file of it is open, goes on every exit.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -34,28 +38,33 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define PIPE_BYTES	(1 << 20)
 #define MAX_ROUNDS	64
+#define PAGE_HDR	16	/* a page's time stamp and commit (64-bit kernels) */
 #define RB_MMAP_GET_READER	_IO('R', 0x20)	/* TRACE_MMAP_IOCTL_GET_READER */
 #define META_READER_ID	24	/* offset of reader.id in the meta page (6.10) */
 
-static char instance[96];
+enum { SPLICE, READ_DIRECT, READ, MAPPED, WAYS };
+static const char *const ways[WAYS] = { "splice", "read+direct", "read", "mapped" };
 
-static void remove_instance(int sig)
+static char instance[96];
+static int cpu;
+static long page_size;
+static pid_t child;
+
+static void pass_on(int sig)
 {
-	rmdir(instance);
-	if (sig)
-		_exit(128 + sig);
+	kill(child, sig);
 }
 
 static void die(const char *what)
 {
 	fprintf(stderr, "pagecost: %s: %s\n", what, strerror(errno));
-	remove_instance(0);
 	exit(1);
 }
 
@@ -71,6 +80,29 @@ static void put(const char *file, const char *value)
 	close(fd);
 }
 
+/* A number of CPU @cpu's stats ("entries", "dropped events"). */
+static long stat_of(const char *name)
+{
+	char path[160], line[128];
+	size_t len = strlen(name);
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", instance, cpu);
+	f = fopen(path, "re");
+	if (!f)
+		die(path);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':')
+			n = strtol(line + len + 1, NULL, 10);
+	fclose(f);
+	if (n < 0) {
+		errno = EPROTO;
+		die(path);
+	}
+	return n;
+}
+
 static double thread_cpu(void)
 {
 	struct timespec t;
@@ -80,15 +112,38 @@ static double thread_cpu(void)
 }
 
 /*
- * Fill this CPU's buffer to the brim with markers: with overwrite off, a
- * full buffer refuses the next with EBADF.
+ * The marker text whose events a page holds about as many of as a
+ * recording at @bytes a page's share per event. A print event of 64-bit
+ * kernels: 4 bytes of ring header, 16 of common fields and ip, the text, a
+ * NUL and a newline's room, rounded up to 4 (the events a page are
+ * measured all the same, and printed).
  */
-static void fill(int bytes)
+static int marker_len(double bytes)
+{
+	double want = (page_size - PAGE_HDR) / (page_size / bytes), best = 1e9;
+	int len, size, pick = 1;
+
+	for (len = 1; len < 400; len++) {
+		size = (4 + 16 + len + 2 + 3) & ~3;
+		if ((size > want ? size - want : want - size) < best) {
+			best = size > want ? size - want : want - size;
+			pick = len;
+		}
+	}
+	return pick;
+}
+
+/*
+ * Fill this CPU's buffer to the brim with markers of @len: with overwrite
+ * off, the full buffer drops the next (its stats count it) and the write
+ * fails with EBADF.
+ */
+static void fill(int len)
 {
 	static char marker[512];
-	/* A print event: 16 bytes of header and ip, the text and its NUL, 4 of ring header. */
-	int len = bytes - 21;
+	long dropped = stat_of("dropped events");
 	char path[160];
+	ssize_t w;
 	int fd;
 
 	memset(marker, 'm', sizeof(marker));
@@ -96,79 +151,94 @@ static void fill(int bytes)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		die(path);
-	while (write(fd, marker, len) == len)
+	while ((w = write(fd, marker, len)) == len)
 		;
-	if (errno != EBADF)
+	if (w >= 0)
+		errno = EIO;
+	if (w >= 0 || errno != EBADF || stat_of("dropped events") == dropped)
 		die(path);
 	close(fd);
 }
 
-/* The events CPU @cpu's buffer holds, from its stats. */
-static long entries(int cpu)
+/* A file in @dir to write pages into: unnamed, past the page cache if it can. */
+static int open_out(const char *dir, bool *direct)
 {
-	char path[160];
-	long n = -1;
-	FILE *f;
+	char path[4200];
+	int fd;
 
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", instance, cpu);
-	f = fopen(path, "re");
-	if (!f || fscanf(f, "entries: %ld", &n) != 1)
-		die(path);
-	fclose(f);
-	return n;
+	*direct = true;
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EINVAL) {
+		*direct = false;
+		fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	}
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {	/* no O_TMPFILE */
+		snprintf(path, sizeof(path), "%s/pagecost.XXXXXX", dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+		*direct = fd >= 0 && fcntl(fd, F_SETFL, O_DIRECT) == 0;
+	}
+	if (fd < 0)
+		die(dir);
+	return fd;
 }
 
-/* Empty the buffer by @way: the pages taken, the CPU seconds in @cpu. */
-static long empty(const char *way, int cpu, const char *dir, double *secs)
+/*
+ * Empty the buffer by @way: the pages taken, their CPU seconds in @secs;
+ * 0 where the kernel does not offer the way.
+ */
+static long empty(int way, const char *dir, double *secs, bool *direct)
 {
+	static char batch[PIPE_BYTES] __attribute__((aligned(4096)));
+	int fd, out = -1, pipefd[2] = { -1, -1 };
+	const char *meta = NULL;
 	char path[160];
 	long pages = 0;
-	int fd, out = -1, pipefd[2] = { -1, -1 };
+	size_t len = 0;
+	ssize_t n = 0, w;
 	double t0;
 
 	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", instance, cpu);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		die(path);
-	if (strcmp(way, "read") && strcmp(way, "mapped")) {
-		/* Through the page cache where the file system has no direct I/O (tmpfs). */
-		out = open(dir, O_TMPFILE | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
-		if (out < 0 && errno == EINVAL)
-			out = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-		if (out < 0)
-			die(dir);
-	}
-	if (!strcmp(way, "splice")) {
-		if (pipe2(pipefd, O_CLOEXEC) < 0 || fcntl(pipefd[1], F_SETPIPE_SZ, PIPE_BYTES) < 0)
-			die("a pipe of 1 MiB");
+	*direct = false;
+	if (way == SPLICE || way == READ_DIRECT)
+		out = open_out(dir, direct);
+	if (way == SPLICE &&
+	    (pipe2(pipefd, O_CLOEXEC) < 0 || fcntl(pipefd[1], F_SETPIPE_SZ, PIPE_BYTES) < 0))
+		die("a pipe of 1 MiB");
+	if (way == MAPPED) {
+		meta = mmap(NULL, page_size, PROT_READ, MAP_SHARED, fd, 0);
+		if (meta == MAP_FAILED && errno == ENODEV) {	/* before 6.10 */
+			close(fd);
+			return 0;
+		}
+		if (meta == MAP_FAILED)
+			die("mmap of trace_pipe_raw");
 	}
 	t0 = thread_cpu();
-	if (!strcmp(way, "splice")) {
-		ssize_t n, w;
-
+	switch (way) {
+	case SPLICE:
 		while ((n = splice(fd, NULL, pipefd[1], NULL, PIPE_BYTES, SPLICE_F_NONBLOCK)) > 0) {
-			pages += n / getpagesize();
+			pages += n / page_size;
 			for (; n > 0; n -= w)
 				if ((w = splice(pipefd[0], NULL, out, NULL, n, SPLICE_F_MOVE)) <= 0)
 					die("splice into the file");
 		}
-	} else if (!strcmp(way, "read")) {
-		static char page[1 << 16];
-
-		while (read(fd, page, getpagesize()) > 0)
-			pages++;
-	} else if (!strcmp(way, "read+direct")) {
-		static char batch[PIPE_BYTES] __attribute__((aligned(4096)));
-		size_t len = 0, ps = getpagesize();
-
+		break;
+	case READ_DIRECT:
+	case READ:
 		for (;;) {
-			ssize_t n = read(fd, batch + len, ps);
-
+			n = read(fd, batch + len, page_size);
 			if (n > 0) {
 				pages++;
-				len += ps;
+				len += page_size;	/* a partly filled page goes whole */
 			}
-			if ((n <= 0 || len == sizeof(batch)) && len) {
+			if (way == READ)
+				len = 0;
+			else if ((n <= 0 || len == sizeof(batch)) && len) {
 				if (write(out, batch, len) != (ssize_t)len)
 					die("write into the file");
 				len = 0;
@@ -176,24 +246,26 @@ static long empty(const char *way, int cpu, const char *dir, double *secs)
 			if (n <= 0)
 				break;
 		}
-	} else {
-		const char *meta = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, fd, 0);
+		break;
+	case MAPPED: {
 		unsigned last = ~0U, id;
 
-		if (meta == MAP_FAILED)
-			return -1;
-		/* The same sub-buffer twice: the buffer is empty. */
-		while (ioctl(fd, RB_MMAP_GET_READER) == 0) {
+		/* Each call hands over a page; the same one twice: the buffer is empty. */
+		while ((n = ioctl(fd, RB_MMAP_GET_READER)) == 0) {
 			memcpy(&id, meta + META_READER_ID, sizeof(id));
 			if (id == last)
 				break;
 			last = id;
 			pages++;
 		}
-		pages--;	/* the first call only took the reader page in hand */
-		munmap((void *)meta, getpagesize());
+		break;
+	}
 	}
 	*secs = thread_cpu() - t0;
+	if (n < 0 && errno != EAGAIN)
+		die(path);
+	if (meta)
+		munmap((void *)meta, page_size);
 	close(fd);
 	if (out >= 0)
 		close(out);
@@ -211,20 +283,68 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), by_value);
+	return v[n / 2];
+}
+
+static void measure(double bytes, const char *dir, int rounds)
+{
+	double us[WAYS][MAX_ROUNDS], per_page[WAYS][MAX_ROUNDS], per_m[WAYS][MAX_ROUNDS], secs;
+	bool offered[WAYS], direct[WAYS];
+	int len = marker_len(bytes), w, r;
+	long held, pages;
+	char kib[32];
+
+	/* This CPU's buffer alone: 8 MiB, 2048 pages of 4 KiB. */
+	snprintf(kib, sizeof(kib), "per_cpu/cpu%d/buffer_size_kb", cpu);
+	put(kib, "8192");
+	put("options/overwrite", "0");
+	memset(offered, true, sizeof(offered));
+	for (r = 0; r < rounds; r++) {
+		for (w = 0; w < WAYS; w++) {
+			if (!offered[w])
+				continue;
+			fill(len);
+			held = stat_of("entries");
+			pages = empty(w, dir, &secs, &direct[w]);
+			if (!pages && r == 0) {
+				offered[w] = false;
+				continue;
+			}
+			if (!pages) {
+				errno = EPROTO;
+				die(ways[w]);
+			}
+			/* What it took: splice leaves the partly filled page. */
+			held -= stat_of("entries");
+			us[w][r] = secs / pages * 1e6;
+			per_page[w][r] = (double)held / pages;
+			per_m[w][r] = secs / held * 1e6;
+		}
+	}
+	for (w = 0; w < WAYS; w++) {
+		if (!offered[w]) {
+			printf("%s not offered by this kernel\n", ways[w]);
+			continue;
+		}
+		printf("%s %.3f %.1f %.4f %s\n", ways[w], median(us[w], rounds),
+		       median(per_page[w], rounds), median(per_m[w], rounds),
+		       w == SPLICE || w == READ_DIRECT ? direct[w] ? "direct" : "buffered" : "-");
+	}
+}
+
 int main(int argc, char **argv)
 {
-	static const char *const ways[] = { "splice", "read+direct", "read", "mapped" };
-	enum { WAYS = sizeof(ways) / sizeof(ways[0]) };
-	double us[WAYS][MAX_ROUNDS], per_page[WAYS][MAX_ROUNDS], secs;
-	int bytes = 57, rounds = 5, opt, cpu, w, r;
 	const char *dir = "/var/tmp";
-	bool refused[WAYS] = { false };
+	double bytes = 56;
+	int rounds = 5, opt, status = 0, tries;
 	cpu_set_t set;
-	long held, pages;
 
 	while ((opt = getopt(argc, argv, "b:d:r:")) != -1) {
 		if (opt == 'b')
-			bytes = atoi(optarg);
+			bytes = atof(optarg);
 		else if (opt == 'd')
 			dir = optarg;
 		else if (opt == 'r')
@@ -232,53 +352,45 @@ int main(int argc, char **argv)
 		else
 			goto usage;
 	}
-	if (optind != argc || bytes < 24 || bytes > 500 || rounds < 1 || rounds > MAX_ROUNDS)
+	if (optind != argc || bytes < 24 || bytes > 400 || rounds < 1 || rounds > MAX_ROUNDS)
 		goto usage;
+	page_size = sysconf(_SC_PAGESIZE);
 	/* On the first CPU this may run on: the buffer filled and emptied is its. */
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		die("sched_getaffinity");
-	for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set); cpu++)
+	for (cpu = 0; cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &set); cpu++)
 		;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		die("sched_setaffinity");
-	snprintf(instance, sizeof(instance), TRACEFS "/instances/pagecost-%d", getpid());
-	signal(SIGINT, remove_instance);
-	signal(SIGTERM, remove_instance);
-	signal(SIGHUP, remove_instance);
+	snprintf(instance, sizeof(instance), TRACEFS "/instances/pagecost-%d", (int)getpid());
 	if (mkdir(instance, 0700) < 0)
 		die(instance);
-	put("buffer_size_kb", "8192");
-	put("options/overwrite", "0");
-	for (r = 0; r < rounds; r++) {
-		for (w = 0; w < WAYS; w++) {
-			if (refused[w])
-				continue;
-			fill(bytes);
-			held = entries(cpu);
-			pages = empty(ways[w], cpu, dir, &secs);
-			if (pages <= 0) {
-				refused[w] = true;
-				continue;
-			}
-			us[w][r] = secs / pages * 1e6;
-			per_page[w][r] = (double)held / pages;
-		}
+	/* A signal goes on to the child; this one outlives it to remove the instance. */
+	child = fork();
+	if (child == 0) {
+		measure(bytes, dir, rounds);
+		exit(0);
 	}
-	remove_instance(0);
-	for (w = 0; w < WAYS; w++) {
-		if (refused[w]) {
-			printf("%s not offered by this kernel\n", ways[w]);
-			continue;
-		}
-		qsort(us[w], rounds, sizeof(double), by_value);
-		qsort(per_page[w], rounds, sizeof(double), by_value);
-		printf("%s %.3f %.1f %.4f\n", ways[w], us[w][rounds / 2], per_page[w][rounds / 2],
-		       us[w][rounds / 2] / per_page[w][rounds / 2]);
+	signal(SIGINT, pass_on);
+	signal(SIGTERM, pass_on);
+	signal(SIGHUP, pass_on);
+	while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (child < 0)
+		status = 1 << 8;
+	/* Its files are closed once the child is gone; the kernel may lag a little. */
+	for (tries = 0; rmdir(instance) < 0 && errno == EBUSY && tries < 50; tries++)
+		usleep(20000);
+	if (access(instance, F_OK) == 0) {
+		fprintf(stderr, "pagecost: cannot remove %s: %s\n", instance, strerror(errno));
+		return 1;
 	}
-	return 0;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
 usage:
-	fprintf(stderr, "usage: pagecost [-b EVENT_BYTES] [-d DIR] [-r ROUNDS]\n");
+	fprintf(stderr, "usage: pagecost [-b BYTES] [-d DIR] [-r ROUNDS]\n");
 	return 64;
 }
