@@ -59,7 +59,10 @@ static pid_t child;
 
 static void pass_on(int sig)
 {
+	int err = errno;
+
 	kill(child, sig);
+	errno = err;
 }
 
 static void die(const char *what)
@@ -112,21 +115,23 @@ static double thread_cpu(void)
 }
 
 /*
- * The marker text whose events a page holds about as many of as a
- * recording at @bytes a page's share per event. A print event of 64-bit
- * kernels: 4 bytes of ring header, 16 of common fields and ip, the text, a
- * NUL and a newline's room, rounded up to 4 (the events a page are
- * measured all the same, and printed).
+ * The marker text whose events a page holds as many of as a recording's at
+ * @bytes a page's share per event. A print event of 64-bit kernels: 16
+ * bytes of common fields and ip, the text (9 at least where the kernel
+ * pads a short one), a NUL and a newline's room; 4 bytes of ring header,
+ * 8 above 112 bytes of data; rounded up to 4. The events a page are
+ * measured all the same, and printed.
  */
 static int marker_len(double bytes)
 {
-	double want = (page_size - PAGE_HDR) / (page_size / bytes), best = 1e9;
-	int len, size, pick = 1;
+	long want = (long)(page_size / bytes + 0.5), fits, best = -1;
+	int len, data, pick = 1;
 
 	for (len = 1; len < 400; len++) {
-		size = (4 + 16 + len + 2 + 3) & ~3;
-		if ((size > want ? size - want : want - size) < best) {
-			best = size > want ? size - want : want - size;
+		data = 16 + (len < 9 ? 9 : len) + 2;
+		fits = (page_size - PAGE_HDR) / ((data + (data > 112 ? 8 : 4) + 3) & ~3);
+		if (best < 0 || labs(fits - want) < labs(best - want)) {
+			best = fits;
 			pick = len;
 		}
 	}
@@ -186,7 +191,7 @@ static int open_out(const char *dir, bool *direct)
 
 /*
  * Empty the buffer by @way: the pages taken, their CPU seconds in @secs;
- * 0 where the kernel does not offer the way.
+ * -1 where the kernel does not offer the way.
  */
 static long empty(int way, const char *dir, double *secs, bool *direct)
 {
@@ -213,7 +218,7 @@ static long empty(int way, const char *dir, double *secs, bool *direct)
 		meta = mmap(NULL, page_size, PROT_READ, MAP_SHARED, fd, 0);
 		if (meta == MAP_FAILED && errno == ENODEV) {	/* before 6.10 */
 			close(fd);
-			return 0;
+			return -1;
 		}
 		if (meta == MAP_FAILED)
 			die("mmap of trace_pipe_raw");
@@ -294,7 +299,7 @@ static void measure(double bytes, const char *dir, int rounds)
 	double us[WAYS][MAX_ROUNDS], per_page[WAYS][MAX_ROUNDS], per_m[WAYS][MAX_ROUNDS], secs;
 	bool offered[WAYS], direct[WAYS];
 	int len = marker_len(bytes), w, r;
-	long held, pages;
+	long held, left, pages;
 	char kib[32];
 
 	/* This CPU's buffer alone: 8 MiB, 2048 pages of 4 KiB. */
@@ -309,16 +314,18 @@ static void measure(double bytes, const char *dir, int rounds)
 			fill(len);
 			held = stat_of("entries");
 			pages = empty(w, dir, &secs, &direct[w]);
-			if (!pages && r == 0) {
+			if (pages < 0) {
 				offered[w] = false;
 				continue;
 			}
-			if (!pages) {
-				errno = EPROTO;
-				die(ways[w]);
+			/* What it took: splice leaves the partly filled page, no more. */
+			left = stat_of("entries");
+			if (!pages || left > (w == SPLICE ? held / pages + 1 : 0)) {
+				fprintf(stderr, "pagecost: %s took %ld pages and left %ld of %ld events\n",
+					ways[w], pages, left, held);
+				exit(1);
 			}
-			/* What it took: splice leaves the partly filled page. */
-			held -= stat_of("entries");
+			held -= left;
 			us[w][r] = secs / pages * 1e6;
 			per_page[w][r] = (double)held / pages;
 			per_m[w][r] = secs / held * 1e6;
@@ -340,6 +347,7 @@ int main(int argc, char **argv)
 	const char *dir = "/var/tmp";
 	double bytes = 56;
 	int rounds = 5, opt, status = 0, tries;
+	sigset_t stops, old_mask;
 	cpu_set_t set;
 
 	while ((opt = getopt(argc, argv, "b:d:r:")) != -1) {
@@ -364,22 +372,44 @@ int main(int argc, char **argv)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		die("sched_setaffinity");
+	/*
+	 * The work runs in a child; this one outlives it to remove the
+	 * instance, passing a signal on. Signals wait until the child is there.
+	 */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigaddset(&stops, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &stops, &old_mask);
+	signal(SIGCHLD, SIG_DFL);
 	snprintf(instance, sizeof(instance), TRACEFS "/instances/pagecost-%d", (int)getpid());
 	if (mkdir(instance, 0700) < 0)
 		die(instance);
-	/* A signal goes on to the child; this one outlives it to remove the instance. */
 	child = fork();
 	if (child == 0) {
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		measure(bytes, dir, rounds);
 		exit(0);
 	}
-	signal(SIGINT, pass_on);
-	signal(SIGTERM, pass_on);
-	signal(SIGHUP, pass_on);
-	while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
-		;
-	if (child < 0)
+	if (child < 0) {
+		fprintf(stderr, "pagecost: cannot fork: %s\n", strerror(errno));
 		status = 1 << 8;
+	} else {
+		struct sigaction pass = { .sa_handler = pass_on };
+
+		sigaction(SIGINT, &pass, NULL);
+		sigaction(SIGTERM, &pass, NULL);
+		sigaction(SIGHUP, &pass, NULL);
+		sigaction(SIGQUIT, &pass, NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		while (waitpid(child, &status, 0) < 0)
+			if (errno != EINTR) {
+				status = 1 << 8;
+				break;
+			}
+		sigprocmask(SIG_BLOCK, &stops, NULL);	/* no one to pass a signal to now */
+	}
 	/* Its files are closed once the child is gone; the kernel may lag a little. */
 	for (tries = 0; rmdir(instance) < 0 && errno == EBUSY && tries < 50; tries++)
 		usleep(20000);
