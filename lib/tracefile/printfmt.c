@@ -255,6 +255,17 @@ static int operator(struct walk *w, struct tep_print_arg *a, uint64_t *v, bool *
 		*known = false;
 		return 0;
 	}
+	/*
+	 * C leaves a shift by the width or more undefined: libtraceevent gets
+	 * what the machine makes of it (x86: the count modulo 64), not 0.
+	 */
+	if ((op[0] == '<' || op[0] == '>') && op[1] == op[0]) {
+		if (kr && r >= 64)
+			return refuse(w, "it shifts by %llu bits, more than a number has",
+				      (unsigned long long)r);
+		if (!kr)
+			w->per_record = true;	/* by what a record holds: checked on each */
+	}
 	switch (op[0]) {
 	case '+': *v = l + r; break;
 	case '-': *v = l - r; break;

@@ -234,6 +234,31 @@ START_TEST(an_array_as_long_as_a_field_says_stays_in_the_record)
 }
 END_TEST
 
+/*
+ * A shift by 64 bits or more is undefined in C: libtraceevent shifts by
+ * what the machine makes of it (x86: the count modulo 64, here 19 bits),
+ * not to 0, and the array ran 512 KiB past the record (found by fuzz_format).
+ */
+START_TEST(a_shift_of_64_bits_or_more_prints_the_fields)
+{
+	load(PRINT_FIELDS, "\"%s\", __print_array(REC->buf, REC->ip << 659, 1)");
+	ck_assert_str_eq(print_record(1, "hello"), "ip=0x1 buf=hello");
+	warned_once_about("ftrace:print", "shifts by 659 bits");
+}
+END_TEST
+
+START_TEST(a_shift_by_a_field_is_checked_on_each_record)
+{
+	load(PRINT_FIELDS, "\"%lu\", 256 >> REC->ip");
+	ck_assert_ptr_null(bm_printer_refusal(printer, 5));
+	ck_assert_str_eq(print_record(4, "x"), "16");
+	ck_assert_int_eq(nwarned, 0);
+	ck_assert_str_eq(print_record(64, "x"), "ip=0x40 buf=x");
+	warned_once_about("ftrace:print", "shifts by 64 bits");
+	ck_assert_str_eq(print_record(8, "x"), "1");
+}
+END_TEST
+
 START_TEST(an_unterminated_string_prints_the_fields)
 {
 	load(DYN_FIELDS, "\"%u %s\", REC->len, __get_str(msg)");
@@ -390,6 +415,8 @@ Suite *suite_printfmt(void)
 	tcase_add_test(tc, a_width_from_the_record_is_checked_on_each);
 	tcase_add_test(tc, hex_str_as_long_as_a_field_says_stays_in_the_record);
 	tcase_add_test(tc, an_array_as_long_as_a_field_says_stays_in_the_record);
+	tcase_add_test(tc, a_shift_of_64_bits_or_more_prints_the_fields);
+	tcase_add_test(tc, a_shift_by_a_field_is_checked_on_each_record);
 	tcase_add_test(tc, an_unterminated_string_prints_the_fields);
 	tcase_add_test(tc, a_division_by_zero_prints_the_fields);
 	tcase_add_test(tc, a_division_by_a_symbol_prints_the_fields);
