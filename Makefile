@@ -115,16 +115,16 @@ $(UNIT_OBJ): CPPFLAGS += -Itests/unit
 $(UNIT_BIN): $(UNIT_OBJ) $(LIBBLKMAP)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs check) -lm
 
-$(BUILD)/bench/flood $(BUILD)/bench/pagecost: $(BUILD)/bench/%: bench/%.c
+$(BUILD)/bench/flood $(BUILD)/bench/pagecost $(BUILD)/bench/nullread: $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
-	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^
+	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^
 
 $(BUILD)/bench/%: bench/%.c $(LIBBLKMAP)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Benchmarks against peers (root): see bench/run.
-bench: $(PROGRAM) $(BUILD)/bench/mkbig $(BUILD)/bench/walk $(BUILD)/bench/flood $(BUILD)/bench/pagecost
+bench: $(PROGRAM) $(BUILD)/bench/mkbig $(BUILD)/bench/walk $(BUILD)/bench/flood $(BUILD)/bench/pagecost $(BUILD)/bench/nullread
 	bench/run
 
 # A FUSE file system that fails writes with EIO, for the live tests (if libfuse3 is there).

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * nullread [-b KIB] EVENT...: a reader of the ring buffer with no recorder
+ * around it, for bench/floor to set beside the recorder under the same
+ * workload: the IOPS it costs is what taking the pages costs, with nothing
+ * written. The block EVENTs (block_rq_issue, ...) are enabled in an
+ * instance of its own as the recorder sets its own: the trace clock mono,
+ * KIB a CPU (4096, the recorder's default), the kernel's sub-buffers of a
+ * page, woken by the recorder's rule (buffer_percent leaving 1536 KiB
+ * free, 20 to 80 %; and every second); a thread a CPU, pinned to it where
+ * the process may run there, reads with read(2) into one page of memory
+ * until the buffer is empty (the partly filled page too) and writes it
+ * nowhere.
+ *
+ * Until SIGINT, SIGTERM, SIGHUP or SIGQUIT; its lines are in the
+ * recorder's words, which bench/floor reads: "recording into instance
+ * NAME, ...; Ctrl-C to stop" and "recorded N events into nowhere (...);
+ * lost N (cpuN N, ...)" (the events read, and those overwritten or dropped,
+ * from each CPU's stats). Root. The instance (its events disabled first)
+ * is removed on every exit but a fatal signal other than those four;
+ * bench/floor removes it then.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define WAKE_ROOM_KIB	1536	/* lib/sources/session.c's */
+#define POLL_MS		1000	/* lib/record/capture.c's */
+#define MAX_CPUS	4096
+
+struct reader {
+	pthread_t thread;
+	int cpu, fd;
+	unsigned long long bytes;
+	int err;		/* errno of a failed read or poll */
+	bool started;
+};
+
+static char instance[96];
+static int stop_fd = -1;
+static long page_size;
+
+/* Write @value to the instance's @file; -1 with errno if it is refused. */
+static int put(const char *file, const char *value)
+{
+	char path[256];
+	ssize_t n;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", instance, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = write(fd, value, strlen(value));
+	err = n < 0 ? errno : EIO;
+	close(fd);
+	if (n == (ssize_t)strlen(value))
+		return 0;
+	errno = err;
+	return -1;
+}
+
+/* The instance's @file, up to @size - 1 bytes; -1 if unreadable. */
+static int get(const char *file, char *text, size_t size)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", instance, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	text[n] = '\0';
+	return 0;
+}
+
+/* A number of @cpu's stats ("read events", "overrun"); -1 if none. */
+static long long stat_of(int cpu, const char *name)
+{
+	char file[64], text[1024], *line;
+	size_t len = strlen(name);
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	if (get(file, text, sizeof(text)) < 0)
+		return -1;
+	for (line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (!strncmp(line, name, len) && line[len] == ':')
+			return strtoll(line + len + 1, NULL, 10);
+	return -1;
+}
+
+/* The CPUs the instance has a buffer for: 1 + the highest per_cpu/cpuN. */
+static int count_cpus(void)
+{
+	char path[160];
+	struct dirent *d;
+	int max = -1, cpu;
+	DIR *dp;
+
+	snprintf(path, sizeof(path), "%s/per_cpu", instance);
+	dp = opendir(path);
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp)))
+		if (sscanf(d->d_name, "cpu%d", &cpu) == 1 && cpu > max)
+			max = cpu;
+	closedir(dp);
+	return max + 1;
+}
+
+/* On @cpu, as the recorder's readers, where the process may run there. */
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < CPU_SETSIZE && pthread_getaffinity_np(pthread_self(), sizeof(set), &set) == 0 &&
+	    CPU_ISSET(cpu, &set)) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+}
+
+static void *read_pages(void *arg)
+{
+	struct reader *r = arg;
+	struct pollfd fds[2] = { { .fd = r->fd, .events = POLLIN }, { .fd = stop_fd, .events = POLLIN } };
+	char *page = malloc(page_size);
+	bool stopping = false;
+	ssize_t n;
+
+	if (!page) {
+		r->err = ENOMEM;
+		return NULL;
+	}
+	pin_to(r->cpu);
+	while (!stopping) {
+		if (poll(fds, 2, POLL_MS) < 0 && errno != EINTR) {
+			r->err = errno;
+			break;
+		}
+		stopping = fds[1].revents & POLLIN;
+		while ((n = read(r->fd, page, page_size)) > 0)
+			r->bytes += n;
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			r->err = errno;
+			break;
+		}
+	}
+	free(page);
+	return NULL;
+}
+
+/*
+ * The instance as the recorder sets its own (lib/sources/session.c):
+ * tracing off while it is set; the clock first, as changing it empties
+ * the buffer. 0, or -1 having said why.
+ */
+static int set_up(unsigned long kib, unsigned long *percent, char **events, int nevents)
+{
+	char value[32], text[256], path[256];
+	int i, enabled = 0;
+
+	if (put("tracing_on", "0") < 0) {
+		fprintf(stderr, "nullread: cannot stop tracing in %s: %s\n", instance, strerror(errno));
+		return -1;
+	}
+	if (put("trace_clock", "mono") < 0 &&
+	    (get("trace_clock", text, sizeof(text)) < 0 || !strstr(text, "[mono]"))) {
+		fprintf(stderr, "nullread: the kernel refused the trace clock mono: %s\n", strerror(errno));
+		return -1;
+	}
+	snprintf(value, sizeof(value), "%lu", kib);
+	if (put("buffer_size_kb", value) < 0)
+		fprintf(stderr, "nullread: buffer_size_kb %s refused (%s): the kernel's kept\n", value,
+			strerror(errno));
+	if (get("buffer_size_kb", text, sizeof(text)) < 0) {
+		fprintf(stderr, "nullread: cannot read buffer_size_kb: %s\n", strerror(errno));
+		return -1;
+	}
+	kib = strtoul(text, NULL, 10);
+	*percent = kib > WAKE_ROOM_KIB ? 100 - 100 * WAKE_ROOM_KIB / kib : 0;
+	*percent = *percent < 20 ? 20 : *percent > 80 ? 80 : *percent;
+	snprintf(value, sizeof(value), "%lu", *percent);
+	if (put("buffer_percent", value) < 0 && errno != ENOENT) {
+		fprintf(stderr, "nullread: cannot set buffer_percent %s: %s\n", value, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < nevents; i++) {
+		snprintf(path, sizeof(path), "events/block/%s/enable", events[i]);
+		if (put(path, "1") == 0)
+			enabled++;
+		else if (errno != ENOENT) {
+			fprintf(stderr, "nullread: cannot enable block:%s: %s\n", events[i], strerror(errno));
+			return -1;
+		}
+	}
+	if (!enabled) {
+		fprintf(stderr, "nullread: this kernel has none of the events asked for\n");
+		return -1;
+	}
+	if (put("tracing_on", "1") < 0) {
+		fprintf(stderr, "nullread: cannot start tracing in %s: %s\n", instance, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct reader readers[MAX_CPUS];
+	unsigned long kib = 4096, percent = 0;
+	long long events = 0, lost = 0, read_n, over, dropped;
+	unsigned long long bytes = 0;
+	int opt, cpu, ncpus, sig, status = 1, tries, running = 0;
+	char path[256], *end, lost_by_cpu[8192] = "";
+	sigset_t stops;
+
+	while ((opt = getopt(argc, argv, "b:")) != -1) {
+		if (opt != 'b')
+			goto usage;
+		kib = strtoul(optarg, &end, 10);
+		if (*end || end == optarg)
+			goto usage;
+	}
+	if (optind == argc || kib < 8)
+		goto usage;
+	page_size = sysconf(_SC_PAGESIZE);
+	/* Threads inherit the mask: the signals are this thread's, in sigwait. */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigaddset(&stops, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &stops, NULL);
+	snprintf(instance, sizeof(instance), TRACEFS "/instances/nullread-%d", (int)getpid());
+	if (mkdir(instance, 0700) < 0) {
+		fprintf(stderr, "nullread: cannot create %s: %s\n", instance, strerror(errno));
+		return 1;
+	}
+	ncpus = count_cpus();
+	if (ncpus <= 0 || ncpus > MAX_CPUS) {
+		fprintf(stderr, "nullread: no CPUs in %s/per_cpu\n", instance);
+		goto out;
+	}
+	if (set_up(kib, &percent, argv + optind, argc - optind) < 0)
+		goto out;
+	stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (stop_fd < 0) {
+		fprintf(stderr, "nullread: eventfd: %s\n", strerror(errno));
+		goto out;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		struct reader *r = &readers[cpu];
+
+		r->cpu = cpu;
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", instance, cpu);
+		r->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (r->fd < 0 && (errno == ENOENT || errno == ENODEV))
+			continue;	/* a CPU that is not there */
+		if (r->fd < 0) {
+			fprintf(stderr, "nullread: cannot open %s: %s\n", path, strerror(errno));
+			goto stop;
+		}
+		if ((errno = pthread_create(&r->thread, NULL, read_pages, r))) {
+			fprintf(stderr, "nullread: cannot start CPU %d's reader: %s\n", cpu, strerror(errno));
+			close(r->fd);
+			goto stop;
+		}
+		r->started = true;
+		running++;
+	}
+	if (!running) {
+		fprintf(stderr, "nullread: no CPU's trace_pipe_raw to read in %s\n", instance);
+		goto stop;
+	}
+	fprintf(stderr, "nullread: recording into instance nullread-%d, read(2) of trace_pipe_raw "
+		"(sub-buffers of a page) into one page, written nowhere (buffer_percent %lu); "
+		"Ctrl-C to stop\n", (int)getpid(), percent);
+	sigwait(&stops, &sig);
+	status = 0;
+stop:
+	eventfd_write(stop_fd, 1);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		struct reader *r = &readers[cpu];
+
+		if (r->started) {
+			pthread_join(r->thread, NULL);
+			close(r->fd);
+			bytes += r->bytes;
+			if (r->err) {
+				fprintf(stderr, "nullread: CPU %d's reader failed: %s\n", cpu,
+					strerror(r->err));
+				status = 1;
+			}
+		}
+		/* Every CPU's, read or not: overwritten (the instance's default) or dropped. */
+		read_n = stat_of(cpu, "read events");
+		over = stat_of(cpu, "overrun");
+		dropped = stat_of(cpu, "dropped events");
+		if (read_n < 0 || over < 0 || dropped < 0)
+			continue;	/* a CPU that is not there */
+		events += read_n;
+		lost += over + dropped;
+		snprintf(lost_by_cpu + strlen(lost_by_cpu), sizeof(lost_by_cpu) - strlen(lost_by_cpu),
+			 "%scpu%d %lld", *lost_by_cpu ? ", " : "", cpu, over + dropped);
+	}
+	if (!status)
+		fprintf(stderr, "nullread: recorded %lld events into nowhere (%.1f KiB read, "
+			"%.1f bytes/event); lost %lld (%s)\n", events, bytes / 1024.0,
+			events ? (double)bytes / events : 0.0, lost, lost_by_cpu);
+out:
+	put("tracing_on", "0");
+	put("events/enable", "0");
+	/* rmdir fails with EBUSY while a file of the instance is still being closed. */
+	for (tries = 0; rmdir(instance) < 0 && errno == EBUSY && tries < 50; tries++)
+		usleep(20000);
+	if (access(instance, F_OK) == 0) {
+		fprintf(stderr, "nullread: cannot remove %s: %s\n", instance, strerror(errno));
+		return 1;
+	}
+	return status;
+usage:
+	fprintf(stderr, "usage: nullread [-b KIB] EVENT...  (block events: block_rq_issue ...)\n");
+	return 64;
+}
