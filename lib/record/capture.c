@@ -15,7 +15,7 @@
  *   splices each pipe, once filled with a batch, into the spool, past the
  *   page cache (O_DIRECT) where the file system allows it: the pages are
  *   not copied again. The reader fills the next pipe meanwhile: it waits
- *   for the disk only once PIPES batches wait for it (a pipe is locked
+ *   for the disk only once all its pipes wait for it (a pipe is locked
  *   while it is written). A drain that takes everything returns once the
  *   writer has written it.
  * - mapped (Linux 6.10+): the CPU's ring buffer is mapped read-only and the

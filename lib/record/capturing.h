@@ -22,7 +22,12 @@ struct rb_meta;
 
 #define BATCH_PAGES	64	/* pages gathered before one write(2) */
 #define BATCH_BYTES	(1 << 20)	/* a pipe's, and so a write's at most, on the splice path */
-#define PIPES		4	/* batches that may wait for the disk, per CPU */
+/*
+ * Batches that may wait for the disk, per CPU, on the splice path: what
+ * PIPE_BUDGET allows, between 4 and MAX_PIPES (cap_pipe_all()).
+ */
+#define MAX_PIPES	16
+#define PIPE_BUDGET	(32 << 20)
 
 /* One CPU's mapped ring buffer and the sub-buffer in hand. */
 struct mapped {
@@ -41,16 +46,17 @@ struct cpu_reader {
 	int cpu;
 	int pipe_fd;		/* trace_pipe_raw */
 	struct mapped map;	/* its ring buffer, when mapped */
-	int pipes[PIPES][2];	/* between trace_pipe_raw and the spool, used in turn */
+	int pipes[MAX_PIPES][2];	/* between trace_pipe_raw and the spool, used in turn */
+	unsigned npipes;	/* of them, opened */
 	size_t batch;		/* bytes a pipe takes before the writer does */
-	size_t fill;		/* bytes in the reader's pipe, pipes[handed % PIPES] */
+	size_t fill;		/* bytes in the reader's pipe, pipes[handed % npipes] */
 	uint64_t piped;		/* bytes put into pipes (the reader's) */
 	pthread_mutex_t lock;	/* guards the six below */
 	pthread_cond_t filled;	/* for the writer: a pipe handed over, or the reader done */
 	pthread_cond_t moved;	/* for the reader: a pipe written, or the writer failed */
 	unsigned handed;	/* pipes handed to the writer */
 	unsigned emptied;	/* of those, written */
-	size_t sizes[PIPES];	/* bytes in each pipe handed over */
+	size_t sizes[MAX_PIPES];	/* bytes in each pipe handed over */
 	bool closing;		/* the reader is done */
 	int write_errno;	/* why the writer stopped */
 	char write_error[512];	/* its words, set before write_errno */
@@ -122,7 +128,7 @@ int cap_splice_drain(struct cpu_reader *r, bool *write_failed);
 void *cap_writer_main(void *arg);
 void cap_close_pipes(struct cpu_reader *r);
 void cap_close_all_pipes(struct bm_capture *c);
-/* PIPES pipes of a batch for every CPU, or none (c->path says why). */
+/* Pipes of a batch for every CPU, as many each, or none (c->path says why). */
 bool cap_pipe_all(struct bm_capture *c);
 /* Every CPU's spool written past the page cache, or none. */
 bool cap_direct_all(struct bm_capture *c);

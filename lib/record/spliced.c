@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The capture's splice(2) path (capturing.h): whole pages move from
- * trace_pipe_raw into PIPES pipes per CPU, and a writer thread per CPU
+ * trace_pipe_raw into npipes pipes per CPU, and a writer thread per CPU
  * splices each filled pipe into the spool, past the page cache (O_DIRECT)
  * where the file system allows it.
  */
@@ -50,7 +50,7 @@ void cap_hand_over(struct cpu_reader *r)
 	if (!r->fill)
 		return;
 	pthread_mutex_lock(&r->lock);
-	r->sizes[r->handed % PIPES] = r->fill;
+	r->sizes[r->handed % r->npipes] = r->fill;
 	r->handed++;
 	pthread_cond_signal(&r->filled);
 	pthread_mutex_unlock(&r->lock);
@@ -62,9 +62,9 @@ static int reader_pipe(struct cpu_reader *r, size_t len)
 {
 	if (r->fill && r->fill + len > r->batch)
 		cap_hand_over(r);
-	if (!r->fill && cap_wait_writer(r, PIPES - 1) < 0)
+	if (!r->fill && cap_wait_writer(r, r->npipes - 1) < 0)
 		return -1;
-	return r->pipes[r->handed % PIPES][1];
+	return r->pipes[r->handed % r->npipes][1];
 }
 
 /* @n bytes more in the reader's pipe: a full batch goes to the writer. */
@@ -152,8 +152,8 @@ void *cap_writer_main(void *arg)
 			pthread_cond_wait(&r->filled, &r->lock);
 		if (r->emptied == r->handed)
 			break;		/* the reader is done */
-		fd = r->pipes[r->emptied % PIPES][0];
-		len = r->sizes[r->emptied % PIPES];
+		fd = r->pipes[r->emptied % r->npipes][0];
+		len = r->sizes[r->emptied % r->npipes];
 		pthread_mutex_unlock(&r->lock);
 		while (len) {
 			n = splice(fd, NULL, r->spool_fd, NULL, len, SPLICE_F_MOVE);
@@ -175,7 +175,7 @@ void *cap_writer_main(void *arg)
 			len -= n;
 		}
 		pthread_mutex_lock(&r->lock);
-		r->bytes += r->sizes[r->emptied % PIPES];
+		r->bytes += r->sizes[r->emptied % r->npipes];
 		r->emptied++;
 		pthread_cond_signal(&r->moved);
 	}
@@ -199,7 +199,7 @@ void cap_close_pipes(struct cpu_reader *r)
 {
 	int i;
 
-	for (i = 0; i < PIPES; i++) {
+	for (i = 0; i < MAX_PIPES; i++) {
 		if (r->pipes[i][0] >= 0)
 			close(r->pipes[i][0]);
 		if (r->pipes[i][1] >= 0)
@@ -217,20 +217,36 @@ void cap_close_all_pipes(struct bm_capture *c)
 }
 
 /*
- * PIPES pipes per CPU between its reader and its writer, each holding a
- * batch: BATCH_BYTES (the default /proc/sys/fs/pipe-max-size), or a
- * sub-buffer if larger. Every CPU's, or none (the recorder raised its
- * limit on descriptors: they are many on a large machine).
+ * Pipes per CPU between its reader and its writer, each holding a batch:
+ * BATCH_BYTES (the default /proc/sys/fs/pipe-max-size), or a sub-buffer if
+ * larger. They are the slack for a disk that stalls: while the writer waits
+ * on the disk, the reader fills the pipes, then the ring buffer. A stall of
+ * 87 ms on a spool write lost events at 140 MB a second a CPU (2 CPUs, 4
+ * pipes each: with the free part of the default buffer, some 57 ms). The
+ * pages are the kernel's, moved, and held only while the writer lags: as
+ * many pipes as PIPE_BUDGET gives every CPU, a power of two from 4 to
+ * MAX_PIPES (16 on 2 CPUs, 8 on 3 or 4, 4 from 5 on). Each pipe counts its
+ * pages against the user's pipe-user-pages-soft (64 MiB by default) where
+ * the recorder has neither CAP_SYS_RESOURCE nor CAP_SYS_ADMIN: a large
+ * machine's there may get none, and read(2) then. Every CPU's pipes, or
+ * none (the recorder raised its limit on descriptors: they are many on a
+ * large machine).
  */
 bool cap_pipe_all(struct bm_capture *c)
 {
 	size_t batch = c->page_size > BATCH_BYTES ? c->page_size : BATCH_BYTES;
-	int cpu, i, size = 0;
+	size_t npipes = PIPE_BUDGET / ((size_t)c->ncpus * batch);
+	int cpu, size = 0;
+	unsigned i;
 
+	npipes = npipes < 4 ? 4 : npipes > MAX_PIPES ? MAX_PIPES : npipes;
+	/* A power of two: handed % npipes runs on in turn when handed wraps. */
+	while (npipes & (npipes - 1))
+		npipes &= npipes - 1;
 	for (cpu = 0; cpu < c->ncpus; cpu++) {
 		struct cpu_reader *r = &c->cpus[cpu];
 
-		for (i = 0; i < PIPES; i++) {
+		for (i = 0; i < npipes; i++) {
 			if (pipe2(r->pipes[i], O_CLOEXEC) < 0)
 				goto failed;
 			size = fcntl(r->pipes[i][1], F_SETPIPE_SZ, (int)batch);
@@ -239,6 +255,7 @@ bool cap_pipe_all(struct bm_capture *c)
 				goto failed;
 			}
 		}
+		r->npipes = npipes;
 		r->batch = batch;
 	}
 	return true;

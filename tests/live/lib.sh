@@ -43,6 +43,11 @@ stop_jobs() {
 
 cleanup() {
 	status=$?
+	# A file system a failed test left frozen (fsfreeze) is thawed first:
+	# what waits on it cannot stop, and it cannot be unmounted.
+	! command -v fsfreeze >/dev/null ||
+		awk -v t="$T/" 'index($2, t) == 1 {print $2}' /proc/mounts |
+		xargs -r -n 1 fsfreeze -u 2>/dev/null || true
 	# Recorders a failed test left running: stop them.
 	stop_jobs
 	while read -r kind dev; do
