@@ -81,11 +81,14 @@ static int drain(struct cpu_reader *r, char *batch, bool all)
 					     BATCH_PAGES, &write_failed);
 		}
 		/*
-		 * What this wake-up took goes to the writer, a batch or not:
-		 * no more waits in the recorder than the page cache would hold
-		 * after read(2)'s write, should it be killed.
+		 * What this wake-up took goes to the writer, a batch or not,
+		 * when it has nothing else to write: no more waits in the
+		 * recorder than the page cache would hold after read(2)'s
+		 * write, should it be killed. While it has (the disk is slow),
+		 * the pipe fills on: each pipe handed over half full would
+		 * take from the slack the pipes give a disk that stalls.
 		 */
-		if (ret == 0)
+		if (ret == 0 && (all || cap_writer_idle(r)))
 			cap_hand_over(r);
 		if (ret == 0 && all && cap_wait_writer(r, 0) < 0) {
 			write_failed = true;

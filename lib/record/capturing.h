@@ -118,6 +118,8 @@ int cap_drain_into(int pipe_fd, struct sink *s, uint32_t page_size, char *batch,
 int cap_wait_writer(struct cpu_reader *r, unsigned left);
 /* Has the writer failed (and said why)? */
 bool cap_writer_failed(struct cpu_reader *r);
+/* Has the writer written all it was handed? */
+bool cap_writer_idle(struct cpu_reader *r);
 /* The reader's pipe goes to the writer. */
 void cap_hand_over(struct cpu_reader *r);
 /* Copy pages into the pipes, a batch a pipe at most. */

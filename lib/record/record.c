@@ -426,8 +426,9 @@ static int arm(struct recorder *r)
 		return -1;
 	bm_reclaim(r->opts->notify);	/* what dead recorders left */
 	/*
-	 * The capture takes ten descriptors or so per CPU (splice's pipes):
-	 * more than the usual soft limit of 1024 on a large machine.
+	 * The capture takes eleven descriptors or so per CPU from 5 CPUs on
+	 * (splice's pipes; more a CPU on fewer): more than the usual soft
+	 * limit of 1024 on a large machine.
 	 */
 	if (getrlimit(RLIMIT_NOFILE, &r->nofile) == 0 && r->nofile.rlim_cur < r->nofile.rlim_max)
 		r->nofile_raised = setrlimit(RLIMIT_NOFILE, &(struct rlimit){

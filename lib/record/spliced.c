@@ -44,6 +44,17 @@ bool cap_writer_failed(struct cpu_reader *r)
 	return failed;
 }
 
+/* Has the writer written all it was handed? */
+bool cap_writer_idle(struct cpu_reader *r)
+{
+	bool idle;
+
+	pthread_mutex_lock(&r->lock);
+	idle = r->handed == r->emptied;
+	pthread_mutex_unlock(&r->lock);
+	return idle;
+}
+
 /* The reader's pipe goes to the writer. */
 void cap_hand_over(struct cpu_reader *r)
 {
@@ -206,6 +217,7 @@ void cap_close_pipes(struct cpu_reader *r)
 			close(r->pipes[i][1]);
 		r->pipes[i][0] = r->pipes[i][1] = -1;
 	}
+	r->npipes = 0;
 }
 
 void cap_close_all_pipes(struct bm_capture *c)
@@ -222,15 +234,17 @@ void cap_close_all_pipes(struct bm_capture *c)
  * larger. They are the slack for a disk that stalls: while the writer waits
  * on the disk, the reader fills the pipes, then the ring buffer. A stall of
  * 87 ms on a spool write lost events at 140 MB a second a CPU (2 CPUs, 4
- * pipes each: with the free part of the default buffer, some 57 ms). The
- * pages are the kernel's, moved, and held only while the writer lags: as
- * many pipes as PIPE_BUDGET gives every CPU, a power of two from 4 to
- * MAX_PIPES (16 on 2 CPUs, 8 on 3 or 4, 4 from 5 on). Each pipe counts its
- * pages against the user's pipe-user-pages-soft (64 MiB by default) where
- * the recorder has neither CAP_SYS_RESOURCE nor CAP_SYS_ADMIN: a large
- * machine's there may get none, and read(2) then. Every CPU's pipes, or
- * none (the recorder raised its limit on descriptors: they are many on a
- * large machine).
+ * pipes each: with the default buffer's 4 MiB, some 57 ms). The pages are
+ * the kernel's, moved, and held only while the writer lags: as many pipes
+ * as PIPE_BUDGET gives every CPU the kernel has a buffer for (possible
+ * CPUs), a power of two from 4 to MAX_PIPES: with batches of a MiB, 16 on 1
+ * or 2 CPUs, 8 on 3 or 4, 4 from 5 on. The kernel counts each pipe's pages
+ * against its user ID (pipe-user-pages-soft, 16384 pages by default), and
+ * refuses a pipe past that where the recorder has neither CAP_SYS_RESOURCE
+ * nor CAP_SYS_ADMIN in the initial user namespace (root in a container):
+ * a large machine's recorder there gets none, and reads by read(2). Every
+ * CPU's pipes, or none (the recorder raised its limit on descriptors: they
+ * are many on a large machine).
  */
 bool cap_pipe_all(struct bm_capture *c)
 {

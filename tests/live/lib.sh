@@ -43,11 +43,11 @@ stop_jobs() {
 
 cleanup() {
 	status=$?
-	# A file system a failed test left frozen (fsfreeze) is thawed first:
+	# A file system a failed test left frozen (freeze) is thawed first:
 	# what waits on it cannot stop, and it cannot be unmounted.
-	! command -v fsfreeze >/dev/null ||
-		awk -v t="$T/" 'index($2, t) == 1 {print $2}' /proc/mounts |
-		xargs -r -n 1 fsfreeze -u 2>/dev/null || true
+	while read -r kind dir; do
+		[ "$kind" != frozen ] || fsfreeze -u "$dir" 2>/dev/null || true
+	done <"$DEVICES"
 	# Recorders a failed test left running: stop them.
 	stop_jobs
 	while read -r kind dev; do
@@ -147,6 +147,10 @@ drop_zram() {
 	echo "$1" >/sys/class/zram-control/hot_remove
 	untrack zram "$1"
 }
+
+# freeze DIR, thaw DIR: fsfreeze, thawed at exit whatever happens.
+freeze() { fsfreeze -f "$1" && track frozen "$1"; }
+thaw() { fsfreeze -u "$1" && untrack frozen "$1"; }
 
 devnum() { cat "/sys/class/block/$(basename "$1")/dev"; }
 
