@@ -16,8 +16,8 @@
  *   page cache (O_DIRECT) where the file system allows it: the pages are
  *   not copied again. The reader fills the next pipe meanwhile: it waits
  *   for the disk only once all its pipes wait for it (a pipe is locked
- *   while it is written). A drain that takes everything returns once the
- *   writer has written it.
+ *   while it is written). A drain for a stop or a flush returns once the
+ *   writer has written everything.
  * - mapped (Linux 6.10+): the CPU's ring buffer is mapped read-only and the
  *   reader ioctl hands over one sub-buffer at a time. A page goes to the
  *   spool once the writer has left it; the page the writer is on goes only
@@ -58,9 +58,10 @@
 
 /*
  * Take pages until the ring buffer of this CPU is empty; when mapped, the
- * page the writer is on only with @all.
+ * page the writer is on only with @all. With @written (a stop, a flush),
+ * the splice path returns once the writer has written them all.
  */
-static int drain(struct cpu_reader *r, char *batch, bool all)
+static int drain(struct cpu_reader *r, char *batch, bool all, bool written)
 {
 	struct sink s = { .fd = r->spool_fd, .room = r->capture->region, .bytes = &r->bytes,
 			  .capture = r->capture,
@@ -81,16 +82,18 @@ static int drain(struct cpu_reader *r, char *batch, bool all)
 					     BATCH_PAGES, &write_failed);
 		}
 		/*
-		 * What this wake-up took goes to the writer, a batch or not,
-		 * when it has nothing else to write: no more waits in the
-		 * recorder than the page cache would hold after read(2)'s
-		 * write, should it be killed. While it has (the disk is slow),
-		 * the pipe fills on: each pipe handed over half full would
-		 * take from the slack the pipes give a disk that stalls.
+		 * The reader's pipe (this wake-up's pages, and any an earlier
+		 * one left in it) goes to the writer, a batch or not, when
+		 * everything must be out or the writer has nothing else to
+		 * write: no more waits in the recorder than the page cache
+		 * would hold after read(2)'s write, should it be killed. While
+		 * the writer is busy (the disk is slow), the pipe fills on:
+		 * each pipe handed over half full would take from the slack
+		 * the pipes give a disk that stalls.
 		 */
 		if (ret == 0 && (all || cap_writer_idle(r)))
 			cap_hand_over(r);
-		if (ret == 0 && all && cap_wait_writer(r, 0) < 0) {
+		if (ret == 0 && written && cap_wait_writer(r, 0) < 0) {
 			write_failed = true;
 			ret = -1;
 		}
@@ -186,9 +189,17 @@ static void *reader_main(void *arg)
 		if (fds[2].revents & POLLIN)
 			eventfd_read(r->flush_fd, &requests);
 		began = bm_now_ns();
+		/*
+		 * The partly filled page too: at a stop or a flush, which wait
+		 * until it is written, and every partial_ns, which does not
+		 * (a reader waiting out a stalled disk would leave the pipes'
+		 * room unused); on the splice path then only once the writer
+		 * has caught up, so that no pipe goes to it half full.
+		 */
 		all = stopping || requests || c->by == BY_READ ||
-		      began - r->all_ns >= c->partial_ns;
-		if (drain(r, batch, all) < 0)
+		      (began - r->all_ns >= c->partial_ns &&
+		       (c->by != BY_SPLICE || cap_writer_idle(r)));
+		if (drain(r, batch, all, stopping || requests) < 0)
 			goto failed;
 		if (all) {
 			r->all_ns = began;

@@ -238,11 +238,12 @@ void cap_close_all_pipes(struct bm_capture *c)
  * the kernel's, moved, and held only while the writer lags: as many pipes
  * as PIPE_BUDGET gives every CPU the kernel has a buffer for (possible
  * CPUs), a power of two from 4 to MAX_PIPES: with batches of a MiB, 16 on 1
- * or 2 CPUs, 8 on 3 or 4, 4 from 5 on. The kernel counts each pipe's pages
- * against its user ID (pipe-user-pages-soft, 16384 pages by default), and
- * refuses a pipe past that where the recorder has neither CAP_SYS_RESOURCE
- * nor CAP_SYS_ADMIN in the initial user namespace (root in a container):
- * a large machine's recorder there gets none, and reads by read(2). Every
+ * or 2 CPUs, 8 on 3 or 4, 4 from 5 on. The kernel counts the pages of all
+ * a user ID's pipes (pipe-user-pages-soft, 16384 by default) and refuses
+ * to enlarge a pipe past that (F_SETPIPE_SZ: EPERM) where the recorder has
+ * neither CAP_SYS_RESOURCE nor CAP_SYS_ADMIN in the initial user namespace
+ * (root in a container): a large machine's recorder there, or one beside
+ * others, may get none, and reads by read(2) then. Every
  * CPU's pipes, or none (the recorder raised its limit on descriptors: they
  * are many on a large machine).
  */

@@ -149,7 +149,7 @@ drop_zram() {
 }
 
 # freeze DIR, thaw DIR: fsfreeze, thawed at exit whatever happens.
-freeze() { fsfreeze -f "$1" && track frozen "$1"; }
+freeze() { track frozen "$1"; fsfreeze -f "$1"; }
 thaw() { fsfreeze -u "$1" && untrack frozen "$1"; }
 
 devnum() { cat "/sys/class/block/$(basename "$1")/dev"; }

@@ -4,7 +4,7 @@
 # for a while), 9.8 MiB of markers are written on one CPU, then it is
 # thawed. On a machine of 1 or 2 possible CPUs a CPU has 16 pipes of a MiB,
 # 8 on 3 or 4: with the ring buffer's 4 MiB, room for all of it. With 4
-# pipes a CPU, as before, some 7.5 MiB held (a pipe went to the writer half
+# pipes a CPU, as before, some 7 MiB held (a pipe went to the writer half
 # full at each wake-up), and the rest was lost.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -32,13 +32,18 @@ freeze "$T/mnt"
 touch "$T/mnt/probe" &
 probe=$!
 sleep 0.5
-running $probe || { thaw "$T/mnt"; fail "a write into the frozen file system did not wait (test premise)"; }
+running $probe || { thaw "$T/mnt" || true; fail "a write into the frozen file system did not wait (test premise)"; }
+# A marker on CPU 0, and a second more: the reader's once-a-second look for
+# a partly filled page (pages of 4 KiB) finds it while the disk stalls, and
+# must not wait for the disk.
+taskset -c 0 sh -c "echo stalled >$(tracing_dir)/instances/$inst/trace_marker"
+sleep 1
 # 80 000 markers of 100 bytes, a write each, on CPU 0: 128 bytes an event,
 # 9.8 MiB in the ring buffer's pages.
 tr '\0' m </dev/zero | taskset -c 0 dd of="$(tracing_dir)/instances/$inst/trace_marker" \
-	bs=100 count=80000 iflag=fullblock status=none || { thaw "$T/mnt"; fail "markers not written"; }
+	bs=100 count=80000 iflag=fullblock status=none || { thaw "$T/mnt" || true; fail "markers not written"; }
 sleep 0.5
-thaw "$T/mnt"
+thaw "$T/mnt" || fail "cannot thaw $T/mnt"
 wait $probe
 sleep 1
 kill -INT $rec 2>/dev/null || true
