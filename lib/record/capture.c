@@ -10,8 +10,9 @@
  *   pages go to the spool BATCH_PAGES at a time.
  * - splice(2) of trace_pipe_raw into pipes, whole pages only, the kernel's
  *   own pages handed on; read(2) takes the partly filled page when
- *   everything must be out (a stop, a flush, partial_ns without a wake-up)
- *   and writes it into the pipe behind them. A writer thread per CPU
+ *   everything must be out (a stop, a flush), or partial_ns after it last
+ *   did once the writer has caught up, and writes it into the pipe behind
+ *   them. A writer thread per CPU
  *   splices each pipe, once filled with a batch, into the spool, past the
  *   page cache (O_DIRECT) where the file system allows it: the pages are
  *   not copied again. The reader fills the next pipe meanwhile: it waits
@@ -53,15 +54,20 @@
 
 #include "capturing.h"
 
-#define POLL_MS		1000	/* read partial pages at least this often */
-#define PARTIAL_NS	(POLL_MS * 1000000ULL)	/* ... for sub-buffers of a page */
+#define POLL_MS		1000	/* look for partly filled pages this often */
+#define PARTIAL_NS	(POLL_MS * 1000000ULL)	/* take them so often, sub-buffers of a page */
 
 /*
- * Take pages until the ring buffer of this CPU is empty; when mapped, the
- * page the writer is on only with @all. With @written (a stop, a flush),
- * the splice path returns once the writer has written them all.
+ * Take pages until the ring buffer of this CPU is empty; the page the
+ * kernel's writer is on too with @all (then *@all_taken). With @written (a
+ * stop, a flush) the splice path takes it whatever the spool's writer
+ * does, and returns once that has written everything; otherwise it takes
+ * it only once the spool's writer has caught up: a pipe handed to a busy
+ * writer half full would take a pipe's room from the slack that the pipes
+ * give a disk that stalls, and waiting for the disk would leave the rest
+ * of the pipes unused.
  */
-static int drain(struct cpu_reader *r, char *batch, bool all, bool written)
+static int drain(struct cpu_reader *r, char *batch, bool all, bool written, bool *all_taken)
 {
 	struct sink s = { .fd = r->spool_fd, .room = r->capture->region, .bytes = &r->bytes,
 			  .capture = r->capture,
@@ -75,6 +81,8 @@ static int drain(struct cpu_reader *r, char *batch, bool all, bool written)
 	} else if (r->capture->by == BY_SPLICE) {
 		/* The partly filled page goes into the pipe behind the whole ones. */
 		ret = cap_splice_drain(r, &write_failed);
+		if (ret == 0 && all && !written && !cap_writer_idle(r))
+			all = false;
 		if (ret == 0 && all) {
 			s.writer = r;
 			s.bytes = &r->piped;
@@ -83,13 +91,11 @@ static int drain(struct cpu_reader *r, char *batch, bool all, bool written)
 		}
 		/*
 		 * The reader's pipe (this wake-up's pages, and any an earlier
-		 * one left in it) goes to the writer, a batch or not, when
-		 * everything must be out or the writer has nothing else to
-		 * write: no more waits in the recorder than the page cache
-		 * would hold after read(2)'s write, should it be killed. While
-		 * the writer is busy (the disk is slow), the pipe fills on:
-		 * each pipe handed over half full would take from the slack
-		 * the pipes give a disk that stalls.
+		 * one left in it) goes to the writer, a batch or not, with the
+		 * partly filled page or when the writer has nothing else to
+		 * write: as little waits in the recorder as the disk allows,
+		 * should it be killed. While the writer is busy (the disk is
+		 * slow), the pipe fills on.
 		 */
 		if (ret == 0 && (all || cap_writer_idle(r)))
 			cap_hand_over(r);
@@ -101,6 +107,7 @@ static int drain(struct cpu_reader *r, char *batch, bool all, bool written)
 		ret = cap_drain_into(r->pipe_fd, &s, r->capture->page_size, batch, BATCH_PAGES,
 				     &write_failed);
 	}
+	*all_taken = all;
 	if (ret == 0)
 		return 0;
 	if (r->capture->by == BY_SPLICE && cap_writer_failed(r))
@@ -169,7 +176,7 @@ static void *reader_main(void *arg)
 		{ .fd = c->stop_fd, .events = POLLIN },
 		{ .fd = r->flush_fd, .events = POLLIN },
 	};
-	bool stopping = false, all;
+	bool stopping = false, all, all_taken;
 	eventfd_t requests;
 	uint64_t began;
 
@@ -189,22 +196,16 @@ static void *reader_main(void *arg)
 		if (fds[2].revents & POLLIN)
 			eventfd_read(r->flush_fd, &requests);
 		began = bm_now_ns();
-		/*
-		 * The partly filled page too: at a stop or a flush, which wait
-		 * until it is written, and every partial_ns, which does not
-		 * (a reader waiting out a stalled disk would leave the pipes'
-		 * room unused); on the splice path then only once the writer
-		 * has caught up, so that no pipe goes to it half full.
-		 */
+		/* The partly filled page too: at a stop, a flush, every partial_ns. */
 		all = stopping || requests || c->by == BY_READ ||
-		      (began - r->all_ns >= c->partial_ns &&
-		       (c->by != BY_SPLICE || cap_writer_idle(r)));
-		if (drain(r, batch, all, stopping || requests) < 0)
+		      began - r->all_ns >= c->partial_ns;
+		if (drain(r, batch, all, stopping || requests, &all_taken) < 0)
 			goto failed;
-		if (all) {
+		if (all_taken)
 			r->all_ns = began;
+		/* In the spool: the splice path's pages are once written. */
+		if (all_taken && (c->by != BY_SPLICE || stopping || requests))
 			atomic_store(&r->drained_ns, began);
-		}
 		if (requests)
 			atomic_fetch_add(&r->flushed, 1);
 	}

@@ -83,7 +83,7 @@ struct bm_capture {
 	int notify_fd;
 	enum { BY_READ, BY_SPLICE, BY_MAP } by;	/* the path */
 	bool direct;		/* the spool is written past the page cache */
-	uint64_t partial_ns;	/* take partly filled pages at least this often */
+	uint64_t partial_ns;	/* take partly filled pages this often (splice: once written) */
 	char path[160];		/* the path, in words */
 	atomic_bool failed;
 	struct bm_ring *ring;	/* a flight recording's, or NULL */
