@@ -31,7 +31,13 @@ whose counters moved (or NAME..., if given) is compared:
   I/O starts and ends in jiffies too (bdev_start_io_acct), may be 75 % (or
   150 ms) above: a dm-linear volume in a 6.1 guest showed io_ticks 388 ms
   against blkmap's 615 (and 600 ms in queue against 882), in a run where
-  the request-based devices agreed to 23 %.
+  the request-based devices agreed to 23 %. A request-based device's
+  io_ticks fell further behind once: a loop device and its partition in a
+  6.12 guest, 24 direct I/Os, 96 ms of io_ticks against blkmap's 204 ms
+  busy, while the kernel's time in queue, counted in nanoseconds, was
+  204 ms against blkmap's 206. A device is busy no longer than its I/Os
+  take in all, so with --late-ticks busy may also reach the kernel's own
+  time in queue (field 11), within the slack of its comparison below.
 
 - time in queue (aqu_sz x seconds) against the kernel's (field 11), from
   each I/O's start as the kernel takes it (report(1), AQU-SZ): within 10 %
@@ -183,7 +189,10 @@ def main():
         slack, floor = (1.15, 40)
         if late_ticks:
             slack, floor = (1.75, 150) if bio_based.get(name) else (1.35, 100)
-        if name not in no_busy and b[4] > max(slack * bound, bound + floor):
+        # With late ticks, up to the kernel's time in queue, within its own slack.
+        limit = max(slack * bound, bound + floor,
+                    d[QUEUE] + max(0.10 * d[QUEUE], 20.0) if late_ticks else 0)
+        if name not in no_busy and b[4] > limit:
             bad.append(f"{name}: busy {b[4]:.0f} ms, io_ticks {d[TICKS]} ms"
                        + (f" (its partitions' {bound} ms)" if bound != d[TICKS] else ""))
     for line in bad:
