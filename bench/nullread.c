@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * nullread [-b KIB] EVENT...: a reader of the ring buffer with no recorder
- * around it, for bench/floor to set beside the recorder under the same
- * workload: the IOPS it costs is what taking the pages costs, with nothing
- * written. The block EVENTs (block_rq_issue, ...) are enabled in an
+ * nullread [-b KIB] [-o DIR] EVENT...: a reader of the ring buffer with no
+ * recorder around it, for bench/floor to set beside the recorder under the
+ * same workload: the IOPS it costs is what taking the pages costs, with
+ * nothing written; with -o, what taking them and keeping them costs at the
+ * least (a file a CPU in DIR, written past the page cache a MiB at a time:
+ * the bytes the recorder writes, with nothing around them). The block EVENTs (block_rq_issue, ...) are enabled in an
  * instance of its own as the recorder sets its own: the trace clock mono,
  * KIB a CPU (4096, the recorder's default), the kernel's sub-buffers of a
  * page, woken by the recorder's rule (buffer_percent leaving 1536 KiB
  * free, 20 to 80 %; and every second); a thread a CPU, pinned to it where
  * the process may run there, reads with read(2) into one page of memory
  * until the buffer is empty (the partly filled page too) and writes it
- * nowhere.
+ * nowhere, or with -o into a MiB of memory, written when full.
  *
  * Until SIGINT, SIGTERM, SIGHUP or SIGQUIT; its lines are in the
  * recorder's words, which bench/floor reads: "recording into instance
  * NAME, ...; Ctrl-C to stop" and "recorded N events into nowhere (...);
  * lost N (cpuN N, ...)" (the events read, and those overwritten or dropped,
  * from each CPU's stats). Root. The instance (its events disabled first)
- * is removed on every exit but a fatal signal other than those four;
- * bench/floor removes it then.
+ * and the files in DIR are removed on every exit but a fatal signal other
+ * than those four; bench/floor removes them then.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -42,16 +44,20 @@
 #define WAKE_ROOM_KIB	1536	/* lib/sources/session.c's */
 #define POLL_MS		1000	/* lib/record/capture.c's */
 #define MAX_CPUS	4096
+#define BATCH		(1 << 20)	/* lib/record/capture.c's BATCH_BYTES */
 
 struct reader {
 	pthread_t thread;
 	int cpu, fd;
+	int out_fd;		/* -o: the CPU's file, or -1 */
+	char out_path[300];
 	unsigned long long bytes;
 	int err;		/* errno of a failed read or poll */
 	bool started;
 };
 
 static char instance[96];
+static const char *out_dir;	/* -o */
 static int stop_fd = -1;
 static long page_size;
 
@@ -128,6 +134,16 @@ static int count_cpus(void)
 	return max + 1;
 }
 
+/* -o: the CPU's file closed and removed. */
+static void close_out(struct reader *r)
+{
+	if (r->out_fd < 0)
+		return;
+	close(r->out_fd);
+	unlink(r->out_path);
+	r->out_fd = -1;
+}
+
 /* On @cpu, as the recorder's readers, where the process may run there. */
 static void pin_to(int cpu)
 {
@@ -141,15 +157,35 @@ static void pin_to(int cpu)
 	}
 }
 
+/* -o: the first @len bytes of @buf into the CPU's file, whole pages. */
+static int write_out(struct reader *r, char *buf, size_t len)
+{
+	size_t whole = (len + page_size - 1) / page_size * page_size;
+	ssize_t n;
+
+	memset(buf + len, 0, whole - len);	/* a short read's tail: O_DIRECT writes pages */
+	for (; whole; buf += n, whole -= n) {
+		n = write(r->out_fd, buf, whole);
+		if (n < 0 && errno == EINTR)
+			n = 0;
+		else if (n <= 0) {
+			r->err = n < 0 ? errno : EIO;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void *read_pages(void *arg)
 {
 	struct reader *r = arg;
 	struct pollfd fds[2] = { { .fd = r->fd, .events = POLLIN }, { .fd = stop_fd, .events = POLLIN } };
-	char *page = malloc(page_size);
+	size_t size = r->out_fd >= 0 ? BATCH : (size_t)page_size, fill = 0;
 	bool stopping = false;
+	char *buf;
 	ssize_t n;
 
-	if (!page) {
+	if (posix_memalign((void **)&buf, page_size, size)) {
 		r->err = ENOMEM;
 		return NULL;
 	}
@@ -160,14 +196,27 @@ static void *read_pages(void *arg)
 			break;
 		}
 		stopping = fds[1].revents & POLLIN;
-		while ((n = read(r->fd, page, page_size)) > 0)
+		/* Without -o, fill stays 0: every page into the same one. */
+		while ((n = read(r->fd, buf + fill, page_size)) > 0) {
 			r->bytes += n;
+			if (r->out_fd < 0)
+				continue;
+			fill += (n + page_size - 1) / page_size * page_size;
+			if (fill == size) {
+				if (write_out(r, buf, fill) < 0)
+					goto out;
+				fill = 0;
+			}
+		}
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			r->err = errno;
 			break;
 		}
 	}
-	free(page);
+	if (fill)
+		write_out(r, buf, fill);
+out:
+	free(buf);
 	return NULL;
 }
 
@@ -236,7 +285,11 @@ int main(int argc, char **argv)
 	char path[256], *end, lost_by_cpu[8192] = "";
 	sigset_t stops;
 
-	while ((opt = getopt(argc, argv, "b:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:o:")) != -1) {
+		if (opt == 'o') {
+			out_dir = optarg;
+			continue;
+		}
 		if (opt != 'b')
 			goto usage;
 		kib = strtoul(optarg, &end, 10);
@@ -274,6 +327,7 @@ int main(int argc, char **argv)
 		struct reader *r = &readers[cpu];
 
 		r->cpu = cpu;
+		r->out_fd = -1;
 		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", instance, cpu);
 		r->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (r->fd < 0 && (errno == ENOENT || errno == ENODEV))
@@ -282,9 +336,22 @@ int main(int argc, char **argv)
 			fprintf(stderr, "nullread: cannot open %s: %s\n", path, strerror(errno));
 			goto stop;
 		}
+		if (out_dir) {
+			snprintf(r->out_path, sizeof(r->out_path), "%s/nullread-%d.cpu%d", out_dir,
+				 (int)getpid(), cpu);
+			r->out_fd = open(r->out_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					 O_DIRECT | O_CLOEXEC, 0600);
+			if (r->out_fd < 0) {
+				fprintf(stderr, "nullread: cannot create %s past the page cache: %s\n",
+					r->out_path, strerror(errno));
+				close(r->fd);
+				goto stop;
+			}
+		}
 		if ((errno = pthread_create(&r->thread, NULL, read_pages, r))) {
 			fprintf(stderr, "nullread: cannot start CPU %d's reader: %s\n", cpu, strerror(errno));
 			close(r->fd);
+			close_out(r);
 			goto stop;
 		}
 		r->started = true;
@@ -295,8 +362,9 @@ int main(int argc, char **argv)
 		goto stop;
 	}
 	fprintf(stderr, "nullread: recording into instance nullread-%d, read(2) of trace_pipe_raw "
-		"(sub-buffers of a page) into one page, written nowhere (buffer_percent %lu); "
-		"Ctrl-C to stop\n", (int)getpid(), percent);
+		"(sub-buffers of a page) %s (buffer_percent %lu); Ctrl-C to stop\n", (int)getpid(),
+		out_dir ? "into a MiB of memory, written past the page cache" :
+		"into one page, written nowhere", percent);
 	sigwait(&stops, &sig);
 	status = 0;
 stop:
@@ -307,6 +375,7 @@ stop:
 		if (r->started) {
 			pthread_join(r->thread, NULL);
 			close(r->fd);
+			close_out(r);
 			bytes += r->bytes;
 			if (r->err) {
 				fprintf(stderr, "nullread: CPU %d's reader failed: %s\n", cpu,
@@ -326,8 +395,9 @@ stop:
 			 "%scpu%d %lld", *lost_by_cpu ? ", " : "", cpu, over + dropped);
 	}
 	if (!status)
-		fprintf(stderr, "nullread: recorded %lld events into nowhere (%.1f KiB read, "
-			"%.1f bytes/event); lost %lld (%s)\n", events, bytes / 1024.0,
+		fprintf(stderr, "nullread: recorded %lld events into %s (%.1f KiB read, "
+			"%.1f bytes/event); lost %lld (%s)\n", events, out_dir ? out_dir : "nowhere",
+			bytes / 1024.0,
 			events ? (double)bytes / events : 0.0, lost, lost_by_cpu);
 out:
 	put("tracing_on", "0");
@@ -341,6 +411,6 @@ out:
 	}
 	return status;
 usage:
-	fprintf(stderr, "usage: nullread [-b KIB] EVENT...  (block events: block_rq_issue ...)\n");
+	fprintf(stderr, "usage: nullread [-b KIB] [-o DIR] EVENT...  (block events: block_rq_issue ...)\n");
 	return 64;
 }
