@@ -3,24 +3,28 @@
  * nullread [-b KIB] [-o DIR] EVENT...: a reader of the ring buffer with no
  * recorder around it, for bench/floor to set beside the recorder under the
  * same workload: the IOPS it costs is what taking the pages costs, with
- * nothing written; with -o, what taking them and keeping them costs at the
- * least (a file a CPU in DIR, written past the page cache a MiB at a time:
- * the bytes the recorder writes, with nothing around them). The block EVENTs (block_rq_issue, ...) are enabled in an
+ * nothing written; with -o, what taking them and keeping them costs with
+ * nothing around them (a file a CPU in DIR, written past the page cache a
+ * MiB at a time by the reader itself: while it writes, the ring buffer
+ * fills, and it loses events where the recorder's writer threads and
+ * pipes would not). The block EVENTs (block_rq_issue, ...) are enabled in an
  * instance of its own as the recorder sets its own: the trace clock mono,
  * KIB a CPU (4096, the recorder's default), the kernel's sub-buffers of a
  * page, woken by the recorder's rule (buffer_percent leaving 1536 KiB
  * free, 20 to 80 %; and every second); a thread a CPU, pinned to it where
  * the process may run there, reads with read(2) into one page of memory
  * until the buffer is empty (the partly filled page too) and writes it
- * nowhere, or with -o into a MiB of memory, written when full.
+ * nowhere, or with -o into a MiB of memory, written when full and at the
+ * stop.
  *
  * Until SIGINT, SIGTERM, SIGHUP or SIGQUIT; its lines are in the
  * recorder's words, which bench/floor reads: "recording into instance
- * NAME, ...; Ctrl-C to stop" and "recorded N events into nowhere (...);
- * lost N (cpuN N, ...)" (the events read, and those overwritten or dropped,
- * from each CPU's stats). Root. The instance (its events disabled first)
- * and the files in DIR are removed on every exit but a fatal signal other
- * than those four; bench/floor removes them then.
+ * NAME, ...; Ctrl-C to stop" and "recorded N events into nowhere (or
+ * DIR) (...); lost N (cpuN N, ...)" (the events read, and those
+ * overwritten or dropped, from each CPU's stats). Root. The files in DIR
+ * are unlinked once open, so none outlives the process. The instance (its
+ * events disabled first) is removed on every exit but a fatal signal other
+ * than those four; bench/floor removes it then.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -44,7 +48,7 @@
 #define WAKE_ROOM_KIB	1536	/* lib/sources/session.c's */
 #define POLL_MS		1000	/* lib/record/capture.c's */
 #define MAX_CPUS	4096
-#define BATCH		(1 << 20)	/* lib/record/capture.c's BATCH_BYTES */
+#define BATCH		(1 << 20)	/* lib/record/capturing.h's BATCH_BYTES */
 
 struct reader {
 	pthread_t thread;
@@ -134,13 +138,12 @@ static int count_cpus(void)
 	return max + 1;
 }
 
-/* -o: the CPU's file closed and removed. */
+/* -o: the CPU's file closed (unlinked already). */
 static void close_out(struct reader *r)
 {
 	if (r->out_fd < 0)
 		return;
 	close(r->out_fd);
-	unlink(r->out_path);
 	r->out_fd = -1;
 }
 
@@ -157,15 +160,13 @@ static void pin_to(int cpu)
 	}
 }
 
-/* -o: the first @len bytes of @buf into the CPU's file, whole pages. */
+/* -o: the first @len bytes of @buf, whole pages, into the CPU's file. */
 static int write_out(struct reader *r, char *buf, size_t len)
 {
-	size_t whole = (len + page_size - 1) / page_size * page_size;
 	ssize_t n;
 
-	memset(buf + len, 0, whole - len);	/* a short read's tail: O_DIRECT writes pages */
-	for (; whole; buf += n, whole -= n) {
-		n = write(r->out_fd, buf, whole);
+	for (; len; buf += n, len -= n) {
+		n = write(r->out_fd, buf, len);
 		if (n < 0 && errno == EINTR)
 			n = 0;
 		else if (n <= 0) {
@@ -201,7 +202,10 @@ static void *read_pages(void *arg)
 			r->bytes += n;
 			if (r->out_fd < 0)
 				continue;
-			fill += (n + page_size - 1) / page_size * page_size;
+			/* A page a read, whole: O_DIRECT writes pages. */
+			if (n < page_size)
+				memset(buf + fill + n, 0, page_size - n);
+			fill += page_size;
 			if (fill == size) {
 				if (write_out(r, buf, fill) < 0)
 					goto out;
@@ -213,7 +217,7 @@ static void *read_pages(void *arg)
 			break;
 		}
 	}
-	if (fill)
+	if (fill && !r->err)
 		write_out(r, buf, fill);
 out:
 	free(buf);
@@ -337,16 +341,24 @@ int main(int argc, char **argv)
 			goto stop;
 		}
 		if (out_dir) {
-			snprintf(r->out_path, sizeof(r->out_path), "%s/nullread-%d.cpu%d", out_dir,
-				 (int)getpid(), cpu);
+			if (snprintf(r->out_path, sizeof(r->out_path), "%s/nullread-%d.cpu%d",
+				     out_dir, (int)getpid(), cpu) >= (int)sizeof(r->out_path)) {
+				fprintf(stderr, "nullread: the folder's name is too long: %s\n", out_dir);
+				close(r->fd);
+				goto stop;
+			}
 			r->out_fd = open(r->out_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 					 O_DIRECT | O_CLOEXEC, 0600);
 			if (r->out_fd < 0) {
 				fprintf(stderr, "nullread: cannot create %s past the page cache: %s\n",
 					r->out_path, strerror(errno));
+				/* A file system without O_DIRECT refuses it once the file is made. */
+				if (errno != EEXIST)
+					unlink(r->out_path);
 				close(r->fd);
 				goto stop;
 			}
+			unlink(r->out_path);
 		}
 		if ((errno = pthread_create(&r->thread, NULL, read_pages, r))) {
 			fprintf(stderr, "nullread: cannot start CPU %d's reader: %s\n", cpu, strerror(errno));
