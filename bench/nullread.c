@@ -22,7 +22,8 @@
  * NAME, ...; Ctrl-C to stop" and "recorded N events into nowhere (or
  * DIR) (...); lost N (cpuN N, ...)" (the events read, and those
  * overwritten or dropped, from each CPU's stats). Root. The files in DIR
- * are unlinked once open, so none outlives the process. The instance (its
+ * have no name (O_TMPFILE, as bench/pagecost's), so none outlives the
+ * process and no path is followed. The instance (its
  * events disabled first) is removed on every exit but a fatal signal other
  * than those four; bench/floor removes it then.
  */
@@ -54,7 +55,6 @@ struct reader {
 	pthread_t thread;
 	int cpu, fd;
 	int out_fd;		/* -o: the CPU's file, or -1 */
-	char out_path[300];
 	unsigned long long bytes;
 	int err;		/* errno of a failed read or poll */
 	bool started;
@@ -138,7 +138,7 @@ static int count_cpus(void)
 	return max + 1;
 }
 
-/* -o: the CPU's file closed (unlinked already). */
+/* -o: the CPU's file closed (it has no name: nothing is left). */
 static void close_out(struct reader *r)
 {
 	if (r->out_fd < 0)
@@ -341,24 +341,14 @@ int main(int argc, char **argv)
 			goto stop;
 		}
 		if (out_dir) {
-			if (snprintf(r->out_path, sizeof(r->out_path), "%s/nullread-%d.cpu%d",
-				     out_dir, (int)getpid(), cpu) >= (int)sizeof(r->out_path)) {
-				fprintf(stderr, "nullread: the folder's name is too long: %s\n", out_dir);
-				close(r->fd);
-				goto stop;
-			}
-			r->out_fd = open(r->out_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-					 O_DIRECT | O_CLOEXEC, 0600);
+			r->out_fd = open(out_dir, O_TMPFILE | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
 			if (r->out_fd < 0) {
-				fprintf(stderr, "nullread: cannot create %s past the page cache: %s\n",
-					r->out_path, strerror(errno));
-				/* A file system without O_DIRECT refuses it once the file is made. */
-				if (errno != EEXIST)
-					unlink(r->out_path);
+				fprintf(stderr, "nullread: cannot make an unnamed file in %s to write "
+					"past the page cache (O_TMPFILE | O_DIRECT): %s\n", out_dir,
+					strerror(errno));
 				close(r->fd);
 				goto stop;
 			}
-			unlink(r->out_path);
 		}
 		if ((errno = pthread_create(&r->thread, NULL, read_pages, r))) {
 			fprintf(stderr, "nullread: cannot start CPU %d's reader: %s\n", cpu, strerror(errno));
