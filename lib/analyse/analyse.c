@@ -659,7 +659,7 @@ static void queue(struct an_tracker *a, const struct bm_io *io, int disk)
 	if (e->tail)	/* a new bio where a flush sequence's end was due: it was missed */
 		renew(e);
 	if (!e->has_q && e->top < 0)
-		an_adopt_link(a, e);
+		an_adopt_link(a, e, io->pid);
 	if (!e->has_q) {
 		e->q = io->ts;
 		e->has_q = true;
@@ -902,7 +902,7 @@ static struct bm_inflight *request_at(struct an_tracker *a, const struct bm_io *
 	if (e->tail)	/* a new request where a flush sequence's end was due */
 		renew(e);
 	if (!e->has_q && e->top < 0) {
-		an_adopt_link(a, e);	/* an NVMe path: its head's bio, not queued here */
+		an_adopt_link(a, e, io->pid);	/* an NVMe path: its head's bio, not queued here */
 		e->moved = e->has_up;
 	}
 	return e;

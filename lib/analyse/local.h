@@ -105,7 +105,7 @@ void an_series_finish(struct bm_disk_stats *d, bool requests);
 void an_remap(struct an_tracker *a, const struct bm_io *io, const struct bm_span *old_span);
 void an_split(struct an_tracker *a, const struct bm_io *io);
 /* @e, new at (dev, sector), takes its top and writer from a link a remap left there. */
-void an_adopt_link(struct an_tracker *a, struct bm_inflight *e);
+void an_adopt_link(struct an_tracker *a, struct bm_inflight *e, int32_t task);
 /* @e, a clone, ended at @now: its bio above may have nothing in flight now. */
 void an_clone_done(struct an_tracker *a, const struct bm_inflight *e, uint64_t now);
 void an_stack_free(struct an_tracker *a);

@@ -24,16 +24,65 @@
  * A remap from dm or md leaves a link at its destination: the top device
  * and the process that submitted the bio there, which the clone's queue (or
  * a path's issue) takes up. Links live apart from the I/O in flight: a
- * partition's relative sector on its disk may be a real request's.
+ * partition's relative sector on its disk may be a real request's. Two
+ * partitions of one disk have the same relative sectors: dm volumes on
+ * both, written at once, leave links at one (disk, sector). The queue or
+ * partition remap that takes a link up comes in the task whose remap made
+ * it (submit_bio_noacct), so a link is that task's first, anyone's after.
  */
 #include "blkmap/map/map.h"
 #include "local.h"
 
-void an_adopt_link(struct an_tracker *a, struct bm_inflight *e)
+/*
+ * Links at one key are kept in ways, told apart in the key's op (an op is
+ * -1, 0 or 1): the k-th at op + LINK_WAY * k. More at once than ways is
+ * more remaps at one relative sector than a disk has partitions written.
+ */
+#define LINK_WAY 3
+#define LINK_WAYS 4
+
+/* The link at (@dev, @sector, @op) that @task's remap made, or else the first there; NULL if none. */
+static struct bm_inflight *find_link(const struct an_tracker *a, uint32_t dev, uint64_t sector,
+				     int op, int32_t task)
+{
+	struct bm_inflight *l, *first = NULL;
+	int k;
+
+	if (!a->links.used)
+		return NULL;
+	for (k = 0; k < LINK_WAYS; k++) {
+		l = bm_inflight_find(&a->links, dev, sector, op + LINK_WAY * k);
+		if (l && l->maker == task)
+			return l;
+		if (l && !first)
+			first = l;
+	}
+	return first;
+}
+
+/* A link at (@dev, @sector, @op) for @task's remap, beside other tasks' there; NULL: no memory. */
+static struct bm_inflight *new_link(struct an_tracker *a, uint32_t dev, uint64_t sector, int op,
+				    int32_t task, uint64_t now)
 {
 	struct bm_inflight *l;
+	int k;
 
-	if (!a->links.used || !(l = bm_inflight_find(&a->links, e->dev, e->sector, e->op)))
+	for (k = 0; k < LINK_WAYS - 1; k++) {
+		l = bm_inflight_find(&a->links, dev, sector, op + LINK_WAY * k);
+		if (!l || l->maker == task)
+			break;
+	}
+	l = bm_inflight_get(&a->links, dev, sector, op + LINK_WAY * k, now);
+	if (l)
+		l->maker = task;
+	return l;
+}
+
+void an_adopt_link(struct an_tracker *a, struct bm_inflight *e, int32_t task)
+{
+	struct bm_inflight *l = find_link(a, e->dev, e->sector, e->op, task);
+
+	if (!l)
 		return;
 	e->top = l->top;
 	e->pid = l->pid;
@@ -114,17 +163,18 @@ struct origin {
 	uint64_t up_sector;
 };
 
-/* The link a remap of (dev, old_sector) from @old_dev continues, taken up into @o. */
-static bool take_link(struct an_tracker *a, const struct bm_io *io, struct origin *o)
+/*
+ * The link a remap of (dev, old_sector) from @old_dev continues, taken up
+ * into @o: a partition's remap continues dm's of a clone bound for it, left
+ * at the partition's disk and sector.
+ */
+static bool take_link(struct an_tracker *a, const struct bm_io *io, bool partition,
+		      struct origin *o)
 {
-	struct bm_inflight *l;
+	struct bm_inflight *l = find_link(a, io->old_dev, io->old_sector, io->op, io->pid);
 
-	if (!a->links.used)
-		return false;
-	l = bm_inflight_find(&a->links, io->old_dev, io->old_sector, io->op);
-	/* dm's remap of a clone bound for a partition: at the partition's disk */
-	if (!l)
-		l = bm_inflight_find(&a->links, io->dev, io->old_sector, io->op);
+	if (!l && partition)
+		l = find_link(a, io->dev, io->old_sector, io->op, io->pid);
 	if (!l)
 		return false;
 	*o = (struct origin){ .top = l->top, .pid = l->pid, .has_up = l->has_up };
@@ -162,20 +212,20 @@ void an_remap(struct an_tracker *a, const struct bm_io *io, const struct bm_span
 	o = (struct origin){ .top = src, .pid = io->pid };
 	if (!from_partition(a, src, old_span)) {
 		/* A clone of a dm or md bio, or an NVMe head's bio moving to its path. */
-		if (!take_link(a, io, &o) &&
+		if (!take_link(a, io, false, &o) &&
 		    (up = an_bio_at(a, io->old_dev, io->old_sector, io->op, true))) {
 			o = (struct origin){ up->top >= 0 ? up->top : up->disk, up->pid, true,
 					     up->dev, up->sector };
 			clone_sent(a, up, io);
 		}
-		e = bm_inflight_get(&a->links, io->dev, io->sector, io->op, io->ts);
+		e = new_link(a, io->dev, io->sector, io->op, io->pid, io->ts);
 		if (!e)
 			return;
 		e->q = io->ts;	/* only its age, for staleness */
 		set_origin(&a->links, e, &o);
 		return;
 	}
-	take_link(a, io, &o);
+	take_link(a, io, true, &o);
 	e = bm_inflight_get(&a->inflight, io->dev, io->sector, io->op, io->ts);
 	if (!e)
 		return;

@@ -24,7 +24,10 @@ struct bm_inflight {
 	uint32_t dev;
 	uint32_t nr_sector;	/* of the bio queued here, 0 if only a request was seen */
 	int disk, part;		/* the owner's: incarnations counting it in flight, -1 for none */
-	int rq_disk;		/* the incarnation counting its request in flight (has_d) */
+	union {
+		int rq_disk;	/* the incarnation counting its request in flight (has_d) */
+		int32_t maker;	/* a link (lib/analyse/stack.c): the task whose remap made it */
+	};
 	int top;		/* came down a stack from this incarnation; -1: submitted here */
 	int32_t pid;		/* the process that submitted it (at the top, if any) */
 	uint32_t done;		/* sectors of it completed so far (an md bio's pieces, a dm split bio's clones) */

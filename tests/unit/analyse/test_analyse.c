@@ -1065,6 +1065,77 @@ START_TEST(a_dm_link_is_not_a_request_in_flight_at_its_sector)
 }
 END_TEST
 
+#define DM2 BM_MKDEV(253, 1)
+#define PART2 BM_MKDEV(259, 1)
+#define TOP_PID2 101
+#define WORKER2 201
+
+static struct bm_span dm2_span = { .dev = DM2, .name = "dm-1", .kind = BM_DISK };
+static struct bm_span part2_span = { .dev = PART2, .name = "loop0p2", .kind = BM_PARTITION,
+				     .parent = "loop0" };
+
+/* The one process --top shows writing to @dev; -1 if none, -2 if several. */
+static int sole_writer(const struct bm_analysis *a, uint32_t dev)
+{
+	const struct bm_top_row *rows;
+	size_t i, n = bm_analysis_top(a, &rows);
+	int pid = -1;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].disk->dev == dev && rows[i].write_bytes)
+			pid = pid == -1 || pid == rows[i].pid ? rows[i].pid : -2;
+	return pid;
+}
+
+/* A write of 8 sectors on @dev (dm-1, loop0p2 included) by @pid; a remap's source in @old_*. */
+static void write2(struct bm_analysis *a, enum bm_kind kind, uint64_t ts, uint32_t dev,
+		   uint64_t sector, int pid, uint32_t old_dev, uint64_t old_sector)
+{
+	struct bm_io ev = { .ts = ts, .kind = kind, .dev = dev, .sector = sector, .nr_sector = 8,
+			    .pid = pid, .op = 1, .old_dev = old_dev, .old_sector = old_sector };
+	const struct bm_span *span = dev == DM2 ? &dm2_span : span_of(dev);
+	const struct bm_span *old = !old_dev ? NULL : old_dev == DM2 ? &dm2_span :
+				    old_dev == PART2 ? &part2_span : span_of(old_dev);
+
+	bm_analysis_event(a, &ev, span, old);
+}
+
+/*
+ * Two dm volumes on two partitions of one disk (dm-crypt on loop0p1 at 2048,
+ * a stripe on loop0p2 at 65536), each written at its relative sector 320 at
+ * once, by their own threads: dm's remaps both name the disk at 320. Each
+ * partition's remap follows in the thread that made dm's, and takes up its
+ * own volume's writer, not the other's (a 6.12 guest under CI load).
+ */
+START_TEST(two_partitions_remapped_at_one_relative_sector_keep_their_writers)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+
+	bm_analysis_processes(a);	/* --top's rows */
+	write2(a, BM_EV_BIO_QUEUE, 1 * US, DM, 320, TOP_PID, 0, 0);
+	write2(a, BM_EV_BIO_QUEUE, 2 * US, DM2, 320, TOP_PID2, 0, 0);
+	write2(a, BM_EV_BIO_REMAP, 3 * US, DISK, 320, WORKER, DM, 320);
+	write2(a, BM_EV_BIO_REMAP, 4 * US, DISK, 320, WORKER2, DM2, 320);
+	write2(a, BM_EV_BIO_REMAP, 5 * US, DISK, 2368, WORKER, PART, 320);
+	write2(a, BM_EV_BIO_QUEUE, 5 * US, DISK, 2368, WORKER, 0, 0);
+	write2(a, BM_EV_BIO_REMAP, 6 * US, DISK, 65856, WORKER2, PART2, 320);
+	write2(a, BM_EV_BIO_QUEUE, 6 * US, DISK, 65856, WORKER2, 0, 0);
+	write2(a, BM_EV_RQ_ISSUE, 7 * US, DISK, 2368, WORKER, 0, 0);
+	write2(a, BM_EV_RQ_ISSUE, 7 * US, DISK, 65856, WORKER2, 0, 0);
+	write2(a, BM_EV_RQ_COMPLETE, 9 * US, DISK, 2368, 0, 0, 0);
+	write2(a, BM_EV_RQ_COMPLETE, 10 * US, DISK, 65856, 0, 0, 0);
+	write2(a, BM_EV_BIO_COMPLETE, 11 * US, DM, 320, 0, 0, 0);
+	write2(a, BM_EV_BIO_COMPLETE, 12 * US, DM2, 320, 0, 0, 0);
+	bm_analysis_finish(a);
+	ck_assert_int_eq(sole_writer(a, PART), TOP_PID);
+	ck_assert_int_eq(sole_writer(a, PART2), TOP_PID2);
+	ck_assert_uint_eq(stack_row(a, PART, DM)->writes, 1);
+	ck_assert_uint_eq(stack_row(a, PART2, DM2)->writes, 1);
+	ck_assert_ptr_null(stack_row(a, PART, DM2));
+	bm_analysis_free(a);
+}
+END_TEST
+
 /* md raid1 (6.1) cuts a 1 MiB write in two without a trace: each piece completes apart. */
 START_TEST(md_pieces_complete_one_by_one)
 {
@@ -1340,6 +1411,7 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, dm_crypt_pieces_remapped_late_are_the_bio_s);
 	tcase_add_test(tc, a_remap_from_an_unknown_bio_leaves_its_source_bio_based);
 	tcase_add_test(tc, a_dm_link_is_not_a_request_in_flight_at_its_sector);
+	tcase_add_test(tc, two_partitions_remapped_at_one_relative_sector_keep_their_writers);
 	tcase_add_test(tc, md_pieces_complete_one_by_one);
 	tcase_add_test(tc, a_bio_based_device_s_time_in_queue_is_in_jiffies);
 	tcase_add_test(tc, an_nvme_head_is_in_queue_from_its_path_s_issue);
