@@ -17,7 +17,11 @@ request-based disk that did sparse I/O alone. Computed from the events:
   kernel's to a few jiffies: then the kernel's figure is this rounding of
   the same intervals, and the difference from blkmap's is the rounding.
 
-Prints the three figures, and exits 1 if either check fails.
+Prints the three figures; exits 1 if blkmap's busy time is not the union,
+2 if only the kernel's io_ticks is not the rounding. The second can happen
+under CPU contention: a completion traced just before a tick, its task
+preempted at that tick, accounts itself (blk_account_io_done) a jiffy or
+more later, which the events do not show.
 """
 import csv
 import sys
@@ -97,11 +101,11 @@ print(f"{name}: {len(completes)} requests; D2C union {busy / 1e6:.3f} ms (G2C {g
       f"{ours / 1e6:.3f} ms (%util {row['util_pct']}); io_ticks: the kernel's {kernel_ms} ms, "
       f"counted from the events as the kernel counts {emulated_ms:.0f} ms "
       f"(jiffies of {tick_ns / 1e6:g} ms)")
-bad = []
-if abs(ours - busy) > 1000:
-    bad.append(f"blkmap's busy time {ours} ns is not the union of D2C, {busy} ns")
+status = 0
 if abs(emulated_ms - kernel_ms) > max(3 * tick_ns / 1e6, 0.1 * kernel_ms):
-    bad.append(f"io_ticks counted from the events, {emulated_ms:.0f} ms, is not the kernel's, {kernel_ms} ms")
-for b in bad:
-    print("FAIL: " + b)
-sys.exit(1 if bad else 0)
+    print(f"FAIL: io_ticks counted from the events, {emulated_ms:.0f} ms, is not the kernel's, {kernel_ms} ms")
+    status = 2
+if abs(ours - busy) > 1000:
+    print(f"FAIL: blkmap's busy time {ours} ns is not the union of D2C, {busy} ns")
+    status = 1
+sys.exit(status)
