@@ -41,11 +41,15 @@
 #define LINK_WAY 3
 #define LINK_WAYS 4
 
-/* The link at (@dev, @sector, @op) that @task's remap made, or else the first there; NULL if none. */
+/*
+ * The link at (@dev, @sector, @op) that @task's remap made, or else the
+ * newest there (one whose taker was lost stays until stale: it must not
+ * stand before the live ones); NULL if none.
+ */
 static struct bm_inflight *find_link(const struct an_tracker *a, uint32_t dev, uint64_t sector,
 				     int op, int32_t task)
 {
-	struct bm_inflight *l, *first = NULL;
+	struct bm_inflight *l, *newest = NULL;
 	int k;
 
 	if (!a->links.used)
@@ -54,27 +58,40 @@ static struct bm_inflight *find_link(const struct an_tracker *a, uint32_t dev, u
 		l = bm_inflight_find(&a->links, dev, sector, op + LINK_WAY * k);
 		if (l && l->maker == task)
 			return l;
-		if (l && !first)
-			first = l;
+		if (l && (!newest || l->q > newest->q))
+			newest = l;
 	}
-	return first;
+	return newest;
 }
 
-/* A link at (@dev, @sector, @op) for @task's remap, beside other tasks' there; NULL: no memory. */
+/*
+ * A link at (@dev, @sector, @op) for @task's remap made @now: in @task's
+ * way there, else a free one, else the oldest's; NULL: no memory.
+ */
 static struct bm_inflight *new_link(struct an_tracker *a, uint32_t dev, uint64_t sector, int op,
 				    int32_t task, uint64_t now)
 {
-	struct bm_inflight *l;
-	int k;
+	struct bm_inflight *l, *oldest = NULL;
+	int k, way = -1;
 
-	for (k = 0; k < LINK_WAYS - 1; k++) {
+	for (k = 0; k < LINK_WAYS; k++) {
 		l = bm_inflight_find(&a->links, dev, sector, op + LINK_WAY * k);
-		if (!l || l->maker == task)
+		if (l && l->maker == task) {
+			way = k;
 			break;
+		}
+		if (!l && way < 0)
+			way = k;
+		if (l && (!oldest || l->q < oldest->q))
+			oldest = l;
 	}
-	l = bm_inflight_get(&a->links, dev, sector, op + LINK_WAY * k, now);
-	if (l)
+	if (way < 0)
+		way = (oldest->op - op) / LINK_WAY;
+	l = bm_inflight_get(&a->links, dev, sector, op + LINK_WAY * way, now);
+	if (l) {
 		l->maker = task;
+		l->q = now;	/* only its age: for staleness, and which is newest */
+	}
 	return l;
 }
 
@@ -221,7 +238,6 @@ void an_remap(struct an_tracker *a, const struct bm_io *io, const struct bm_span
 		e = new_link(a, io->dev, io->sector, io->op, io->pid, io->ts);
 		if (!e)
 			return;
-		e->q = io->ts;	/* only its age, for staleness */
 		set_origin(&a->links, e, &o);
 		return;
 	}

@@ -6,9 +6,10 @@
 # are computed here from the events, and the kernel's io_ticks (read inside
 # the recording) must be the second: the difference is the kernel's
 # rounding, which report(1) explains (DISKS VIEW, %util). Under CPU
-# contention a completion's task can be preempted at a tick between its
-# trace and its accounting, which the events cannot show: a mismatch of
-# io_ticks alone is tried again, twice, with the CPU wait beside it.
+# contention a completion's task can be held past a tick between its trace
+# and its accounting, which the events cannot show: where the kernel alone
+# counted more, the run is tried again, twice, with the time tasks waited
+# for a CPU (PSI) and the time the host took the CPUs (steal) beside it.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v python3 >/dev/null || skip "no python3"
@@ -21,9 +22,11 @@ cpu_waited() {
 	awk '/^some/ {sub("total=", "", $5); print int($5 / 1000); f = 1} END {if (!f) print "?"}' \
 		/proc/pressure/cpu 2>/dev/null || echo "?"
 }
-# A mismatch of io_ticks alone (exit 2) can be CPU contention: tried thrice.
+# stolen: the time the host ran others on this machine's CPUs so far, in ms.
+stolen() { awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" {print int($9 * 1000 / hz)}' /proc/stat; }
+# The kernel counting more alone (exit 2) can be CPU contention: tried thrice.
 for attempt in 1 2 3; do
-	waited=$(cpu_waited)
+	waited=$(cpu_waited) steal=$(stolen)
 	"$BLKMAP" record -o "$T/rec.dat" -- sh -c "
 		cat /proc/diskstats >$T/stat.before
 		for i in \$(seq 150); do
@@ -40,7 +43,7 @@ for attempt in 1 2 3; do
 		"$T/stat.before" "$T/stat.after" "$l" >"$T/out" || status=$?
 	now=$(cpu_waited)
 	[ "$waited" = "?" ] || [ "$now" = "?" ] || waited=$((now - waited))
-	note "attempt $attempt: $(cat "$T/out") (tasks waited for a CPU ${waited} ms meanwhile)"
+	note "attempt $attempt: $(cat "$T/out") (meanwhile tasks waited for a CPU ${waited} ms, the host took $(($(stolen) - steal)) ms)"
 	[ $status = 2 ] || break
 done
 [ $status = 0 ] || fail "see above"

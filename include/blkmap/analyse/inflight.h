@@ -88,11 +88,12 @@ struct bm_inflight_table {
 	void *ctx;
 };
 
+/* op + 1 < 16: the links keep more than one at a key in its op (lib/analyse/stack.c). */
 static inline size_t bm_inflight_slot(const struct bm_inflight_table *t, uint32_t dev,
 				      uint64_t sector, int op)
 {
 	uint64_t h = (sector * 0x9E3779B97F4A7C15ULL) ^
-		     (((uint64_t)dev << 2 | (uint64_t)(op + 1)) * 0xC2B2AE3D27D4EB4FULL);
+		     (((uint64_t)dev << 4 | (uint64_t)(op + 1)) * 0xC2B2AE3D27D4EB4FULL);
 
 	return (h >> 17) & (t->size - 1);
 }

@@ -1068,7 +1068,6 @@ END_TEST
 #define DM2 BM_MKDEV(253, 1)
 #define PART2 BM_MKDEV(259, 1)
 #define TOP_PID2 101
-#define WORKER2 201
 
 static struct bm_span dm2_span = { .dev = DM2, .name = "dm-1", .kind = BM_DISK };
 static struct bm_span part2_span = { .dev = PART2, .name = "loop0p2", .kind = BM_PARTITION,
@@ -1101,37 +1100,89 @@ static void write2(struct bm_analysis *a, enum bm_kind kind, uint64_t ts, uint32
 }
 
 /*
- * Two dm volumes on two partitions of one disk (dm-crypt on loop0p1 at 2048,
- * a stripe on loop0p2 at 65536), each written at its relative sector 320 at
- * once, by their own threads: dm's remaps both name the disk at 320. Each
- * partition's remap follows in the thread that made dm's, and takes up its
- * own volume's writer, not the other's (a 6.12 guest under CI load).
+ * A write at relative sector @r to dm-0 (dm-crypt on loop0p1 at 2048: its
+ * thread WORKER remaps) and to dm-1 (a stripe on loop0p2 at 65536: its
+ * writer TOP_PID2 remaps), from @t: dm's remaps both name the disk at @r.
+ * Each partition's remap follows in the task that made dm's; dm-0's first
+ * if @crypt_first, else dm-1's.
+ */
+static void two_volumes_at_one_sector(struct bm_analysis *a, uint64_t t, uint64_t r,
+				      bool crypt_first)
+{
+	uint64_t p1 = 2048 + r, p2 = 65536 + r;
+	int k;
+
+	write2(a, BM_EV_BIO_QUEUE, t + 1 * US, DM, r, TOP_PID, 0, 0);
+	write2(a, BM_EV_BIO_QUEUE, t + 2 * US, DM2, r, TOP_PID2, 0, 0);
+	write2(a, BM_EV_BIO_REMAP, t + 3 * US, DISK, r, TOP_PID2, DM2, r);
+	write2(a, BM_EV_BIO_REMAP, t + 4 * US, DISK, r, WORKER, DM, r);
+	for (k = 0; k < 2; k++) {
+		if ((k == 0) == crypt_first) {
+			write2(a, BM_EV_BIO_REMAP, t + (5 + k) * US, DISK, p1, WORKER, PART, r);
+			write2(a, BM_EV_BIO_QUEUE, t + (5 + k) * US, DISK, p1, WORKER, 0, 0);
+		} else {
+			write2(a, BM_EV_BIO_REMAP, t + (5 + k) * US, DISK, p2, TOP_PID2, PART2, r);
+			write2(a, BM_EV_BIO_QUEUE, t + (5 + k) * US, DISK, p2, TOP_PID2, 0, 0);
+		}
+	}
+	write2(a, BM_EV_RQ_ISSUE, t + 7 * US, DISK, p1, WORKER, 0, 0);
+	write2(a, BM_EV_RQ_ISSUE, t + 7 * US, DISK, p2, TOP_PID2, 0, 0);
+	write2(a, BM_EV_RQ_COMPLETE, t + 9 * US, DISK, p1, 0, 0, 0);
+	write2(a, BM_EV_RQ_COMPLETE, t + 10 * US, DISK, p2, 0, 0, 0);
+	write2(a, BM_EV_BIO_COMPLETE, t + 11 * US, DM, r, 0, 0, 0);
+	write2(a, BM_EV_BIO_COMPLETE, t + 12 * US, DM2, r, 0, 0, 0);
+}
+
+/*
+ * Two dm volumes on two partitions of one disk, each written at one
+ * relative sector at once: each partition takes up its own volume's
+ * writer, not the other's, whichever partition's remap comes first (the
+ * link made first, or last). A 6.12 guest under CI load: dm-crypt's writes
+ * on vda1 written by dmcrypt_write, not dd.
  */
 START_TEST(two_partitions_remapped_at_one_relative_sector_keep_their_writers)
 {
 	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
 
 	bm_analysis_processes(a);	/* --top's rows */
-	write2(a, BM_EV_BIO_QUEUE, 1 * US, DM, 320, TOP_PID, 0, 0);
-	write2(a, BM_EV_BIO_QUEUE, 2 * US, DM2, 320, TOP_PID2, 0, 0);
-	write2(a, BM_EV_BIO_REMAP, 3 * US, DISK, 320, WORKER, DM, 320);
-	write2(a, BM_EV_BIO_REMAP, 4 * US, DISK, 320, WORKER2, DM2, 320);
-	write2(a, BM_EV_BIO_REMAP, 5 * US, DISK, 2368, WORKER, PART, 320);
-	write2(a, BM_EV_BIO_QUEUE, 5 * US, DISK, 2368, WORKER, 0, 0);
-	write2(a, BM_EV_BIO_REMAP, 6 * US, DISK, 65856, WORKER2, PART2, 320);
-	write2(a, BM_EV_BIO_QUEUE, 6 * US, DISK, 65856, WORKER2, 0, 0);
-	write2(a, BM_EV_RQ_ISSUE, 7 * US, DISK, 2368, WORKER, 0, 0);
-	write2(a, BM_EV_RQ_ISSUE, 7 * US, DISK, 65856, WORKER2, 0, 0);
-	write2(a, BM_EV_RQ_COMPLETE, 9 * US, DISK, 2368, 0, 0, 0);
-	write2(a, BM_EV_RQ_COMPLETE, 10 * US, DISK, 65856, 0, 0, 0);
-	write2(a, BM_EV_BIO_COMPLETE, 11 * US, DM, 320, 0, 0, 0);
-	write2(a, BM_EV_BIO_COMPLETE, 12 * US, DM2, 320, 0, 0, 0);
+	two_volumes_at_one_sector(a, 0, 320, true);
+	two_volumes_at_one_sector(a, 20 * US, 640, false);
 	bm_analysis_finish(a);
 	ck_assert_int_eq(sole_writer(a, PART), TOP_PID);
 	ck_assert_int_eq(sole_writer(a, PART2), TOP_PID2);
-	ck_assert_uint_eq(stack_row(a, PART, DM)->writes, 1);
-	ck_assert_uint_eq(stack_row(a, PART2, DM2)->writes, 1);
+	ck_assert_uint_eq(stack_row(a, PART, DM)->writes, 2);
+	ck_assert_uint_eq(stack_row(a, PART2, DM2)->writes, 2);
 	ck_assert_ptr_null(stack_row(a, PART, DM2));
+	ck_assert_ptr_null(stack_row(a, PART2, DM));
+	bm_analysis_free(a);
+}
+END_TEST
+
+/*
+ * A link nobody took up (its partition remap lost) stays until stale; a
+ * later one at its key, taken up by another task than made it (md submits
+ * from its thread or at unplug), is the newer's, not the orphan's.
+ */
+START_TEST(a_link_left_over_does_not_stand_before_a_new_one)
+{
+	struct bm_analysis *a = bm_analysis_new(0, 1000 * US, false);
+	uint64_t p2 = 65536 + 320;
+
+	bm_analysis_processes(a);	/* --top's rows */
+	write2(a, BM_EV_BIO_QUEUE, 1 * US, DM, 320, TOP_PID, 0, 0);
+	write2(a, BM_EV_BIO_REMAP, 2 * US, DISK, 320, WORKER, DM, 320);
+	write2(a, BM_EV_BIO_COMPLETE, 3 * US, DM, 320, 0, 0, 0);
+	write2(a, BM_EV_BIO_QUEUE, 100 * US, DM2, 320, TOP_PID2, 0, 0);
+	write2(a, BM_EV_BIO_REMAP, 101 * US, DISK, 320, TOP_PID2, DM2, 320);
+	write2(a, BM_EV_BIO_REMAP, 102 * US, DISK, p2, 300, PART2, 320);
+	write2(a, BM_EV_BIO_QUEUE, 102 * US, DISK, p2, 300, 0, 0);
+	write2(a, BM_EV_RQ_ISSUE, 103 * US, DISK, p2, 300, 0, 0);
+	write2(a, BM_EV_RQ_COMPLETE, 110 * US, DISK, p2, 0, 0, 0);
+	write2(a, BM_EV_BIO_COMPLETE, 111 * US, DM2, 320, 0, 0, 0);
+	bm_analysis_finish(a);
+	ck_assert_int_eq(sole_writer(a, PART2), TOP_PID2);
+	ck_assert_uint_eq(stack_row(a, PART2, DM2)->writes, 1);
+	ck_assert_ptr_null(stack_row(a, PART2, DM));
 	bm_analysis_free(a);
 }
 END_TEST
@@ -1412,6 +1463,7 @@ Suite *suite_analyse(void)
 	tcase_add_test(tc, a_remap_from_an_unknown_bio_leaves_its_source_bio_based);
 	tcase_add_test(tc, a_dm_link_is_not_a_request_in_flight_at_its_sector);
 	tcase_add_test(tc, two_partitions_remapped_at_one_relative_sector_keep_their_writers);
+	tcase_add_test(tc, a_link_left_over_does_not_stand_before_a_new_one);
 	tcase_add_test(tc, md_pieces_complete_one_by_one);
 	tcase_add_test(tc, a_bio_based_device_s_time_in_queue_is_in_jiffies);
 	tcase_add_test(tc, an_nvme_head_is_in_queue_from_its_path_s_issue);
