@@ -46,7 +46,8 @@ events, slowest, js, name = sys.argv[1:]
 def op(rwbs):
     return "read" if "R" in rwbs else "write" if "W" in rwbs else None
 # A request at a sector no bio was queued at is a split piece (1 MiB reads
-# split at the loop device's 512 KiB): the latest bio queued that covers it.
+# split at the loop device's 512 KiB): the latest bio queued that covers it,
+# however many were queued since (the slowest pieces waited the longest).
 queued, issued, reqs, recent = {}, {}, [], []
 def queue_of(key):
     if key in queued:
@@ -62,7 +63,7 @@ for e in csv.DictReader(open(events)):
     ts = int(e["ts_ns"])
     if e["event"] == "block_bio_queue":
         queued[key] = (ts, int(e["pid"]), e["comm"])
-        recent = recent[-63:] + [(key[0], int(e["nr_sector"]), key[1], queued[key])]
+        recent.append((key[0], int(e["nr_sector"]), key[1], queued[key]))
     elif e["event"] == "block_rq_issue":
         issued[key] = (ts, queue_of(key))
         queued.pop(key, None)
