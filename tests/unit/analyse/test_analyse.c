@@ -625,6 +625,14 @@ static struct bm_span md_span = { .dev = MD, .name = "md0", .kind = BM_DISK };
 static struct bm_span leg1_span = { .dev = LEG1, .name = "loop1", .kind = BM_DISK };
 static struct bm_span vdb_span = { .dev = BM_MKDEV(254, 16), .name = "vdb", .kind = BM_DISK };
 
+/* A second dm volume, on a second partition of loop0, written by its own process. */
+#define DM2 BM_MKDEV(253, 1)
+#define PART2 BM_MKDEV(259, 3)
+#define TOP_PID2 101
+static struct bm_span dm2_span = { .dev = DM2, .name = "dm-1", .kind = BM_DISK };
+static struct bm_span part2_span = { .dev = PART2, .name = "loop0p2", .kind = BM_PARTITION,
+				     .parent = "loop0" };
+
 #define NVME_HEAD BM_MKDEV(259, 1)
 #define NVME_PATH BM_MKDEV(259, 2)
 static struct bm_span head_span = { .dev = NVME_HEAD, .name = "nvme0n1", .kind = BM_DISK };
@@ -647,6 +655,10 @@ static const struct bm_span *span_of(uint32_t dev)
 		return &vdb_span;
 	case PART:
 		return &part_span;
+	case DM2:
+		return &dm2_span;
+	case PART2:
+		return &part2_span;
 	default:
 		return &disk_span;
 	}
@@ -1065,14 +1077,6 @@ START_TEST(a_dm_link_is_not_a_request_in_flight_at_its_sector)
 }
 END_TEST
 
-#define DM2 BM_MKDEV(253, 1)
-#define PART2 BM_MKDEV(259, 1)
-#define TOP_PID2 101
-
-static struct bm_span dm2_span = { .dev = DM2, .name = "dm-1", .kind = BM_DISK };
-static struct bm_span part2_span = { .dev = PART2, .name = "loop0p2", .kind = BM_PARTITION,
-				     .parent = "loop0" };
-
 /* The one process --top shows writing to @dev; -1 if none, -2 if several. */
 static int sole_writer(const struct bm_analysis *a, uint32_t dev)
 {
@@ -1084,19 +1088,6 @@ static int sole_writer(const struct bm_analysis *a, uint32_t dev)
 		if (rows[i].disk->dev == dev && rows[i].write_bytes)
 			pid = pid == -1 || pid == rows[i].pid ? rows[i].pid : -2;
 	return pid;
-}
-
-/* A write of 8 sectors on @dev (dm-1, loop0p2 included) by @pid; a remap's source in @old_*. */
-static void write2(struct bm_analysis *a, enum bm_kind kind, uint64_t ts, uint32_t dev,
-		   uint64_t sector, int pid, uint32_t old_dev, uint64_t old_sector)
-{
-	struct bm_io ev = { .ts = ts, .kind = kind, .dev = dev, .sector = sector, .nr_sector = 8,
-			    .pid = pid, .op = 1, .old_dev = old_dev, .old_sector = old_sector };
-	const struct bm_span *span = dev == DM2 ? &dm2_span : span_of(dev);
-	const struct bm_span *old = !old_dev ? NULL : old_dev == DM2 ? &dm2_span :
-				    old_dev == PART2 ? &part2_span : span_of(old_dev);
-
-	bm_analysis_event(a, &ev, span, old);
 }
 
 /*
@@ -1112,25 +1103,25 @@ static void two_volumes_at_one_sector(struct bm_analysis *a, uint64_t t, uint64_
 	uint64_t p1 = 2048 + r, p2 = 65536 + r;
 	int k;
 
-	write2(a, BM_EV_BIO_QUEUE, t + 1 * US, DM, r, TOP_PID, 0, 0);
-	write2(a, BM_EV_BIO_QUEUE, t + 2 * US, DM2, r, TOP_PID2, 0, 0);
-	write2(a, BM_EV_BIO_REMAP, t + 3 * US, DISK, r, TOP_PID2, DM2, r);
-	write2(a, BM_EV_BIO_REMAP, t + 4 * US, DISK, r, WORKER, DM, r);
+	write_event(a, BM_EV_BIO_QUEUE, t + 1 * US, DM, r, TOP_PID, 0, 0);
+	write_event(a, BM_EV_BIO_QUEUE, t + 2 * US, DM2, r, TOP_PID2, 0, 0);
+	write_event(a, BM_EV_BIO_REMAP, t + 3 * US, DISK, r, TOP_PID2, DM2, r);
+	write_event(a, BM_EV_BIO_REMAP, t + 4 * US, DISK, r, WORKER, DM, r);
 	for (k = 0; k < 2; k++) {
 		if ((k == 0) == crypt_first) {
-			write2(a, BM_EV_BIO_REMAP, t + (5 + k) * US, DISK, p1, WORKER, PART, r);
-			write2(a, BM_EV_BIO_QUEUE, t + (5 + k) * US, DISK, p1, WORKER, 0, 0);
+			write_event(a, BM_EV_BIO_REMAP, t + (5 + k) * US, DISK, p1, WORKER, PART, r);
+			write_event(a, BM_EV_BIO_QUEUE, t + (5 + k) * US, DISK, p1, WORKER, 0, 0);
 		} else {
-			write2(a, BM_EV_BIO_REMAP, t + (5 + k) * US, DISK, p2, TOP_PID2, PART2, r);
-			write2(a, BM_EV_BIO_QUEUE, t + (5 + k) * US, DISK, p2, TOP_PID2, 0, 0);
+			write_event(a, BM_EV_BIO_REMAP, t + (5 + k) * US, DISK, p2, TOP_PID2, PART2, r);
+			write_event(a, BM_EV_BIO_QUEUE, t + (5 + k) * US, DISK, p2, TOP_PID2, 0, 0);
 		}
 	}
-	write2(a, BM_EV_RQ_ISSUE, t + 7 * US, DISK, p1, WORKER, 0, 0);
-	write2(a, BM_EV_RQ_ISSUE, t + 7 * US, DISK, p2, TOP_PID2, 0, 0);
-	write2(a, BM_EV_RQ_COMPLETE, t + 9 * US, DISK, p1, 0, 0, 0);
-	write2(a, BM_EV_RQ_COMPLETE, t + 10 * US, DISK, p2, 0, 0, 0);
-	write2(a, BM_EV_BIO_COMPLETE, t + 11 * US, DM, r, 0, 0, 0);
-	write2(a, BM_EV_BIO_COMPLETE, t + 12 * US, DM2, r, 0, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, t + 7 * US, DISK, p1, WORKER, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, t + 7 * US, DISK, p2, TOP_PID2, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, t + 9 * US, DISK, p1, 0, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, t + 10 * US, DISK, p2, 0, 0, 0);
+	write_event(a, BM_EV_BIO_COMPLETE, t + 11 * US, DM, r, 0, 0, 0);
+	write_event(a, BM_EV_BIO_COMPLETE, t + 12 * US, DM2, r, 0, 0, 0);
 }
 
 /*
@@ -1169,16 +1160,16 @@ START_TEST(a_link_left_over_does_not_stand_before_a_new_one)
 	uint64_t p2 = 65536 + 320;
 
 	bm_analysis_processes(a);	/* --top's rows */
-	write2(a, BM_EV_BIO_QUEUE, 1 * US, DM, 320, TOP_PID, 0, 0);
-	write2(a, BM_EV_BIO_REMAP, 2 * US, DISK, 320, WORKER, DM, 320);
-	write2(a, BM_EV_BIO_COMPLETE, 3 * US, DM, 320, 0, 0, 0);
-	write2(a, BM_EV_BIO_QUEUE, 100 * US, DM2, 320, TOP_PID2, 0, 0);
-	write2(a, BM_EV_BIO_REMAP, 101 * US, DISK, 320, TOP_PID2, DM2, 320);
-	write2(a, BM_EV_BIO_REMAP, 102 * US, DISK, p2, 300, PART2, 320);
-	write2(a, BM_EV_BIO_QUEUE, 102 * US, DISK, p2, 300, 0, 0);
-	write2(a, BM_EV_RQ_ISSUE, 103 * US, DISK, p2, 300, 0, 0);
-	write2(a, BM_EV_RQ_COMPLETE, 110 * US, DISK, p2, 0, 0, 0);
-	write2(a, BM_EV_BIO_COMPLETE, 111 * US, DM2, 320, 0, 0, 0);
+	write_event(a, BM_EV_BIO_QUEUE, 1 * US, DM, 320, TOP_PID, 0, 0);
+	write_event(a, BM_EV_BIO_REMAP, 2 * US, DISK, 320, WORKER, DM, 320);
+	write_event(a, BM_EV_BIO_COMPLETE, 3 * US, DM, 320, 0, 0, 0);
+	write_event(a, BM_EV_BIO_QUEUE, 100 * US, DM2, 320, TOP_PID2, 0, 0);
+	write_event(a, BM_EV_BIO_REMAP, 101 * US, DISK, 320, TOP_PID2, DM2, 320);
+	write_event(a, BM_EV_BIO_REMAP, 102 * US, DISK, p2, 300, PART2, 320);
+	write_event(a, BM_EV_BIO_QUEUE, 102 * US, DISK, p2, 300, 0, 0);
+	write_event(a, BM_EV_RQ_ISSUE, 103 * US, DISK, p2, 300, 0, 0);
+	write_event(a, BM_EV_RQ_COMPLETE, 110 * US, DISK, p2, 0, 0, 0);
+	write_event(a, BM_EV_BIO_COMPLETE, 111 * US, DM2, 320, 0, 0, 0);
 	bm_analysis_finish(a);
 	ck_assert_int_eq(sole_writer(a, PART2), TOP_PID2);
 	ck_assert_uint_eq(stack_row(a, PART2, DM2)->writes, 1);
