@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * nullread [-b KIB] [-o DIR] EVENT...: a reader of the ring buffer with no
- * recorder around it, for bench/floor to set beside the recorder under the
- * same workload: the IOPS it costs is what taking the pages costs, with
- * nothing written; with -o, what taking them and keeping them costs with
- * nothing around them (a file a CPU in DIR, written past the page cache a
- * MiB at a time by the reader itself: while it writes, the ring buffer
- * fills, and it loses events where the recorder's writer threads and
- * pipes would not). The block EVENTs (block_rq_issue, ...) are enabled in an
+ * nullread [-b KIB] [-o DIR | -S CPU] EVENT...: a reader of the ring buffer
+ * with no recorder around it, for bench/floor to set beside the recorder
+ * under the same workload: the IOPS it costs is what taking the pages
+ * costs, with nothing written; with -o, what taking them and keeping them
+ * costs with nothing around them (a file a CPU in DIR, written past the
+ * page cache a MiB at a time by the reader itself: while it writes, the
+ * ring buffer fills, and it loses events where the recorder's writer
+ * threads and pipes would not). With -S, nothing is read, as in the floor:
+ * the threads spend CPU seconds a second of wall time between them,
+ * spinning in bursts every SPIN_MS, the recorder's CPU as CPU alone; the
+ * events it reports are those the kernel wrote (entries and overruns),
+ * none lost. The block EVENTs (block_rq_issue, ...) are enabled in an
  * instance of its own as the recorder sets its own: the trace clock mono,
  * KIB a CPU (4096, the recorder's default), the kernel's sub-buffers of a
  * page, woken by the recorder's rule (buffer_percent leaving 1536 KiB
@@ -37,12 +41,14 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TRACEFS		"/sys/kernel/tracing"
@@ -50,6 +56,11 @@
 #define POLL_MS		1000	/* lib/record/capture.c's */
 #define MAX_CPUS	4096
 #define BATCH		(1 << 20)	/* lib/record/capturing.h's BATCH_BYTES */
+/*
+ * -S: a burst this often, about the recorder's: on 2 CPUs at 0.4 million
+ * events a second its readers woke 6 times a second each, its writers 20.
+ */
+#define SPIN_MS		50
 
 struct reader {
 	pthread_t thread;
@@ -62,6 +73,7 @@ struct reader {
 
 static char instance[96];
 static const char *out_dir;	/* -o */
+static _Atomic double spin_share;	/* -S: of a CPU, for each thread; 0 until all started */
 static int stop_fd = -1;
 static long page_size;
 
@@ -177,6 +189,32 @@ static int write_out(struct reader *r, char *buf, size_t len)
 	return 0;
 }
 
+static double ns_of(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* -S: read nothing; every SPIN_MS, spin until the thread has spent its share. */
+static void *spin(void *arg)
+{
+	struct reader *r = arg;
+	struct pollfd stop = { .fd = stop_fd, .events = POLLIN };
+	double start = ns_of(CLOCK_MONOTONIC);
+
+	pin_to(r->cpu);
+	while (poll(&stop, 1, SPIN_MS) == 0 || (stop.revents & POLLIN) == 0) {
+		/* Cumulative: a burst the share was still 0 for is made up later. */
+		double due = (ns_of(CLOCK_MONOTONIC) - start) * atomic_load(&spin_share);
+
+		while (ns_of(CLOCK_THREAD_CPUTIME_ID) < due)
+			;
+	}
+	return NULL;
+}
+
 static void *read_pages(void *arg)
 {
 	struct reader *r = arg;
@@ -283,15 +321,22 @@ int main(int argc, char **argv)
 {
 	static struct reader readers[MAX_CPUS];
 	unsigned long kib = 4096, percent = 0;
-	long long events = 0, lost = 0, read_n, over, dropped;
+	double spend = 0;	/* -S */
+	long long events = 0, lost = 0, read_n, over, dropped, entries;
 	unsigned long long bytes = 0;
 	int opt, cpu, ncpus, sig, status = 1, tries, running = 0;
 	char path[256], *end, lost_by_cpu[8192] = "";
 	sigset_t stops;
 
-	while ((opt = getopt(argc, argv, "b:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:o:S:")) != -1) {
 		if (opt == 'o') {
 			out_dir = optarg;
+			continue;
+		}
+		if (opt == 'S') {
+			spend = strtod(optarg, &end);
+			if (*end || end == optarg || !(spend > 0))
+				goto usage;
 			continue;
 		}
 		if (opt != 'b')
@@ -300,7 +345,7 @@ int main(int argc, char **argv)
 		if (*end || end == optarg)
 			goto usage;
 	}
-	if (optind == argc || kib < 8)
+	if (optind == argc || kib < 8 || (spend > 0 && out_dir))
 		goto usage;
 	page_size = sysconf(_SC_PAGESIZE);
 	/* Threads inherit the mask: the signals are this thread's, in sigwait. */
@@ -350,7 +395,7 @@ int main(int argc, char **argv)
 				goto stop;
 			}
 		}
-		if ((errno = pthread_create(&r->thread, NULL, read_pages, r))) {
+		if ((errno = pthread_create(&r->thread, NULL, spend > 0 ? spin : read_pages, r))) {
 			fprintf(stderr, "nullread: cannot start CPU %d's reader: %s\n", cpu, strerror(errno));
 			close(r->fd);
 			close_out(r);
@@ -363,10 +408,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nullread: no CPU's trace_pipe_raw to read in %s\n", instance);
 		goto stop;
 	}
-	fprintf(stderr, "nullread: recording into instance nullread-%d, read(2) of trace_pipe_raw "
-		"(sub-buffers of a page) %s (buffer_percent %lu); Ctrl-C to stop\n", (int)getpid(),
-		out_dir ? "into a MiB of memory, written past the page cache" :
-		"into one page, written nowhere", percent);
+	atomic_store(&spin_share, spend / running);
+	if (spend > 0)
+		fprintf(stderr, "nullread: recording into instance nullread-%d, nothing read, "
+			"%.4f CPU seconds a second spent spinning every %d ms; Ctrl-C to stop\n",
+			(int)getpid(), spend, SPIN_MS);
+	else
+		fprintf(stderr, "nullread: recording into instance nullread-%d, read(2) of "
+			"trace_pipe_raw (sub-buffers of a page) %s (buffer_percent %lu); Ctrl-C "
+			"to stop\n", (int)getpid(), out_dir ? "into a MiB of memory, written past "
+			"the page cache" : "into one page, written nowhere", percent);
 	sigwait(&stops, &sig);
 	status = 0;
 stop:
@@ -389,8 +440,14 @@ stop:
 		read_n = stat_of(cpu, "read events");
 		over = stat_of(cpu, "overrun");
 		dropped = stat_of(cpu, "dropped events");
-		if (read_n < 0 || over < 0 || dropped < 0)
+		entries = stat_of(cpu, "entries");
+		if (read_n < 0 || over < 0 || dropped < 0 || entries < 0)
 			continue;	/* a CPU that is not there */
+		/* -S reads nothing: the events written, overwritten or not. */
+		if (spend > 0) {
+			read_n = entries + over;
+			over = dropped = 0;
+		}
 		events += read_n;
 		lost += over + dropped;
 		snprintf(lost_by_cpu + strlen(lost_by_cpu), sizeof(lost_by_cpu) - strlen(lost_by_cpu),
@@ -413,6 +470,7 @@ out:
 	}
 	return status;
 usage:
-	fprintf(stderr, "usage: nullread [-b KIB] [-o DIR] EVENT...  (block events: block_rq_issue ...)\n");
+	fprintf(stderr, "usage: nullread [-b KIB] [-o DIR | -S CPU_S_A_SECOND] EVENT...  (block "
+		"events: block_rq_issue ...)\n");
 	return 64;
 }
