@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * nullread [-b KIB] [-o DIR | -S CPU] EVENT...: a reader of the ring buffer
- * with no recorder around it, for bench/floor to set beside the recorder
- * under the same workload: the IOPS it costs is what taking the pages
- * costs, with nothing written; with -o, what taking them and keeping them
+ * nullread [-b KIB] [-o DIR | -p | -S CPU] EVENT...: a reader of the ring
+ * buffer with no recorder around it, for bench/floor to set beside the
+ * recorder under the same workload: the IOPS it costs is what taking the
+ * pages costs, with nothing written; with -p, taken as the recorder takes
+ * them, by splice(2) of whole pages into a pipe of a MiB, and spliced on
+ * into /dev/null (the partly filled page is left); with -o, what taking them and keeping them
  * costs with nothing around them (a file a CPU in DIR, written past the
  * page cache a MiB at a time by the reader itself: while it writes, the
  * ring buffer fills, and it loses events where the recorder's writer
@@ -73,6 +75,7 @@ struct reader {
 
 static char instance[96];
 static const char *out_dir;	/* -o */
+static bool by_splice;		/* -p */
 static _Atomic double spin_share;	/* -S: of a CPU, for each thread; 0 until all started */
 static int stop_fd = -1;
 static long page_size;
@@ -215,6 +218,49 @@ static void *spin(void *arg)
 	return NULL;
 }
 
+/* -p: whole pages into a pipe, and on into /dev/null. */
+static void *splice_pages(void *arg)
+{
+	struct reader *r = arg;
+	struct pollfd fds[2] = { { .fd = r->fd, .events = POLLIN }, { .fd = stop_fd, .events = POLLIN } };
+	int pipefd[2] = { -1, -1 }, null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	bool stopping = false;
+	ssize_t n, w;
+
+	if (null < 0 || pipe2(pipefd, O_CLOEXEC) < 0 || fcntl(pipefd[1], F_SETPIPE_SZ, BATCH) < 0) {
+		r->err = errno;
+		goto out;
+	}
+	pin_to(r->cpu);
+	while (!stopping) {
+		if (poll(fds, 2, POLL_MS) < 0 && errno != EINTR) {
+			r->err = errno;
+			break;
+		}
+		stopping = fds[1].revents & POLLIN;
+		while ((n = splice(r->fd, NULL, pipefd[1], NULL, BATCH, SPLICE_F_NONBLOCK)) > 0) {
+			r->bytes += n;
+			for (; n > 0; n -= w)
+				if ((w = splice(pipefd[0], NULL, null, NULL, n, SPLICE_F_MOVE)) <= 0) {
+					r->err = w < 0 ? errno : EIO;
+					goto out;
+				}
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			r->err = errno;
+			break;
+		}
+	}
+out:
+	if (pipefd[0] >= 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+	}
+	if (null >= 0)
+		close(null);
+	return NULL;
+}
+
 static void *read_pages(void *arg)
 {
 	struct reader *r = arg;
@@ -328,9 +374,13 @@ int main(int argc, char **argv)
 	char path[256], *end, lost_by_cpu[8192] = "";
 	sigset_t stops;
 
-	while ((opt = getopt(argc, argv, "b:o:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:o:pS:")) != -1) {
 		if (opt == 'o') {
 			out_dir = optarg;
+			continue;
+		}
+		if (opt == 'p') {
+			by_splice = true;
 			continue;
 		}
 		if (opt == 'S') {
@@ -345,7 +395,7 @@ int main(int argc, char **argv)
 		if (*end || end == optarg)
 			goto usage;
 	}
-	if (optind == argc || kib < 8 || (spend > 0 && out_dir))
+	if (optind == argc || kib < 8 || (spend > 0) + by_splice + !!out_dir > 1)
 		goto usage;
 	page_size = sysconf(_SC_PAGESIZE);
 	/* Threads inherit the mask: the signals are this thread's, in sigwait. */
@@ -395,7 +445,8 @@ int main(int argc, char **argv)
 				goto stop;
 			}
 		}
-		if ((errno = pthread_create(&r->thread, NULL, spend > 0 ? spin : read_pages, r))) {
+		if ((errno = pthread_create(&r->thread, NULL, spend > 0 ? spin :
+					     by_splice ? splice_pages : read_pages, r))) {
 			fprintf(stderr, "nullread: cannot start CPU %d's reader: %s\n", cpu, strerror(errno));
 			close(r->fd);
 			close_out(r);
@@ -414,10 +465,12 @@ int main(int argc, char **argv)
 			"%.4f CPU seconds a second spent spinning every %d ms; Ctrl-C to stop\n",
 			(int)getpid(), spend, SPIN_MS);
 	else
-		fprintf(stderr, "nullread: recording into instance nullread-%d, read(2) of "
+		fprintf(stderr, "nullread: recording into instance nullread-%d, %s of "
 			"trace_pipe_raw (sub-buffers of a page) %s (buffer_percent %lu); Ctrl-C "
-			"to stop\n", (int)getpid(), out_dir ? "into a MiB of memory, written past "
-			"the page cache" : "into one page, written nowhere", percent);
+			"to stop\n", (int)getpid(), by_splice ? "splice(2)" : "read(2)",
+			out_dir ? "into a MiB of memory, written past the page cache" :
+			by_splice ? "into a pipe of a MiB, whole pages, and on into /dev/null" :
+			"into one page, written nowhere", percent);
 	sigwait(&stops, &sig);
 	status = 0;
 stop:
@@ -470,7 +523,7 @@ out:
 	}
 	return status;
 usage:
-	fprintf(stderr, "usage: nullread [-b KIB] [-o DIR | -S CPU_S_A_SECOND] EVENT...  (block "
+	fprintf(stderr, "usage: nullread [-b KIB] [-o DIR | -p | -S CPU_S_A_SECOND] EVENT...  (block "
 		"events: block_rq_issue ...)\n");
 	return 64;
 }
