@@ -3,17 +3,19 @@
  * nullread [-b KIB] [-o DIR | -p | -S CPU] EVENT...: a reader of the ring
  * buffer with no recorder around it, for bench/floor to set beside the
  * recorder under the same workload: the IOPS it costs is what taking the
- * pages costs, with nothing written; with -p, taken as the recorder takes
- * them, by splice(2) of whole pages into a pipe of a MiB, and spliced on
- * into /dev/null (the partly filled page is left); with -o, what taking them and keeping them
- * costs with nothing around them (a file a CPU in DIR, written past the
- * page cache a MiB at a time by the reader itself: while it writes, the
- * ring buffer fills, and it loses events where the recorder's writer
- * threads and pipes would not). With -S, nothing is read, as in the floor:
- * the threads spend CPU seconds a second of wall time between them,
- * spinning in bursts every SPIN_MS, the recorder's CPU as CPU alone; the
- * events it reports are those the kernel wrote (entries and overruns),
- * none lost. The block EVENTs (block_rq_issue, ...) are enabled in an
+ * pages costs, with nothing written. With -p, taken by splice(2) as the
+ * recorder's readers take them, whole pages into a pipe of a MiB, and
+ * spliced on into /dev/null; but one pipe, not 4 to 16, and the partly
+ * filled page left, where the recorder takes it by read(2) once a second
+ * and at the stop. With -o, what taking them and keeping them costs with
+ * nothing around them (a file a CPU in DIR, written past the page cache a
+ * MiB at a time by the reader itself: while it writes, the ring buffer
+ * fills, and it loses events where the recorder's writer threads and
+ * pipes would not). With -S, nothing is read, as in the floor: the threads
+ * spend CPU seconds a second of wall time between them (fewer than the
+ * CPUs), spinning in bursts SPIN_MS apart, the recorder's CPU as CPU
+ * alone; the events it reports are those the kernel wrote (entries and
+ * overruns), none lost. The block EVENTs (block_rq_issue, ...) are enabled in an
  * instance of its own as the recorder sets its own: the trace clock mono,
  * KIB a CPU (4096, the recorder's default), the kernel's sub-buffers of a
  * page, woken by the recorder's rule (buffer_percent leaving 1536 KiB
@@ -21,7 +23,7 @@
  * the process may run there, reads with read(2) into one page of memory
  * until the buffer is empty (the partly filled page too) and writes it
  * nowhere, or with -o into a MiB of memory, written when full and at the
- * stop.
+ * stop (with -p it splices, with -S it spins).
  *
  * Until SIGINT, SIGTERM, SIGHUP or SIGQUIT; its lines are in the
  * recorder's words, which bench/floor reads: "recording into instance
@@ -38,6 +40,7 @@
 #endif
 #include <errno.h>
 #include <dirent.h>
+#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -59,7 +62,7 @@
 #define MAX_CPUS	4096
 #define BATCH		(1 << 20)	/* lib/record/capturing.h's BATCH_BYTES */
 /*
- * -S: a burst this often, about the recorder's: on 2 CPUs at 0.4 million
+ * -S: bursts this far apart, about the recorder's: on 2 CPUs at 0.4 million
  * events a second its readers woke 6 times a second each, its writers 20.
  */
 #define SPIN_MS		50
@@ -200,7 +203,14 @@ static double ns_of(clockid_t clock)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* -S: read nothing; every SPIN_MS, spin until the thread has spent its share. */
+/*
+ * -S: read nothing; SPIN_MS after each burst, spin until the thread has
+ * spent its share of the time since it began (a burst the share was still
+ * 0 for is made up later). A burst lasts SPIN_MS at most, so that a thread
+ * that cannot get its share still sees the stop. The thread's CPU clock is
+ * a system call: between two looks at it, the spin watches the monotonic
+ * clock (the vDSO's) for what is left, as CPU is wall time while it runs.
+ */
 static void *spin(void *arg)
 {
 	struct reader *r = arg;
@@ -209,11 +219,15 @@ static void *spin(void *arg)
 
 	pin_to(r->cpu);
 	while (poll(&stop, 1, SPIN_MS) == 0 || (stop.revents & POLLIN) == 0) {
-		/* Cumulative: a burst the share was still 0 for is made up later. */
-		double due = (ns_of(CLOCK_MONOTONIC) - start) * atomic_load(&spin_share);
+		double now = ns_of(CLOCK_MONOTONIC), until = now + SPIN_MS * 1e6;
+		double due = (now - start) * atomic_load(&spin_share), left;
 
-		while (ns_of(CLOCK_THREAD_CPUTIME_ID) < due)
-			;
+		while (now < until && (left = due - ns_of(CLOCK_THREAD_CPUTIME_ID)) > 0) {
+			double end = now + left < until ? now + left : until;
+
+			while ((now = ns_of(CLOCK_MONOTONIC)) < end)
+				;
+		}
 	}
 	return NULL;
 }
@@ -238,6 +252,11 @@ static void *splice_pages(void *arg)
 			break;
 		}
 		stopping = fds[1].revents & POLLIN;
+		/* A CPU the buffer has none for (offline) polls as an error, splices nothing. */
+		if (fds[0].revents & (POLLERR | POLLNVAL)) {
+			r->err = ENODEV;
+			break;
+		}
 		while ((n = splice(r->fd, NULL, pipefd[1], NULL, BATCH, SPLICE_F_NONBLOCK)) > 0) {
 			r->bytes += n;
 			for (; n > 0; n -= w)
@@ -385,7 +404,7 @@ int main(int argc, char **argv)
 		}
 		if (opt == 'S') {
 			spend = strtod(optarg, &end);
-			if (*end || end == optarg || !(spend > 0))
+			if (*end || end == optarg || !(spend > 0) || !isfinite(spend))
 				goto usage;
 			continue;
 		}
@@ -459,10 +478,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nullread: no CPU's trace_pipe_raw to read in %s\n", instance);
 		goto stop;
 	}
+	if (spend >= running) {
+		fprintf(stderr, "nullread: -S %g: more CPU seconds a second than the %d CPUs read\n",
+			spend, running);
+		goto stop;
+	}
 	atomic_store(&spin_share, spend / running);
 	if (spend > 0)
 		fprintf(stderr, "nullread: recording into instance nullread-%d, nothing read, "
-			"%.4f CPU seconds a second spent spinning every %d ms; Ctrl-C to stop\n",
+			"%.4f CPU seconds a second spent spinning in bursts %d ms apart; Ctrl-C to stop\n",
 			(int)getpid(), spend, SPIN_MS);
 	else
 		fprintf(stderr, "nullread: recording into instance nullread-%d, %s of "
