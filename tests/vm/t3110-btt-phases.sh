@@ -22,7 +22,8 @@ for kernel in ${KERNELS:-default 6.12}; do
 	disk=$(cat "$out/disk")
 	blkparse -q -i bt -D "$out" -d "$out/bt.bin" -O >/dev/null ||
 		fail "$kernel: blkparse cannot read blktrace's files"
-	btt -i "$out/bt.bin" -o "$out/btt" >/dev/null || fail "$kernel: btt failed"
+	# In $out: btt writes its per-device IOPS and MB/s files where it runs.
+	(cd "$out" && btt -i bt.bin -o btt >/dev/null) || fail "$kernel: btt failed"
 	blkparse -q -i bt -D "$out" -f "%a %S %n %T.%t\n" >"$out/bt.txt"
 	"$BLKMAP" report --phases -f csv "$out/rec.dat" >"$out/phases.csv" ||
 		fail "$kernel: report --phases failed"
