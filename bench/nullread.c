@@ -232,6 +232,25 @@ static void *spin(void *arg)
 	return NULL;
 }
 
+/*
+ * Wait until the kernel wakes the reader or POLL_MS passes: 0, with
+ * *@stopping once the stop is asked, or -1 with r->err set.
+ */
+static int wait_for_pages(struct reader *r, struct pollfd fds[2], bool *stopping)
+{
+	if (poll(fds, 2, POLL_MS) < 0 && errno != EINTR) {
+		r->err = errno;
+		return -1;
+	}
+	*stopping = fds[1].revents & POLLIN;
+	/* A CPU the buffer has none for (offline) polls as an error, gives nothing. */
+	if (fds[0].revents & (POLLERR | POLLNVAL)) {
+		r->err = ENODEV;
+		return -1;
+	}
+	return 0;
+}
+
 /* -p: whole pages into a pipe, and on into /dev/null. */
 static void *splice_pages(void *arg)
 {
@@ -247,16 +266,8 @@ static void *splice_pages(void *arg)
 	}
 	pin_to(r->cpu);
 	while (!stopping) {
-		if (poll(fds, 2, POLL_MS) < 0 && errno != EINTR) {
-			r->err = errno;
+		if (wait_for_pages(r, fds, &stopping) < 0)
 			break;
-		}
-		stopping = fds[1].revents & POLLIN;
-		/* A CPU the buffer has none for (offline) polls as an error, splices nothing. */
-		if (fds[0].revents & (POLLERR | POLLNVAL)) {
-			r->err = ENODEV;
-			break;
-		}
 		while ((n = splice(r->fd, NULL, pipefd[1], NULL, BATCH, SPLICE_F_NONBLOCK)) > 0) {
 			r->bytes += n;
 			for (; n > 0; n -= w)
@@ -295,11 +306,8 @@ static void *read_pages(void *arg)
 	}
 	pin_to(r->cpu);
 	while (!stopping) {
-		if (poll(fds, 2, POLL_MS) < 0 && errno != EINTR) {
-			r->err = errno;
+		if (wait_for_pages(r, fds, &stopping) < 0)
 			break;
-		}
-		stopping = fds[1].revents & POLLIN;
 		/* Without -o, fill stays 0: every page into the same one. */
 		while ((n = read(r->fd, buf + fill, page_size)) > 0) {
 			r->bytes += n;
