@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * nullread [-b KIB] [-o DIR | -p | -S CPU] EVENT...: a reader of the ring
+ * nullread [-b KIB] [-o DIR [-W BYTES] | -p | -S CPU] EVENT...: a reader of the ring
  * buffer with no recorder around it, for bench/floor to set beside the
  * recorder under the same workload: the IOPS it costs is what taking the
  * pages costs, with nothing written. With -p, taken by splice(2) as the
@@ -15,7 +15,10 @@
  * spend CPU seconds a second of wall time between them (fewer than the
  * CPUs), spinning in bursts SPIN_MS apart, the recorder's CPU as CPU
  * alone; the events it reports are those the kernel wrote (entries and
- * overruns), none lost. The block EVENTs (block_rq_issue, ...) are enabled in an
+ * overruns), none lost. With -o and -W, nothing is read either: the
+ * threads write BYTES a second between them into their files in DIR, a
+ * MiB at a time, each once due: the recorder's writes as writes alone.
+ * The block EVENTs (block_rq_issue, ...) are enabled in an
  * instance of its own as the recorder sets its own: the trace clock mono,
  * KIB a CPU (4096, the recorder's default), the kernel's sub-buffers of a
  * page, woken by the recorder's rule (buffer_percent leaving 1536 KiB
@@ -80,6 +83,7 @@ static char instance[96];
 static const char *out_dir;	/* -o */
 static bool by_splice;		/* -p */
 static _Atomic double spin_share;	/* -S: of a CPU, for each thread; 0 until all started */
+static _Atomic double write_share;	/* -W: bytes a second, for each thread; 0 until all started */
 static int stop_fd = -1;
 static long page_size;
 
@@ -229,6 +233,47 @@ static void *spin(void *arg)
 				;
 		}
 	}
+	return NULL;
+}
+
+/*
+ * -W: read nothing; write the thread's share of the bytes a second into
+ * its -o file, a MiB at a time past the page cache, each once due (a MiB
+ * the share was still 0 for is made up later): the recorder's writes to
+ * the disk with nothing else. Bytes of no pattern, so that no layer below
+ * (a host's file, a compressing disk) writes them cheaper than a recording.
+ */
+static void *write_only(void *arg)
+{
+	struct reader *r = arg;
+	struct pollfd stop = { .fd = stop_fd, .events = POLLIN };
+	double start = ns_of(CLOCK_MONOTONIC), share, wait_ms;
+	unsigned long long written = 0;
+	unsigned int seed = (unsigned int)r->cpu + 1;
+	char *buf;
+	size_t i;
+
+	if (posix_memalign((void **)&buf, page_size, BATCH)) {
+		r->err = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < BATCH; i++)
+		buf[i] = (char)rand_r(&seed);
+	pin_to(r->cpu);
+	for (;;) {
+		share = atomic_load(&write_share);
+		/* Until the next MiB is due; while the share is 0, SPIN_MS. */
+		wait_ms = share > 0 ? ((written + BATCH) / share * 1e9 + start -
+				       ns_of(CLOCK_MONOTONIC)) / 1e6 : SPIN_MS;
+		if (poll(&stop, 1, wait_ms <= 0 ? 0 : wait_ms < SPIN_MS ? (int)ceil(wait_ms) : SPIN_MS) > 0)
+			break;
+		if (wait_ms > 0)
+			continue;
+		if (write_out(r, buf, BATCH) < 0)
+			break;
+		written += BATCH;
+	}
+	free(buf);
 	return NULL;
 }
 
@@ -395,13 +440,14 @@ int main(int argc, char **argv)
 	static struct reader readers[MAX_CPUS];
 	unsigned long kib = 4096, percent = 0;
 	double spend = 0;	/* -S */
+	double write_rate = 0;	/* -W */
 	long long events = 0, lost = 0, read_n, over, dropped, entries;
 	unsigned long long bytes = 0;
 	int opt, cpu, ncpus, sig, status = 1, tries, running = 0;
 	char path[256], *end, lost_by_cpu[8192] = "";
 	sigset_t stops;
 
-	while ((opt = getopt(argc, argv, "b:o:pS:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:o:pS:W:")) != -1) {
 		if (opt == 'o') {
 			out_dir = optarg;
 			continue;
@@ -416,13 +462,20 @@ int main(int argc, char **argv)
 				goto usage;
 			continue;
 		}
+		if (opt == 'W') {
+			write_rate = strtod(optarg, &end);
+			if (*end || end == optarg || !(write_rate > 0) || !isfinite(write_rate))
+				goto usage;
+			continue;
+		}
 		if (opt != 'b')
 			goto usage;
 		kib = strtoul(optarg, &end, 10);
 		if (*end || end == optarg)
 			goto usage;
 	}
-	if (optind == argc || kib < 8 || (spend > 0) + by_splice + !!out_dir > 1)
+	if (optind == argc || kib < 8 || (spend > 0) + by_splice + !!out_dir > 1 ||
+	    (write_rate > 0 && !out_dir))
 		goto usage;
 	page_size = sysconf(_SC_PAGESIZE);
 	/* Threads inherit the mask: the signals are this thread's, in sigwait. */
@@ -473,6 +526,7 @@ int main(int argc, char **argv)
 			}
 		}
 		if ((errno = pthread_create(&r->thread, NULL, spend > 0 ? spin :
+					     write_rate > 0 ? write_only :
 					     by_splice ? splice_pages : read_pages, r))) {
 			fprintf(stderr, "nullread: cannot start CPU %d's reader: %s\n", cpu, strerror(errno));
 			close(r->fd);
@@ -492,7 +546,12 @@ int main(int argc, char **argv)
 		goto stop;
 	}
 	atomic_store(&spin_share, spend / running);
-	if (spend > 0)
+	atomic_store(&write_share, write_rate / running);
+	if (write_rate > 0)
+		fprintf(stderr, "nullread: recording into instance nullread-%d, nothing read, "
+			"%.0f bytes a second written past the page cache a MiB at a time; Ctrl-C "
+			"to stop\n", (int)getpid(), write_rate);
+	else if (spend > 0)
 		fprintf(stderr, "nullread: recording into instance nullread-%d, nothing read, "
 			"%.4f CPU seconds a second spent spinning in bursts %d ms apart; Ctrl-C to stop\n",
 			(int)getpid(), spend, SPIN_MS);
@@ -528,8 +587,8 @@ stop:
 		entries = stat_of(cpu, "entries");
 		if (read_n < 0 || over < 0 || dropped < 0 || entries < 0)
 			continue;	/* a CPU that is not there */
-		/* -S reads nothing: the events written, overwritten or not. */
-		if (spend > 0) {
+		/* -S and -W read nothing: the events written, overwritten or not. */
+		if (spend > 0 || write_rate > 0) {
 			read_n = entries + over;
 			over = dropped = 0;
 		}
@@ -555,7 +614,8 @@ out:
 	}
 	return status;
 usage:
-	fprintf(stderr, "usage: nullread [-b KIB] [-o DIR | -p | -S CPU_S_A_SECOND] EVENT...  (block "
+	fprintf(stderr, "usage: nullread [-b KIB] [-o DIR [-W BYTES_A_SECOND] | -p | -S CPU_S_A_SECOND] "
+		"EVENT...  (block "
 		"events: block_rq_issue ...)\n");
 	return 64;
 }
