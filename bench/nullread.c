@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * nullread [-b KIB] [-o DIR [-W BYTES] | -p | -S CPU] EVENT...: a reader of the ring
- * buffer with no recorder around it, for bench/floor to set beside the
+ * nullread [-b KIB] [-o DIR [-W BYTES_A_SECOND] | -p | -S CPU] EVENT...: a
+ * reader of the ring buffer with no recorder around it, for bench/floor to set beside the
  * recorder under the same workload: the IOPS it costs is what taking the
  * pages costs, with nothing written. With -p, taken by splice(2) as the
  * recorder's readers take them, whole pages into a pipe of a MiB, and
@@ -16,7 +16,7 @@
  * CPUs), spinning in bursts SPIN_MS apart, the recorder's CPU as CPU
  * alone; the events it reports are those the kernel wrote (entries and
  * overruns), none lost. With -o and -W, nothing is read either: the
- * threads write BYTES a second between them into their files in DIR, a
+ * threads write BYTES_A_SECOND between them into their files in DIR, a
  * MiB at a time, each once due: the recorder's writes as writes alone.
  * The block EVENTs (block_rq_issue, ...) are enabled in an
  * instance of its own as the recorder sets its own: the trace clock mono,
@@ -26,7 +26,7 @@
  * the process may run there, reads with read(2) into one page of memory
  * until the buffer is empty (the partly filled page too) and writes it
  * nowhere, or with -o into a MiB of memory, written when full and at the
- * stop (with -p it splices, with -S it spins).
+ * stop (with -p it splices, with -S it spins, with -W it only writes).
  *
  * Until SIGINT, SIGTERM, SIGHUP or SIGQUIT; its lines are in the
  * recorder's words, which bench/floor reads: "recording into instance
@@ -74,7 +74,8 @@ struct reader {
 	pthread_t thread;
 	int cpu, fd;
 	int out_fd;		/* -o: the CPU's file, or -1 */
-	unsigned long long bytes;
+	unsigned long long bytes;	/* read */
+	unsigned long long written;	/* -W */
 	int err;		/* errno of a failed read or poll */
 	bool started;
 };
@@ -83,7 +84,7 @@ static char instance[96];
 static const char *out_dir;	/* -o */
 static bool by_splice;		/* -p */
 static _Atomic double spin_share;	/* -S: of a CPU, for each thread; 0 until all started */
-static _Atomic double write_share;	/* -W: bytes a second, for each thread; 0 until all started */
+static _Atomic double write_share;	/* -W: bytes a second a thread; 0 until all started */
 static int stop_fd = -1;
 static long page_size;
 
@@ -240,16 +241,18 @@ static void *spin(void *arg)
  * -W: read nothing; write the thread's share of the bytes a second into
  * its -o file, a MiB at a time past the page cache, each once due (a MiB
  * the share was still 0 for is made up later): the recorder's writes to
- * the disk with nothing else. Bytes of no pattern, so that no layer below
- * (a host's file, a compressing disk) writes them cheaper than a recording.
+ * the disk with nothing else. Bytes of no pattern, each page numbered
+ * anew at each write, so that no layer below (a host's file, a disk that
+ * compresses or deduplicates) writes them cheaper than a recording; one
+ * that compresses writes them dearer.
  */
 static void *write_only(void *arg)
 {
 	struct reader *r = arg;
 	struct pollfd stop = { .fd = stop_fd, .events = POLLIN };
 	double start = ns_of(CLOCK_MONOTONIC), share, wait_ms;
-	unsigned long long written = 0;
 	unsigned int seed = (unsigned int)r->cpu + 1;
+	int timeout;
 	char *buf;
 	size_t i;
 
@@ -262,16 +265,19 @@ static void *write_only(void *arg)
 	pin_to(r->cpu);
 	for (;;) {
 		share = atomic_load(&write_share);
-		/* Until the next MiB is due; while the share is 0, SPIN_MS. */
-		wait_ms = share > 0 ? ((written + BATCH) / share * 1e9 + start -
+		/* Until the next MiB is due (POLL_MS at most); share 0: SPIN_MS. */
+		wait_ms = share > 0 ? ((r->written + BATCH) / share * 1e9 + start -
 				       ns_of(CLOCK_MONOTONIC)) / 1e6 : SPIN_MS;
-		if (poll(&stop, 1, wait_ms <= 0 ? 0 : wait_ms < SPIN_MS ? (int)ceil(wait_ms) : SPIN_MS) > 0)
+		timeout = wait_ms <= 0 ? 0 : wait_ms < POLL_MS ? (int)wait_ms + 1 : POLL_MS;
+		if (poll(&stop, 1, timeout) > 0)
 			break;
 		if (wait_ms > 0)
 			continue;
+		for (i = 0; i < BATCH; i += page_size)
+			memcpy(buf + i, &r->written, sizeof(r->written));
 		if (write_out(r, buf, BATCH) < 0)
 			break;
-		written += BATCH;
+		r->written += BATCH;
 	}
 	free(buf);
 	return NULL;
@@ -441,8 +447,9 @@ int main(int argc, char **argv)
 	unsigned long kib = 4096, percent = 0;
 	double spend = 0;	/* -S */
 	double write_rate = 0;	/* -W */
+	double began = 0;
 	long long events = 0, lost = 0, read_n, over, dropped, entries;
-	unsigned long long bytes = 0;
+	unsigned long long bytes = 0, written = 0;
 	int opt, cpu, ncpus, sig, status = 1, tries, running = 0;
 	char path[256], *end, lost_by_cpu[8192] = "";
 	sigset_t stops;
@@ -562,6 +569,7 @@ int main(int argc, char **argv)
 			out_dir ? "into a MiB of memory, written past the page cache" :
 			by_splice ? "into a pipe of a MiB, whole pages, and on into /dev/null" :
 			"into one page, written nowhere", percent);
+	began = ns_of(CLOCK_MONOTONIC);
 	sigwait(&stops, &sig);
 	status = 0;
 stop:
@@ -574,6 +582,7 @@ stop:
 			close(r->fd);
 			close_out(r);
 			bytes += r->bytes;
+			written += r->written;
 			if (r->err) {
 				fprintf(stderr, "nullread: CPU %d's reader failed: %s\n", cpu,
 					strerror(r->err));
@@ -597,6 +606,9 @@ stop:
 		snprintf(lost_by_cpu + strlen(lost_by_cpu), sizeof(lost_by_cpu) - strlen(lost_by_cpu),
 			 "%scpu%d %lld", *lost_by_cpu ? ", " : "", cpu, over + dropped);
 	}
+	if (!status && write_rate > 0)
+		fprintf(stderr, "nullread: wrote %.1f MiB in %.1f s\n", written / 1048576.0,
+			(ns_of(CLOCK_MONOTONIC) - began) / 1e9);
 	if (!status)
 		fprintf(stderr, "nullread: recorded %lld events into %s (%.1f KiB read, "
 			"%.1f bytes/event); lost %lld (%s)\n", events, out_dir ? out_dir : "nowhere",
@@ -614,8 +626,8 @@ out:
 	}
 	return status;
 usage:
-	fprintf(stderr, "usage: nullread [-b KIB] [-o DIR [-W BYTES_A_SECOND] | -p | -S CPU_S_A_SECOND] "
-		"EVENT...  (block "
+	fprintf(stderr, "usage: nullread [-b KIB] [-o DIR [-W BYTES_A_SECOND] | -p | "
+		"-S CPU_S_A_SECOND] EVENT...  (block "
 		"events: block_rq_issue ...)\n");
 	return 64;
 }
