@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * nullread [-b KIB] [-o DIR [-W BYTES_A_SECOND] | -p | -S CPU] EVENT...: a
- * reader of the ring buffer with no recorder around it, for bench/floor to set beside the
- * recorder under the same workload: the IOPS it costs is what taking the
- * pages costs, with nothing written. With -p, taken by splice(2) as the
+ * reader of the ring buffer with no recorder around it, for bench/floor to
+ * set beside the recorder under the same workload: the IOPS it costs is
+ * what taking the pages costs, with nothing written. With -p, taken by splice(2) as the
  * recorder's readers take them, whole pages into a pipe of a MiB, and
  * spliced on into /dev/null; but one pipe, not 4 to 16, and the partly
  * filled page left, where the recorder takes it by read(2) once a second
@@ -463,15 +463,11 @@ int main(int argc, char **argv)
 			by_splice = true;
 			continue;
 		}
-		if (opt == 'S') {
-			spend = strtod(optarg, &end);
-			if (*end || end == optarg || !(spend > 0) || !isfinite(spend))
-				goto usage;
-			continue;
-		}
-		if (opt == 'W') {
-			write_rate = strtod(optarg, &end);
-			if (*end || end == optarg || !(write_rate > 0) || !isfinite(write_rate))
+		if (opt == 'S' || opt == 'W') {
+			double *value = opt == 'S' ? &spend : &write_rate;
+
+			*value = strtod(optarg, &end);
+			if (*end || end == optarg || !(*value > 0) || !isfinite(*value))
 				goto usage;
 			continue;
 		}
